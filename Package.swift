@@ -1,0 +1,45 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "texpipe",
+    products: [
+        .library(name: "TexPipe", targets: ["TexPipe"]),
+        .executable(name: "texpipe", targets: ["texpipe"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"])]),
+        // The only C code: every call into libpng / libjpeg, with setjmp armed per call.
+        .target(name: "CTexPipeShims", dependencies: ["CPNG", "CJPEG"]),
+        .target(
+            name: "TexPipe", dependencies: ["CTexPipeShims"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "texpipe",
+            dependencies: [
+                "TexPipe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TexPipeTests", dependencies: ["TexPipe"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["TexPipe"],
+            swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

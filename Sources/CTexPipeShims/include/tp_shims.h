@@ -1,0 +1,66 @@
+// texpipe's only C code. Every entry point arms its own setjmp, keeps all state in a
+// per-call context, frees everything on the error path and returns 0 (ok) or -1 with
+// a one-line message in the caller's buffer. No longjmp ever crosses a Swift frame.
+#ifndef TP_SHIMS_H
+#define TP_SHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TP_FORMAT_PNG 1
+#define TP_FORMAT_JPEG 2
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int format;            // TP_FORMAT_*
+    int out_depth;         // 8 or 16: what tp_*_decode writes (RGBA, native-endian 16-bit)
+    // PNG header facts (for inspect)
+    int png_color_type;    // PNG_COLOR_TYPE_* as in the file
+    int png_bit_depth;     // 1, 2, 4, 8, 16 as in the file
+    int interlaced;        // Adam7
+    int has_trns;
+    int has_gamma;
+    double gamma;          // file gamma (gAMA value / 100000)
+    int has_srgb;
+    int has_iccp;
+    // JPEG header facts
+    int jpeg_components;
+    int jpeg_color_space;  // J_COLOR_SPACE of the file
+    int jpeg_progressive;
+} tp_info;
+
+// Reads the header only. Never allocates pixel memory.
+int tp_png_info(const uint8_t *data, size_t size, tp_info *info, char *err, size_t errlen);
+int tp_jpeg_info(const uint8_t *data, size_t size, tp_info *info, char *err, size_t errlen);
+
+// Decodes to RGBA at info->out_depth into `pixels` (capacity in bytes). Refuses images over
+// max_pixels before any allocation; `capacity` must be width * height * 4 * (depth / 8).
+int tp_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
+                  void *pixels, size_t capacity, tp_info *info, char *err, size_t errlen);
+int tp_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
+                   void *pixels, size_t capacity, tp_info *info, char *err, size_t errlen);
+
+typedef struct {
+    int color_type;        // 0 gray, 2 RGB, 3 palette, 4 gray+alpha, 6 RGBA (PNG numbering)
+    int bit_depth;         // 8 or 16 (samples native-endian when 16)
+    int level;             // zlib level 0...9
+    int filter;            // -1 adaptive (all five), or 0 none 1 sub 2 up 3 average 4 paeth
+    const uint8_t *palette;    // color_type 3: n_palette RGB triples
+    const uint8_t *trns;       // color_type 3: n_trns alpha values
+    int n_palette;
+    int n_trns;
+} tp_png_params;
+
+// Encodes rows of packed samples. On success *out is malloc'ed (free with tp_free).
+int tp_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t stride,
+                  const tp_png_params *params, uint8_t **out, size_t *out_size,
+                  char *err, size_t errlen);
+
+// Encodes 8-bit RGB rows (stride bytes apart) as baseline JPEG at quality 1...100.
+int tp_jpeg_encode(const uint8_t *rgb, uint32_t width, uint32_t height, size_t stride,
+                   int quality, uint8_t **out, size_t *out_size, char *err, size_t errlen);
+
+void tp_free(void *p);
+
+#endif

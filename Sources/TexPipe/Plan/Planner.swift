@@ -1,0 +1,251 @@
+internal import Foundation
+
+/// One output file a job will write.
+public struct PlannedOutput: Sendable, Hashable {
+    /// Absolute path.
+    public var path: String
+    /// Path relative to the output root (`cards/ace.png`).
+    public var relative: String
+    public var format: ImageFormat
+}
+
+/// One unit of work: an input file × a variant through a pipeline's stages.
+public struct Job: Sendable {
+    public var index: Int
+    public var pipeline: String
+    /// Absolute path of the input, and the form shown to the user.
+    public var input: String
+    public var inputDisplay: String
+    public var variant: String?
+    public var stages: [any Stage]
+    public var outputs: [PlannedOutput]
+    public var template: String
+    public var placeholders: [String: String]
+    public var inputAlpha: AlphaState
+    public var png: PNGSettings
+    public var jpeg: JPEGSettings
+    /// A failure already known at plan time (e.g. a crop outside this input's size):
+    /// the job fails with it when run, without stopping the others.
+    public var failure: String?
+}
+
+public struct Plan: Sendable {
+    public var manifest: Manifest
+    public var jobs: [Job]
+}
+
+public struct PlanOptions: Sendable {
+    /// Only these pipelines (all when empty).
+    public var pipelines: [String] = []
+    public init(pipelines: [String] = []) { self.pipelines = pipelines }
+}
+
+/// Manifest → jobs: globs, variants, templates, alpha-state chain, output containment and
+/// collisions. Everything it finds is a manifest error (exit 2) reported at once, before
+/// anything runs — except problems of one input's pixels, which fail only that job.
+public enum Planner {
+    public static func plan(_ manifest: Manifest, _ options: PlanOptions = PlanOptions()) throws -> Plan {
+        var planner = PlanBuilder(manifest: manifest)
+        for name in options.pipelines where !manifest.pipelines.contains(where: { $0.name == name }) {
+            planner.error(nil, "no pipeline named \"\(name)\"" + (Suggest.nearest(name, in: manifest.pipelines.map(\.name)).map { "; did you mean \"\($0)\"?" } ?? ""))
+        }
+        let selected = manifest.pipelines.filter { options.pipelines.isEmpty || options.pipelines.contains($0.name) }
+        for p in selected { planner.add(p) }
+        planner.checkOutputs()
+        guard planner.diagnostics.isEmpty else { throw ManifestError(planner.unique) }
+        return Plan(manifest: manifest, jobs: planner.jobs)
+    }
+
+    /// Shows a path relative to the current folder when it lies below it.
+    public static func display(_ absolute: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        let prefix = cwd.hasSuffix("/") ? cwd : cwd + "/"
+        return absolute.hasPrefix(prefix) ? String(absolute.dropFirst(prefix.count)) : absolute
+    }
+}
+
+struct PlanBuilder {
+    let manifest: Manifest
+    var diagnostics: [Diagnostic] = []
+    var jobs: [Job] = []
+    var inputsRealPaths: Set<String> = []
+
+    init(manifest: Manifest) { self.manifest = manifest }
+
+    mutating func error(_ path: JSONPath?, _ message: String) {
+        diagnostics.append(Diagnostic(file: manifest.file, path: path, message))
+    }
+
+    var unique: [Diagnostic] {
+        var seen = Set<Diagnostic>()
+        return diagnostics.filter { seen.insert($0).inserted }
+    }
+
+    mutating func add(_ p: PipelineSpec) {
+        let base = manifest.directory
+        var matches: [Glob.Match] = []
+        var seen = Set<String>()
+        for (i, pattern) in p.inputs.enumerated() {
+            let found = Glob(pattern).matches(in: base)
+            if found.isEmpty { error(p.path.key("inputs").index(i), Say.emptyGlob(pattern)) }
+            for m in found where seen.insert(m.relativePath).inserted { matches.append(m) }
+        }
+        let excludes = p.exclude.map(Glob.init)
+        matches.removeAll { m in excludes.contains { $0.matches(path: m.relativePath) } }
+        if matches.isEmpty && !p.inputs.isEmpty && diagnostics.isEmpty && !p.exclude.isEmpty {
+            error(p.path.key("exclude"), "excludes every input")
+        }
+        let variants: [Variant?] = p.variants.map { $0.map { Optional($0) } } ?? [nil]
+        for m in matches {
+            let absolute = base + "/" + m.relativePath
+            inputsRealPaths.insert(realPath(absolute))
+            let header = Self.readHeader(absolute)
+            for v in variants { addJob(p, match: m, absolute: absolute, header: header, variant: v) }
+        }
+    }
+
+    mutating func addJob(_ p: PipelineSpec, match m: Glob.Match, absolute: String, header: ImageHeader?, variant: Variant?) {
+        let name = (m.relativePath as NSString).lastPathComponent
+        let ext = (name as NSString).pathExtension
+        var values = variant?.values ?? [:]
+        values["pipeline"] = p.name
+        values["path"] = m.folder
+        values["file"] = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        values["ext"] = ext
+        let context = variant.map { " (variant \"\($0.name)\")" } ?? ""
+        var decoder = ParameterDecoder(file: manifest.file, placeholders: values, knownNames: [], context: context)
+        var stages: [any Stage] = []
+        for s in p.stages {
+            guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"]) else { continue }
+            do { stages.append(try s.type.init(args)) } catch { decoder.error(s.path, "\(error)") }
+        }
+        let png = decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters).map(PNGSettings.init)
+        let jpeg = decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters).map(JPEGSettings.init)
+        diagnostics += decoder.diagnostics
+        guard decoder.diagnostics.isEmpty, let png, let jpeg else { return }
+
+        // The alpha-state chain, independent of this input: a manifest error.
+        let depth = header?.depth ?? 8
+        var unsized = [Signature(width: nil, height: nil, depth: depth, alpha: p.inputAlpha)]
+        for (k, stage) in stages.enumerated() {
+            do {
+                unsized = try unsized.flatMap { try stage.planned($0) }
+            } catch {
+                self.error(p.stages[k].path, "\(type(of: stage).name): \(error)\(context)")
+                return
+            }
+        }
+        // The same chain with this input's size: a failure of this job only.
+        var failure: String?
+        var sized = [Signature(width: header?.width, height: header?.height, depth: depth, alpha: p.inputAlpha)]
+        for stage in stages {
+            do {
+                sized = try sized.flatMap { try stage.planned($0) }
+            } catch {
+                failure = "\(type(of: stage).name): \(error)"
+                sized = unsized
+                break
+            }
+        }
+        var outputs: [PlannedOutput] = []
+        for sig in sized {
+            var v = values
+            v["suffix"] = sig.suffix
+            for (k, l) in sig.labels { v[k] = l }
+            switch Template.render(p.output, v) {
+            case .failure(let u):
+                error(p.path.key("output"), Say.unresolved(u.name, in: p.output, known: v.keys.sorted()) + context)
+            case .success(let rendered):
+                if let out = resolveOutput(rendered, at: p.path.key("output"), context: context) { outputs.append(out) }
+            }
+        }
+        jobs.append(Job(
+            index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
+            variant: variant?.name, stages: stages, outputs: outputs, template: p.output, placeholders: values,
+            inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, failure: failure))
+    }
+
+    /// Checks a rendered template: relative, no `..`, a known extension, under the root.
+    mutating func resolveOutput(_ rendered: String, at path: JSONPath, context: String) -> PlannedOutput? {
+        if rendered.hasPrefix("/") {
+            error(path, "output \"\(rendered)\" is an absolute path; outputs must stay under the output root \"\(manifest.output)\"\(context)")
+            return nil
+        }
+        let parts = rendered.split(separator: "/").filter { $0 != "." }
+        if parts.contains("..") {
+            error(path, "output \"\(rendered)\" resolves outside the output root \"\(manifest.output)\"\(context)")
+            return nil
+        }
+        let relative = parts.joined(separator: "/")
+        let lower = relative.lowercased()
+        let format: ImageFormat
+        if lower.hasSuffix(".png") {
+            format = .png
+        } else if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
+            format = .jpeg
+        } else {
+            error(path, "output \"\(rendered)\" must end in .png, .jpg or .jpeg\(context)")
+            return nil
+        }
+        return PlannedOutput(path: manifest.outputRoot + "/" + relative, relative: relative, format: format)
+    }
+
+    /// Symlinks escaping the root, outputs that are inputs, two jobs writing one path.
+    mutating func checkOutputs() {
+        let rootReal = realPath(manifest.outputRoot)
+        var writer: [String: Job] = [:]
+        var escaping: [String: Bool] = [:]
+        for job in jobs {
+            for out in job.outputs {
+                let dir = (out.path as NSString).deletingLastPathComponent
+                let dirReal = realPath(dir)
+                let escapes = escaping[dir] ?? !(dirReal == rootReal || dirReal.hasPrefix(rootReal + "/"))
+                escaping[dir] = escapes
+                if escapes {
+                    error(nil, "output \(Planner.display(out.path)) resolves through a symlink to \(dirReal), outside the output root \"\(manifest.output)\"")
+                    continue
+                }
+                let real = dirReal + "/" + (out.path as NSString).lastPathComponent
+                if inputsRealPaths.contains(real) || inputsRealPaths.contains(realPath(out.path)) {
+                    error(nil, "output \(Planner.display(out.path)) is also an input; texpipe never overwrites its inputs")
+                }
+                if let other = writer[real] {
+                    error(nil, "output \(Planner.display(out.path)) is written by two jobs: \(describe(other)) and \(describe(job))")
+                } else {
+                    writer[real] = job
+                }
+            }
+        }
+    }
+
+    func describe(_ job: Job) -> String {
+        "pipeline \"\(job.pipeline)\" input \(job.inputDisplay)" + (job.variant.map { " variant \"\($0)\"" } ?? "")
+    }
+
+    /// realpath of the deepest existing ancestor, with the rest appended.
+    func realPath(_ path: String) -> String {
+        var existing = path
+        var rest: [String] = []
+        while !existing.isEmpty, existing != "/" {
+            if let r = realpath(existing, nil) {
+                defer { free(r) }
+                let base = String(cString: r)
+                return ([base] + rest.reversed()).joined(separator: "/")
+            }
+            rest.append((existing as NSString).lastPathComponent)
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        return path
+    }
+
+    /// The header from the file's first 64 KiB (or the whole file when a JPEG needs more);
+    /// nil when unreadable or corrupt — the job then fails when it decodes, with the reason.
+    static func readHeader(_ path: String) -> ImageHeader? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let prefix = try? handle.read(upToCount: 65536) else { return nil }
+        if let h = try? Decoder.header(Array(prefix), path: path) { return h }
+        guard prefix.count == 65536, let rest = try? handle.readToEnd() else { return nil }
+        return try? Decoder.header(Array(prefix + rest), path: path)
+    }
+}

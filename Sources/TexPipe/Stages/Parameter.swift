@@ -1,0 +1,176 @@
+/// A parameter declared once, as data: name, kind, range, default, one-line doc.
+/// The same table decodes and range-checks manifests, fills defaults and prints
+/// `texpipe stages` (STYLE 2).
+public struct Parameter: Sendable {
+    public enum Kind: Sendable {
+        case integer(ClosedRange<Int>)
+        case number(ClosedRange<Double>)
+        case boolean
+        case choice([String])
+        case color
+        case text
+        /// A fixed-length list of integers such as an offset [x, y].
+        case integers(count: Int, ClosedRange<Int>)
+    }
+
+    public enum Requirement: Sendable {
+        case required
+        case defaulted(ParameterValue)
+        /// May be omitted; `absentDoc` says what happens then (e.g. "as decoded").
+        case optional(absentDoc: String)
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var requirement: Requirement
+    public var doc: String
+
+    public init(_ name: String, _ kind: Kind, _ requirement: Requirement, doc: String) {
+        self.name = name
+        self.kind = kind
+        self.requirement = requirement
+        self.doc = doc
+    }
+
+    public static func integer(
+        _ name: String, in range: ClosedRange<Int>, default value: Int? = nil, doc: String
+    ) -> Parameter {
+        Parameter(name, .integer(range), value.map { .defaulted(.integer($0)) } ?? .required, doc: doc)
+    }
+
+    public static func number(
+        _ name: String, in range: ClosedRange<Double>, default value: Double? = nil, doc: String
+    ) -> Parameter {
+        Parameter(name, .number(range), value.map { .defaulted(.number($0)) } ?? .required, doc: doc)
+    }
+
+    public static func boolean(_ name: String, default value: Bool, doc: String) -> Parameter {
+        Parameter(name, .boolean, .defaulted(.boolean(value)), doc: doc)
+    }
+
+    public static func choice(
+        _ name: String, _ options: [String], default value: String? = nil, doc: String
+    ) -> Parameter {
+        Parameter(name, .choice(options), value.map { .defaulted(.text($0)) } ?? .required, doc: doc)
+    }
+
+    public static func color(_ name: String, default value: Color? = nil, doc: String) -> Parameter {
+        Parameter(name, .color, value.map { .defaulted(.color($0)) } ?? .required, doc: doc)
+    }
+
+    /// The kind as `texpipe stages` prints it and diagnostics expect it.
+    public var expected: String {
+        switch kind {
+        case .integer(let r): "an integer in \(Parameter.show(r))"
+        case .number(let r): "a number in \(Parameter.show(r))"
+        case .boolean: "true or false"
+        case .choice(let o): "one of " + o.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .color: "a color"
+        case .text: "a string"
+        case .integers(let n, let r): "an array of \(n) integers in \(Parameter.show(r))"
+        }
+    }
+
+    public var defaultDescription: String {
+        switch requirement {
+        case .required: "required"
+        case .defaulted(let v): "default \(v)"
+        case .optional(let absent): "optional (\(absent))"
+        }
+    }
+
+    static func show(_ r: ClosedRange<Int>) -> String {
+        r.upperBound == Int.max ? "\(r.lowerBound)…" : "\(r.lowerBound)…\(r.upperBound)"
+    }
+
+    static func show(_ r: ClosedRange<Double>) -> String {
+        let hi = r.upperBound == .greatestFiniteMagnitude ? "" : JSON.format(r.upperBound)
+        return "\(JSON.format(r.lowerBound))…\(hi)"
+    }
+}
+
+/// A decoded, type-checked parameter value.
+public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
+    case integer(Int)
+    case number(Double)
+    case boolean(Bool)
+    case text(String)
+    case color(Color)
+    case integers([Int])
+
+    public var description: String {
+        switch self {
+        case .integer(let i): String(i)
+        case .number(let d): JSON.format(d)
+        case .boolean(let b): String(b)
+        case .text(let s): "\"\(s)\""
+        case .color(let c): c.a == 0 && c == .transparent ? "transparent" : c.description
+        case .integers(let v): "[" + v.map(String.init).joined(separator: ", ") + "]"
+        }
+    }
+
+    /// Canonical JSON for cache keys and reports.
+    public var canonical: String {
+        switch self {
+        case .color(let c): "\"rgba(\(c.r),\(c.g),\(c.b),\(c.a))\""
+        case .text(let s): JSON.escape(s)
+        default: description.replacingOccurrences(of: " ", with: "")
+        }
+    }
+}
+
+/// A stage's (or settings block's) parameters, decoded, defaults filled.
+public struct Arguments: Sendable {
+    public var values: [String: ParameterValue]
+    /// Where these came from, for errors raised by the stage itself.
+    public var path: JSONPath
+
+    public init(_ values: [String: ParameterValue], path: JSONPath = .root) {
+        self.values = values
+        self.path = path
+    }
+
+    public func has(_ name: String) -> Bool { values[name] != nil }
+
+    public func integer(_ name: String) -> Int {
+        if case .integer(let v)? = values[name] { return v }
+        preconditionFailure("parameter \(name) is not a decoded integer")
+    }
+    public func number(_ name: String) -> Double {
+        switch values[name] {
+        case .number(let v)?: return v
+        case .integer(let v)?: return Double(v)
+        default: preconditionFailure("parameter \(name) is not a decoded number")
+        }
+    }
+    public func boolean(_ name: String) -> Bool {
+        if case .boolean(let v)? = values[name] { return v }
+        preconditionFailure("parameter \(name) is not a decoded boolean")
+    }
+    public func text(_ name: String) -> String {
+        if case .text(let v)? = values[name] { return v }
+        preconditionFailure("parameter \(name) is not decoded text")
+    }
+    public func color(_ name: String) -> Color {
+        if case .color(let v)? = values[name] { return v }
+        preconditionFailure("parameter \(name) is not a decoded color")
+    }
+    public func optionalColor(_ name: String) -> Color? {
+        if case .color(let v)? = values[name] { return v }
+        return nil
+    }
+    public func optionalInteger(_ name: String) -> Int? {
+        if case .integer(let v)? = values[name] { return v }
+        return nil
+    }
+    /// Enum-typed choice: `args.choice("region", as: Region.self)`.
+    public func choice<T: RawRepresentable>(_ name: String, as: T.Type) -> T where T.RawValue == String {
+        guard let v = T(rawValue: text(name)) else { preconditionFailure("choice \(name) out of table") }
+        return v
+    }
+
+    /// Canonical text of every value, keys sorted: part of a job's identity.
+    public var canonical: String {
+        "{" + values.keys.sorted().map { JSON.escape($0) + ":" + values[$0]!.canonical }.joined(separator: ",") + "}"
+    }
+}
