@@ -1,0 +1,180 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import TexPipe
+
+/// The CLI: the only place that calls exit. Exit status (SPEC §4): 0 every job succeeded,
+/// 1 at least one job failed, 2 the manifest or the command line is wrong.
+@main
+struct TexPipeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "texpipe",
+        abstract: "Batch image asset pipeline: runs pipeline.json over folders of PNGs.",
+        version: TexPipeVersion.string,
+        subcommands: [Run.self, Validate.self, Stages.self, Inspect.self],
+        defaultSubcommand: Run.self)
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            let message = fullMessage(for: error)
+            if exitCode(for: error) == .success {
+                print(message)
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// Printed diagnostics, then exit 2.
+func fail(_ error: ManifestError) -> ExitCode {
+    for d in error.diagnostics { Console.err(d.description) }
+    return ExitCode(2)
+}
+
+nonisolated(unsafe) var signalSources: [any DispatchSourceSignal] = []
+
+/// SIGINT / SIGTERM: stop renaming, delete every temporary file in flight, exit non-zero.
+func installSignalHandlers() {
+    for (sig, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+        signal(sig, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+        source.setEventHandler {
+            AtomicWriter.stopAndCleanUp()
+            Console.err("\ninterrupted: no partial output was left behind")
+            exit(code)
+        }
+        source.resume()
+        signalSources.append(source)
+    }
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run a manifest (the default command).")
+
+    @Argument(help: "The manifest.") var manifest: String = "pipeline.json"
+    @Option(help: "Jobs in parallel (default: number of cores).") var jobs: Int?
+    @Option(name: .customLong("pipeline"), help: "Only this pipeline (repeatable).") var pipelines: [String] = []
+    @Flag(help: "Plan and print what would be written; write nothing.") var dryRun = false
+    @Option(help: "Run only shard K of N (1-based), e.g. 2/4.") var shard: String?
+    @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Decoder.defaultMaxPixels
+    @Flag(help: "Print only errors.") var quiet = false
+    @Flag(help: "Print stage timings per job.") var verbose = false
+    @Flag(help: "No progress bar; one line per finished job.") var noProgress = false
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1") }
+        if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
+        if let shard, Self.parseShard(shard) == nil {
+            throw ValidationError("--shard expects K/N with 1 ≤ K ≤ N, e.g. 2/4; found \"\(shard)\"")
+        }
+    }
+
+    static func parseShard(_ s: String) -> (Int, Int)? {
+        let parts = s.split(separator: "/")
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
+        return (k, n)
+    }
+
+    func run() throws {
+        var plan: Plan
+        do {
+            plan = try Planner.plan(try Manifest.load(path: manifest), PlanOptions(pipelines: pipelines))
+        } catch let e as ManifestError {
+            throw fail(e)
+        }
+        if let shard, let (k, n) = Self.parseShard(shard) {
+            plan.jobs = plan.jobs.filter { $0.index % n == k - 1 }
+        }
+        if dryRun {
+            for job in plan.jobs {
+                for out in job.outputs {
+                    Console.out("would write \(Planner.display(out.path)) from \(job.inputDisplay)"
+                        + (job.variant.map { " (\($0))" } ?? ""))
+                }
+                if let failure = job.failure { Console.err("error: \(job.inputDisplay): \(failure)") }
+            }
+            Console.out("\(plan.jobs.count) jobs, \(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs; nothing written (--dry-run)")
+            return
+        }
+        installSignalHandlers()
+        let console = Console(
+            verbosity: quiet ? .quiet : (verbose ? .verbose : .normal),
+            progressBar: !noProgress && Console.wantsProgressBar(), total: plan.jobs.count)
+        let results = Runner.run(
+            plan, RunOptions(jobs: jobs, maxPixels: maxPixels),
+            progress: { console.progress(done: $0, total: $1) },
+            finished: { console.finished($0, $1) })
+        console.summary(results)
+        if results.contains(where: { $0.status == .failed }) { throw ExitCode(1) }
+    }
+}
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a manifest: exit 0, or 2 with every error listed.")
+
+    @Argument(help: "The manifest.") var manifest: String = "pipeline.json"
+
+    func run() throws {
+        do {
+            let plan = try Planner.plan(try Manifest.load(path: manifest))
+            let failing = plan.jobs.filter { $0.failure != nil }
+            for job in failing { Console.err("warning: \(job.inputDisplay): \(job.failure!) (this job will fail)") }
+            Console.out("\(manifest): ok — \(plan.manifest.pipelines.count) pipelines, \(plan.jobs.count) jobs, "
+                + "\(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs")
+        } catch let e as ManifestError {
+            throw fail(e)
+        }
+    }
+}
+
+struct Stages: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the stage reference.")
+
+    @Argument(help: "One stage's name.") var name: String?
+
+    func run() throws {
+        if let name {
+            guard let type = StageRegistry.named(name) else {
+                Console.err("error: " + Say.unknownStage(name, valid: StageRegistry.names))
+                throw ExitCode(2)
+            }
+            print(StageReference.text(for: [type]))
+        } else {
+            print(StageReference.text(for: StageRegistry.all) + "\n\n" + StageReference.settingsText())
+        }
+    }
+}
+
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Describe image files: size, color type, depth, alpha stats, likely key color.")
+
+    @Argument(help: "Image files.") var files: [String]
+    @Option(help: "Refuse images with more pixels than this.") var maxPixels: Int = Decoder.defaultMaxPixels
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one file") }
+    }
+
+    func run() throws {
+        var failed = false
+        for f in files {
+            do {
+                print(try Inspector.describe(path: f, maxPixels: maxPixels))
+            } catch {
+                Console.err("error: \(f): \(error)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}
