@@ -163,8 +163,9 @@ int tp_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
     return 0;
 }
 
-int tp_jpeg_encode(const uint8_t *rgb, uint32_t width, uint32_t height, size_t stride,
-                   int quality, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
+int tp_jpeg_encode(const uint8_t *samples, uint32_t width, uint32_t height, size_t stride,
+                   int components, int quality, int progressive,
+                   uint8_t **out, size_t *out_size, char *err, size_t errlen) {
     struct jpeg_compress_struct cinfo;
     jpeg_ctx ctx;
     unsigned char *volatile buffer = NULL;
@@ -185,13 +186,14 @@ int tp_jpeg_encode(const uint8_t *rgb, uint32_t width, uint32_t height, size_t s
     jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &buffer_size);
     cinfo.image_width = width;
     cinfo.image_height = height;
-    cinfo.input_components = 3;
-    cinfo.in_color_space = JCS_RGB;
+    cinfo.input_components = components == 1 ? 1 : 3;
+    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, quality, TRUE);
+    if (progressive) jpeg_simple_progression(&cinfo);
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW row = (JSAMPROW)(rgb + (size_t)cinfo.next_scanline * stride);
+        JSAMPROW row = (JSAMPROW)(samples + (size_t)cinfo.next_scanline * stride);
         jpeg_write_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_compress(&cinfo);

@@ -57,9 +57,11 @@ int tp_png_encode(const void *pixels, uint32_t width, uint32_t height, size_t st
                   const tp_png_params *params, uint8_t **out, size_t *out_size,
                   char *err, size_t errlen);
 
-// Encodes 8-bit RGB rows (stride bytes apart) as baseline JPEG at quality 1...100.
-int tp_jpeg_encode(const uint8_t *rgb, uint32_t width, uint32_t height, size_t stride,
-                   int quality, uint8_t **out, size_t *out_size, char *err, size_t errlen);
+// Encodes 8-bit rows (stride bytes apart) of `components` samples (3 RGB, 1 gray) as JPEG
+// at quality 1...100, baseline or progressive.
+int tp_jpeg_encode(const uint8_t *samples, uint32_t width, uint32_t height, size_t stride,
+                   int components, int quality, int progressive,
+                   uint8_t **out, size_t *out_size, char *err, size_t errlen);
 
 void tp_free(void *p);
 

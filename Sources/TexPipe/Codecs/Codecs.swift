@@ -1,7 +1,7 @@
 internal import CTexPipeShims
 
 /// A codec failure: one line, already worded for the user ("not a PNG file (bad signature)").
-public struct CodecError: Error, Sendable, CustomStringConvertible {
+public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }

@@ -37,17 +37,20 @@ public struct PNGSettings: Sendable, Hashable {
 public struct JPEGSettings: Sendable, Hashable {
     public static let parameters: [Parameter] = [
         .integer("quality", in: 1...100, default: 90, doc: "libjpeg quality"),
+        .boolean("progressive", default: false, doc: "write a progressive JPEG"),
         Parameter(
             "flatten", .color, .optional(absentDoc: "an image with any non-opaque pixel is a job error"),
             doc: "background composited under non-opaque pixels before writing"),
     ]
 
     public var quality = 90
+    public var progressive = false
     public var flatten: Color?
 
     public init() {}
     public init(_ a: Arguments) {
         quality = a.integer("quality")
+        progressive = a.boolean("progressive")
         flatten = a.optionalColor("flatten")
     }
 }
@@ -213,7 +216,8 @@ public enum Encoder {
         }
     }
 
-    /// JPEG: 8-bit RGB at `quality`. Non-opaque pixels need `flatten`, else a job error.
+    /// JPEG: 8-bit RGB (or gray, for a gray-layout image) at `quality`. Non-opaque pixels
+    /// need `flatten`, else a job error.
     public static func jpeg(_ image: Image, _ settings: JPEGSettings = JPEGSettings()) throws -> [UInt8] {
         var img = image.to8Bit()
         if let bg = settings.flatten {
@@ -226,13 +230,15 @@ public enum Encoder {
             }
         }
         guard case .rgba8(let p) = img.pixels else { preconditionFailure("8-bit after to8Bit") }
-        let rgb = pack(p, .rgb, img)
+        let type: PNGColorType = img.layout == .gray ? .gray : .rgb
+        let samples = pack(p, type, img)
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var err = [CChar](repeating: 0, count: 256)
-        let status = rgb.withUnsafeBufferPointer { b in
+        let status = samples.withUnsafeBufferPointer { b in
             tp_jpeg_encode(
-                b.baseAddress, UInt32(img.width), UInt32(img.height), img.width * 3, Int32(settings.quality),
+                b.baseAddress, UInt32(img.width), UInt32(img.height), img.width * type.channels,
+                Int32(type.channels), Int32(settings.quality), settings.progressive ? 1 : 0,
                 &out, &size, &err, err.count)
         }
         guard status == 0, let out else { throw CodecError("JPEG encoder: " + Decoder.message(err)) }

@@ -30,41 +30,38 @@ public enum Inspector {
         lines.append(
             "  alpha: min \(stats.min), max \(stats.max), "
                 + String(format: "%.1f%% fully transparent", fraction))
-        if let (color, share) = likelyKeyColor(image) {
-            lines.append(
-                "  likely key color: \(color) (" + String(format: "%.0f%%", share * 100) + " of border pixels)")
+        if let (color, evidence) = likelyKeyColor(image) {
+            lines.append("  likely key color: \(color) (\(evidence))")
         }
         return lines.joined(separator: "\n")
     }
 
-    /// The most common opaque color on the 1-px border, at 8 bits, and its share of the border.
-    public static func likelyKeyColor(_ image: Image) -> (String, Double)? {
+    /// The likely key color: the color of the four corner pixels when at least two agree
+    /// (cards, sprites with keyed corners), else the most common opaque border color.
+    /// Returns it as `rgb(r, g, b)` at 8 bits with what supports it.
+    public static func likelyKeyColor(_ image: Image) -> (String, String)? {
         let img = image.to8Bit()
         guard case .rgba8(let p) = img.pixels else { return nil }
-        var counts: [UInt32: Int] = [:]
-        var border = 0
         let (w, h) = (img.width, img.height)
-        func visit(_ x: Int, _ y: Int) {
+        func color(_ x: Int, _ y: Int) -> UInt32? {
             let i = (y * w + x) * 4
-            border += 1
-            guard p[i + 3] == 255 else { return }
-            counts[UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2]), default: 0] += 1
+            return p[i + 3] == 255 ? UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2]) : nil
         }
-        for x in 0..<w {
-            visit(x, 0)
-            if h > 1 { visit(x, h - 1) }
+        func name(_ k: UInt32) -> String { "rgb(\(k >> 16), \((k >> 8) & 0xFF), \(k & 0xFF))" }
+        func mostCommon(_ colors: [UInt32?]) -> (UInt32, Int)? {
+            var counts: [UInt32: Int] = [:]
+            for case let c? in colors { counts[c, default: 0] += 1 }
+            return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }
+                .map { ($0.key, $0.value) }
         }
-        if h > 2 {
-            for y in 1..<(h - 1) {
-                visit(0, y)
-                if w > 1 { visit(w - 1, y) }
-            }
+        if let (k, n) = mostCommon([color(0, 0), color(w - 1, 0), color(0, h - 1), color(w - 1, h - 1)]), n >= 2 {
+            return (name(k), "\(n) of 4 corners")
         }
-        guard let best = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }) else {
-            return nil
-        }
-        let k = best.key
-        return ("rgb(\(k >> 16), \((k >> 8) & 0xFF), \(k & 0xFF))", Double(best.value) / Double(border))
+        var border: [UInt32?] = []
+        for x in 0..<w { border += [color(x, 0), color(x, h - 1)] }
+        for y in 0..<h { border += [color(0, y), color(w - 1, y)] }
+        guard let (k, n) = mostCommon(border) else { return nil }
+        return (name(k), String(format: "%.0f%% of border pixels", Double(n) / Double(border.count) * 100))
     }
 }
 

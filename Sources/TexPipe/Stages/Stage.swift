@@ -31,7 +31,7 @@ public struct Signature: Sendable, Hashable {
 }
 
 /// A stage's own error: the engine prefixes the input file and stage name.
-public struct StageError: Error, Sendable, CustomStringConvertible {
+public struct StageError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }

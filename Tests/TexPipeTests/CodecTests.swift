@@ -1,0 +1,227 @@
+import Testing
+@testable import TexPipe
+
+@Suite("PNG and JPEG codecs")
+struct CodecTests {
+    static let layouts: [(type: Int, depth: Int)] = [
+        (0, 1), (0, 2), (0, 4), (0, 8), (0, 16), (2, 8), (2, 16), (3, 1), (3, 2), (3, 4), (3, 8),
+        (4, 8), (4, 16), (6, 8), (6, 16),
+    ]
+
+    static func fixture(type: Int, depth: Int, interlaced: Bool, trns: Bool, width: Int = 13, height: Int = 11)
+        -> ReferencePNG.Spec
+    {
+        var rng = SeededRandom(seed: UInt64(type * 1000 + depth * 10 + (interlaced ? 1 : 0) + (trns ? 5 : 0)))
+        let ch = ReferencePNG.channels[type]!
+        let maxSample = (1 << depth) - 1
+        var spec = ReferencePNG.Spec(width: width, height: height, colorType: type, bitDepth: depth, interlaced: interlaced, samples: [])
+        if type == 3 {
+            let entries = 1 << depth
+            spec.palette = (0..<entries).map { _ in (rng.int(0...255), rng.int(0...255), rng.int(0...255)) }
+            spec.samples = (0..<(width * height)).map { _ in rng.int(0...maxSample) }
+            if trns { spec.trns = (0..<max(1, entries / 2)).map { _ in rng.int(0...255) } }
+        } else {
+            spec.samples = (0..<(width * height * ch)).map { _ in rng.int(0...maxSample) }
+            if trns && type == 0 {
+                spec.trns = [spec.samples[spec.samples.count / 2]]  // a value that occurs
+            } else if trns && type == 2 {
+                let mid = (width * height / 2) * 3
+                spec.trns = Array(spec.samples[mid..<(mid + 3)])
+            }
+        }
+        return spec
+    }
+
+    @Test("every color type, bit depth, tRNS and interlace decodes to the exact RGBA",
+          arguments: layouts, [false, true])
+    func decodesEveryLayout(layout: (type: Int, depth: Int), interlaced: Bool) throws {
+        let trnsOptions = [0, 2, 3].contains(layout.type) ? [false, true] : [false]
+        for trns in trnsOptions {
+            for (w, h) in [(13, 11), (1, 1), (3, 1), (9, 2)] {
+                let spec = Self.fixture(type: layout.type, depth: layout.depth, interlaced: interlaced, trns: trns, width: w, height: h)
+                let image = try Decoder.decode(ReferencePNG.encode(spec))
+                #expect(image.width == w && image.height == h)
+                #expect(image.depth == (layout.depth == 16 ? 16 : 8))
+                #expect(quads(image).flatMap { $0 } == ReferencePNG.expectedRGBA(spec),
+                        "type \(layout.type) depth \(layout.depth) interlaced \(interlaced) tRNS \(trns) \(w)x\(h)")
+            }
+        }
+    }
+
+    @Test func headerReportsFileFacts() throws {
+        let spec = Self.fixture(type: 3, depth: 4, interlaced: true, trns: true)
+        let h = try Decoder.header(ReferencePNG.encode(spec))
+        #expect(h.format == .png)
+        #expect(h.colorType == "palette")
+        #expect(h.fileBitDepth == 4)
+        #expect(h.interlaced)
+        #expect(h.hasTransparency)
+    }
+
+    static func goodFile() -> [UInt8] {
+        ReferencePNG.encode(fixture(type: 6, depth: 8, interlaced: false, trns: false, width: 40, height: 30))
+    }
+
+    @Test func corruptFilesGiveErrorsNotCrashes() {
+        var badSignature = Self.goodFile()
+        badSignature[1] = 0x51
+        #expect(throws: CodecError("not a PNG file (bad signature)")) {
+            try Decoder.decode(badSignature, path: "x.png")
+        }
+
+        var badCRC = Self.goodFile()
+        badCRC[29] ^= 0xFF  // last byte of IHDR's CRC
+        #expect(throws: CodecError("IHDR: CRC error")) { try Decoder.decode(badCRC) }
+
+        let good = Self.goodFile()
+        let truncated = Array(good[0..<(good.count - 200)])
+        #expect(throws: CodecError("truncated data")) { try Decoder.decode(truncated) }
+
+        var zeroWidth = ReferencePNG.Spec(width: 0, height: 4, colorType: 6, bitDepth: 8, samples: [])
+        zeroWidth.samples = []
+        #expect(throws: CodecError.self) { try Decoder.decode(ReferencePNG.encode(zeroWidth)) }
+
+        // A header claiming 100000×100000 with a tiny IDAT: refused before allocating.
+        let huge = ReferencePNG.encode(ReferencePNG.Spec(width: 1, height: 1, colorType: 6, bitDepth: 8, samples: [1, 2, 3, 4]))
+        var claimed = Array(huge)
+        let ihdr = ReferencePNG.chunk("IHDR", ReferencePNG.be32(100_000) + ReferencePNG.be32(100_000) + [8, 6, 0, 0, 0])
+        claimed.replaceSubrange(8..<33, with: ihdr)
+        #expect(throws: CodecError("image is 100000x100000 (10000000000 pixels), over the limit of 268435456 (--max-pixels)")) {
+            try Decoder.decode(claimed)
+        }
+        #expect(throws: CodecError("empty file")) { try Decoder.decode([]) }
+        #expect(throws: CodecError("not a JPEG file (bad signature)")) {
+            try Decoder.decode(Array("hello".utf8), path: "photo.jpg")
+        }
+    }
+
+    @Test func maxPixelsIsEnforced() throws {
+        let good = Self.goodFile()  // 40×30 = 1200 pixels
+        _ = try Decoder.decode(good, maxPixels: 1200)
+        #expect(throws: CodecError("image is 40x30 (1200 pixels), over the limit of 1199 (--max-pixels)")) {
+            try Decoder.decode(good, maxPixels: 1199)
+        }
+    }
+
+    static func randomImage(_ w: Int, _ h: Int, depth: Int, seed: UInt64, opaque: Bool = false, gray: Bool = false) -> Image {
+        var rng = SeededRandom(seed: seed)
+        let max = depth == 16 ? 65535 : 255
+        let px: [[Int]] = (0..<(w * h)).map { _ in
+            let r = rng.int(0...max)
+            let rgb = gray ? [r, r, r] : [r, rng.int(0...max), rng.int(0...max)]
+            return rgb + [opaque ? max : rng.int(0...max)]
+        }
+        return depth == 16 ? image16(w, h, px) : image8(w, h, px)
+    }
+
+    @Test("PNG round trip: every filter and level gives back the exact pixels",
+          arguments: ["adaptive", "none", "sub", "up", "average", "paeth"], [8, 16])
+    func pngRoundTrip(filter: String, depth: Int) throws {
+        let img = Self.randomImage(37, 23, depth: depth, seed: 7)
+        for level in [0, 6, 9] {
+            var s = PNGSettings()
+            s.filter = PNGSettings.Filter(rawValue: filter)!
+            s.level = level
+            let back = try Decoder.decode(Encoder.png(img, s))
+            #expect(back.pixels == img.pixels)
+        }
+    }
+
+    @Test func autoColorPicksTheSmallestLosslessType() throws {
+        var s = PNGSettings()
+        s.color = .auto
+        let cases: [(Image, String)] = [
+            (Self.randomImage(20, 20, depth: 8, seed: 1, opaque: true, gray: true), "gray"),
+            (Self.randomImage(20, 20, depth: 8, seed: 2, opaque: true), "RGB"),
+            (Self.randomImage(20, 20, depth: 8, seed: 3), "RGBA"),
+            (Self.randomImage(20, 20, depth: 16, seed: 4, gray: true), "gray+alpha"),
+            (image8(3, 1, [[255, 0, 0, 255], [0, 0, 255, 128], [255, 0, 0, 255]]), "palette"),
+        ]
+        for (img, type) in cases {
+            let bytes = try Encoder.png(img, s)
+            #expect(try Decoder.header(bytes).colorType == type)
+            #expect(try Decoder.decode(bytes).pixels == img.pixels, "\(type) is lossless")
+        }
+    }
+
+    @Test func depthSettingConverts() throws {
+        let img = Self.randomImage(9, 9, depth: 8, seed: 5)
+        var s = PNGSettings()
+        s.depth = 16
+        let wide = try Decoder.decode(Encoder.png(img, s))
+        #expect(wide.depth == 16)
+        #expect(wide.to8Bit().pixels == img.pixels)
+    }
+
+    @Test func rgbAndGrayLayoutsWriteWithoutAlpha() throws {
+        var img = Self.randomImage(5, 4, depth: 8, seed: 6, opaque: true, gray: true)
+        img.layout = .gray
+        let gray = try Encoder.png(img)
+        #expect(try Decoder.header(gray).colorType == "gray")
+        #expect(try Decoder.decode(gray).pixels == img.pixels)
+        img.layout = .rgb
+        #expect(try Decoder.header(Encoder.png(img)).colorType == "RGB")
+    }
+
+    @Test func pngHasNoRunDependentBytes() throws {
+        let img = Self.randomImage(16, 16, depth: 8, seed: 8)
+        let a = try Encoder.png(img)
+        let b = try Encoder.png(img)
+        #expect(a == b)
+        let text = String(decoding: a, as: UTF8.self)
+        #expect(!text.contains("tIME") && !text.contains("tEXt"))
+    }
+
+    @Test("JPEG round trip, baseline and progressive, RGB and gray", arguments: [false, true])
+    func jpegRoundTrip(progressive: Bool) throws {
+        // A smooth gradient survives JPEG at quality 95 within a few levels.
+        let w = 32, h = 16
+        let px: [[Int]] = (0..<(w * h)).map { i in [(i % w) * 8, (i / w) * 16, 128, 255] }
+        var s = JPEGSettings()
+        s.quality = 95
+        s.progressive = progressive
+        let bytes = try Encoder.jpeg(image8(w, h, px), s)
+        let header = try Decoder.header(bytes)
+        #expect(header.format == .jpeg && header.progressive == progressive)
+        let back = try Decoder.decode(bytes)
+        let maxError = zip(quads(back).joined(), px.joined()).map { abs($0 - $1) }.max()!
+        #expect(maxError <= 8)
+
+        var gray = image8(w, h, px.map { [$0[0], $0[0], $0[0], 255] })
+        gray.layout = .gray
+        let gbytes = try Encoder.jpeg(gray, s)
+        #expect(try Decoder.header(gbytes).colorType == "gray")
+        let gback = try Decoder.decode(gbytes)
+        #expect(quads(gback).allSatisfy { $0[0] == $0[1] && $0[1] == $0[2] && $0[3] == 255 })
+    }
+
+    @Test func jpegRefusesAlphaWithoutFlatten() throws {
+        let img = image8(2, 1, [[10, 20, 30, 255], [10, 20, 30, 100]])
+        #expect(throws: CodecError.self) { try Encoder.jpeg(img) }
+        var s = JPEGSettings()
+        s.flatten = .white
+        s.quality = 100
+        let back = try Decoder.decode(Encoder.jpeg(img, s))
+        #expect(back.alphaStatistics().min == 255)
+    }
+
+    @Test func corruptJPEGIsAnError() throws {
+        let px: [[Int]] = (0..<64).map { [$0 * 4, 0, 0, 255] }
+        let good = try Encoder.jpeg(image8(8, 8, px))
+        #expect(throws: CodecError.self) { try Decoder.decode(Array(good[0..<(good.count / 2)])) }
+        var badHuffman = good
+        // Corrupt the DHT segment's code counts.
+        if let dht = (0..<(good.count - 1)).first(where: { good[$0] == 0xFF && good[$0 + 1] == 0xC4 }) {
+            for k in (dht + 5)..<(dht + 21) { badHuffman[k] = 0xFF }
+        }
+        #expect(throws: CodecError.self) { try Decoder.decode(badHuffman) }
+    }
+
+    @Test func signatureNotExtensionDecides() throws {
+        let px: [[Int]] = (0..<16).map { [$0 * 16, 255 - $0 * 16, 0, 255] }
+        let jpeg = try Encoder.jpeg(image8(4, 4, px))
+        let h = try Decoder.header(jpeg, path: "named.png")
+        #expect(h.format == .jpeg)
+        #expect(try Decoder.decode(jpeg, path: "named.png").width == 4)
+    }
+}
