@@ -11,6 +11,8 @@ public struct Manifest: Sendable {
     public var output: String
     public var outputRoot: String
     public var pipelines: [PipelineSpec]
+    /// Problems found while reading; the planner adds its own and reports them all at once.
+    public var diagnostics: [Diagnostic] = []
 
     public static let builtinPlaceholders = ["path", "file", "ext", "pipeline", "variant", "suffix", "level"]
     static let topKeys = ["version", "output", "pipelines"]
@@ -32,6 +34,11 @@ public struct PipelineSpec: Sendable {
     public var inputAlpha: AlphaState
     public var png: JSONObject
     public var jpeg: JSONObject
+    /// False when a stage or setting failed its static check: the planner then still
+    /// expands inputs and checks outputs, but builds no stages.
+    public var valid: Bool
+    /// False when the output template names an unknown placeholder (reported once).
+    public var templateValid: Bool
 }
 
 public struct StageSpec: Sendable {
@@ -47,7 +54,9 @@ public struct Variant: Sendable {
 }
 
 extension Manifest {
-    /// Reads and checks a manifest; throws `ManifestError` with every problem found.
+    /// Reads and checks a manifest. Throws `ManifestError` only when there is nothing to
+    /// plan (unreadable, not JSON); other problems are in `diagnostics`, so the planner can
+    /// add its own and every error is reported in one run.
     public static func load(path: String) throws -> Manifest {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         guard let data = FileManager.default.contents(atPath: absolute) else {
@@ -65,10 +74,8 @@ extension Manifest {
             throw ManifestError([Diagnostic(file: file, path: nil, "invalid JSON at \(error)")])
         }
         var reader = ManifestReader(file: file, directory: directory)
-        let manifest = reader.read(json)
-        guard reader.diagnostics.isEmpty, let manifest else {
-            throw ManifestError(reader.diagnostics)
-        }
+        guard var manifest = reader.read(json) else { throw ManifestError(reader.diagnostics) }
+        manifest.diagnostics = reader.diagnostics
         return manifest
     }
 }
@@ -161,9 +168,9 @@ struct ManifestReader {
 
     mutating func pipeline(_ json: JSON, index: Int, at path: JSONPath) -> PipelineSpec? {
         guard let o = object(json, at: path, keys: Manifest.pipelineKeys) else { return nil }
-        let before = diagnostics.count
-        let name = string(o, "name", at: path) ?? ""
-        if !name.isEmpty && !Self.isSafeName(name) {
+        let given = string(o, "name", at: path)
+        let name = given ?? "pipelines[\(index)]"
+        if let given, !Self.isSafeName(given) {
             error(path.key("name"), "pipeline name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')")
         }
         let inputs = strings(o, "inputs", at: path, required: true) ?? []
@@ -180,6 +187,7 @@ struct ManifestReader {
         let variants = o["variants"].flatMap { self.variants($0, at: path.key("variants")) }
         var known = Manifest.builtinPlaceholders
         for v in variants ?? [] { known += v.values.keys }
+        let before = diagnostics.count  // from here on, problems make the stages unusable
         var png = JSONObject()
         var jpeg = JSONObject()
         for (key, table) in [("png", PNGSettings.parameters), ("jpeg", JPEGSettings.parameters)] {
@@ -193,14 +201,16 @@ struct ManifestReader {
             diagnostics += decoder.diagnostics
             if key == "png" { png = obj } else { jpeg = obj }
         }
-        for name in Template.names(in: template) where !known.contains(name) {
+        let stages = self.stages(o["stages"], at: path, known: known)
+        let valid = diagnostics.count == before
+        let unknownNames = Template.names(in: template).filter { !known.contains($0) }
+        for name in unknownNames {
             error(path.key("output"), Say.unresolved(name, in: template, known: known))
         }
-        let stages = self.stages(o["stages"], at: path, known: known)
-        guard diagnostics.count == before else { return nil }
         return PipelineSpec(
             index: index, name: name, path: path, inputs: inputs, exclude: exclude, variants: variants,
-            stages: stages, output: template, inputAlpha: inputAlpha, png: png, jpeg: jpeg)
+            stages: stages, output: template, inputAlpha: inputAlpha, png: png, jpeg: jpeg,
+            valid: valid, templateValid: unknownNames.isEmpty)
     }
 
     mutating func stages(_ json: JSON?, at path: JSONPath, known: [String]) -> [StageSpec] {

@@ -46,6 +46,7 @@ public struct PlanOptions: Sendable {
 public enum Planner {
     public static func plan(_ manifest: Manifest, _ options: PlanOptions = PlanOptions()) throws -> Plan {
         var planner = PlanBuilder(manifest: manifest)
+        planner.diagnostics = manifest.diagnostics
         for name in options.pipelines where !manifest.pipelines.contains(where: { $0.name == name }) {
             planner.error(nil, "no pipeline named \"\(name)\"" + (Suggest.nearest(name, in: manifest.pipelines.map(\.name)).map { "; did you mean \"\($0)\"?" } ?? ""))
         }
@@ -92,7 +93,7 @@ struct PlanBuilder {
         }
         let excludes = p.exclude.map(Glob.init)
         matches.removeAll { m in excludes.contains { $0.matches(path: m.relativePath) } }
-        if matches.isEmpty && !p.inputs.isEmpty && diagnostics.isEmpty && !p.exclude.isEmpty {
+        if matches.isEmpty && !p.exclude.isEmpty && p.inputs.allSatisfy({ !Glob($0).matches(in: base).isEmpty }) {
             error(p.path.key("exclude"), "excludes every input")
         }
         let variants: [Variant?] = p.variants.map { $0.map { Optional($0) } } ?? [nil]
@@ -115,19 +116,23 @@ struct PlanBuilder {
         let context = variant.map { " (variant \"\($0.name)\")" } ?? ""
         var decoder = ParameterDecoder(file: manifest.file, placeholders: values, knownNames: [], context: context)
         var stages: [any Stage] = []
-        for s in p.stages {
+        for s in p.stages where p.valid {
             guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"]) else { continue }
             do { stages.append(try s.type.init(args)) } catch { decoder.error(s.path, "\(error)") }
         }
-        let png = decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters).map(PNGSettings.init)
-        let jpeg = decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters).map(JPEGSettings.init)
+        let png = p.valid
+            ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters).map(PNGSettings.init)
+            : PNGSettings()
+        let jpeg = p.valid
+            ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters).map(JPEGSettings.init)
+            : JPEGSettings()
         diagnostics += decoder.diagnostics
         guard decoder.diagnostics.isEmpty, let png, let jpeg else { return }
 
         // The alpha-state chain, independent of this input: a manifest error.
         let depth = header?.depth ?? 8
         var unsized = [Signature(width: nil, height: nil, depth: depth, alpha: p.inputAlpha)]
-        for (k, stage) in stages.enumerated() {
+        for (k, stage) in stages.enumerated() where p.valid {
             do {
                 unsized = try unsized.flatMap { try stage.planned($0) }
             } catch {
@@ -154,7 +159,11 @@ struct PlanBuilder {
             for (k, l) in sig.labels { v[k] = l }
             switch Template.render(p.output, v) {
             case .failure(let u):
-                error(p.path.key("output"), Say.unresolved(u.name, in: p.output, known: v.keys.sorted()) + context)
+                // An unknown name was reported once by the static pass; here only names a
+                // particular variant lacks.
+                if p.templateValid {
+                    error(p.path.key("output"), Say.unresolved(u.name, in: p.output, known: v.keys.sorted()) + context)
+                }
             case .success(let rendered):
                 if let out = resolveOutput(rendered, at: p.path.key("output"), context: context) { outputs.append(out) }
             }
@@ -193,6 +202,8 @@ struct PlanBuilder {
     /// Symlinks escaping the root, outputs that are inputs, two jobs writing one path.
     mutating func checkOutputs() {
         let rootReal = realPath(manifest.outputRoot)
+        let templatePath = Dictionary(
+            manifest.pipelines.map { ($0.name, $0.path.key("output")) }, uniquingKeysWith: { a, _ in a })
         var writer: [String: Job] = [:]
         var escaping: [String: Bool] = [:]
         for job in jobs {
@@ -201,16 +212,17 @@ struct PlanBuilder {
                 let dirReal = realPath(dir)
                 let escapes = escaping[dir] ?? !(dirReal == rootReal || dirReal.hasPrefix(rootReal + "/"))
                 escaping[dir] = escapes
+                let at = templatePath[job.pipeline]
                 if escapes {
-                    error(nil, "output \(Planner.display(out.path)) resolves through a symlink to \(dirReal), outside the output root \"\(manifest.output)\"")
+                    error(at, "output \(Planner.display(out.path)) resolves through a symlink to \(dirReal), outside the output root \"\(manifest.output)\"")
                     continue
                 }
                 let real = dirReal + "/" + (out.path as NSString).lastPathComponent
                 if inputsRealPaths.contains(real) || inputsRealPaths.contains(realPath(out.path)) {
-                    error(nil, "output \(Planner.display(out.path)) is also an input; texpipe never overwrites its inputs")
+                    error(at, "output \(Planner.display(out.path)) is also an input; texpipe never overwrites its inputs")
                 }
                 if let other = writer[real] {
-                    error(nil, "output \(Planner.display(out.path)) is written by two jobs: \(describe(other)) and \(describe(job))")
+                    error(at, "output \(Planner.display(out.path)) is written by two jobs: \(describe(other)) and \(describe(job))")
                 } else {
                     writer[real] = job
                 }
