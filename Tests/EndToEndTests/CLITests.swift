@@ -1,0 +1,246 @@
+import Foundation
+import Testing
+
+/// Runs the built `texpipe` binary on fixtures: exit codes, stdout/stderr, files. SPEC §4.
+struct CLI {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// The binary beside the test bundle (what `swift test` just built), else .build/debug.
+    static let binary: String = {
+        if let env = ProcessInfo.processInfo.environment["TEXPIPE_BIN"] { return env }
+        let besideBundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("texpipe").path
+        if FileManager.default.isExecutableFile(atPath: besideBundle) { return besideBundle }
+        return packageRoot + "/.build/debug/texpipe"
+    }()
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ args: [String], in dir: String, env: [String: String] = ["CI": "true"]) throws -> Output {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        var environment = ProcessInfo.processInfo.environment
+        for (k, v) in env { environment[k] = v }
+        p.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Output(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                      stderr: String(decoding: e, as: UTF8.self))
+    }
+}
+
+/// A temp folder holding a copy of the sample cards and a manifest.
+final class Workspace {
+    let path: String
+    init() throws {
+        path = NSTemporaryDirectory() + "texpipe-e2e-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path + "/cards", withIntermediateDirectories: true)
+        let cards = CLI.packageRoot + "/Samples/cards"
+        for name in try FileManager.default.contentsOfDirectory(atPath: cards) {
+            try FileManager.default.copyItem(atPath: cards + "/" + name, toPath: path + "/cards/" + name)
+        }
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func manifest(_ text: String) {
+        FileManager.default.createFile(atPath: path + "/pipeline.json", contents: Data(text.utf8))
+    }
+
+    func files(under dir: String) -> [String: Data] {
+        var out: [String: Data] = [:]
+        let root = path + "/" + dir
+        guard let e = FileManager.default.enumerator(atPath: root) else { return out }
+        for case let rel as String in e {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + rel, isDirectory: &isDir), !isDir.boolValue {
+                out[rel] = FileManager.default.contents(atPath: root + "/" + rel)
+            }
+        }
+        return out
+    }
+
+    static let cardsManifest = """
+        { "version": 1, "output": "out", "pipelines": [
+          { "name": "cards", "inputs": ["cards/*.png"], "output": "cards/{file}.png",
+            "stages": [ { "stage": "color-key", "color": "rgb(0,128,0)", "region": "edges" }, { "stage": "trim" } ] },
+          { "name": "thumbs", "inputs": ["cards/*.png"], "output": "thumbs/{file}.jpg",
+            "stages": [ { "stage": "color-key", "color": "rgb(0,128,0)", "region": "edges" }, { "stage": "flatten" } ] },
+          { "name": "pma", "inputs": ["cards/*.png"], "output": "pma/{file}.png", "png": { "color": "auto", "level": 9 },
+            "stages": [ { "stage": "color-key", "color": "#008000" }, { "stage": "premultiply" }, { "stage": "pad", "all": 3 } ] }
+        ] }
+        """
+}
+
+@Suite("end to end", .serialized)
+struct CLITests {
+    @Test func successfulRunExitsZeroAndWritesEveryOutput() throws {
+        let w = try Workspace()
+        w.manifest(Workspace.cardsManifest)
+        let r = try CLI.run(["pipeline.json", "--jobs", "2"], in: w.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.isEmpty)
+        let files = w.files(under: "out")
+        #expect(files.count == 39)
+        #expect(files.keys.contains("cards/a-spades.png") && files.keys.contains("thumbs/k-spades.jpg"))
+        #expect(r.stdout.contains("[1/39] cards/10-hearts.png -> out/cards/10-hearts.png"))
+        #expect(r.stdout.contains("39 jobs: 39 ok, 0 failed"))
+    }
+
+    @Test func jobsCountNeverChangesABit() throws {
+        let w = try Workspace()
+        w.manifest(Workspace.cardsManifest)
+        #expect(try CLI.run(["run", "--jobs", "1", "--quiet"], in: w.path).status == 0)
+        let one = w.files(under: "out")
+        try FileManager.default.removeItem(atPath: w.path + "/out")
+        let r = try CLI.run(["--jobs", "4"], in: w.path)
+        #expect(r.status == 0)
+        #expect(w.files(under: "out") == one)
+        // Console lines come in plan order too.
+        let lines = r.stdout.split(separator: "\n").filter { $0.hasPrefix("[") }
+        #expect(lines.map { $0.split(separator: "]")[0] } == (1...39).map { "[\($0)/39" })
+    }
+
+    @Test func oneCorruptInputFailsAloneWithOneLine() throws {
+        let w = try Workspace()
+        FileManager.default.createFile(atPath: w.path + "/cards/7h.png", contents: Data("not an image".utf8))
+        w.manifest("""
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "cards", "inputs": ["cards/*.png"], "output": "{file}.png",
+                "stages": [ { "stage": "color-key", "color": "rgb(0,128,0)" } ] } ] }
+            """)
+        let r = try CLI.run([], in: w.path)
+        #expect(r.status == 1)
+        #expect(r.stderr == "error: cards/7h.png: not a PNG file (bad signature)\n")
+        #expect(w.files(under: "out").count == 13)
+        #expect(r.stdout.contains("14 jobs: 13 ok, 1 failed"))
+    }
+
+    @Test func manifestErrorsExitTwoAndWriteNothing() throws {
+        let w = try Workspace()
+        w.manifest("""
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "cards", "inputs": ["cards/*.png"], "stages": [ { "stage": "premultiply" }, { "stage": "premultiply" } ] },
+              { "name": "more", "inputs": ["nope/*.png"], "stages": [ { "stage": "crop", "x": -1 } ] } ] }
+            """)
+        let r = try CLI.run([], in: w.path)
+        #expect(r.status == 2)
+        #expect(r.stderr == """
+            error: pipeline.json: pipelines[0].stages[1]: premultiply: the image is already premultiplied here
+            error: pipeline.json: pipelines[1].inputs[0]: glob "nope/*.png" matches no file
+            error: pipeline.json: pipelines[1].stages[0]: missing required key "height" (an integer in 1…2147483647)
+            error: pipeline.json: pipelines[1].stages[0]: missing required key "width" (an integer in 1…2147483647)
+            error: pipeline.json: pipelines[1].stages[0]: missing required key "y" (an integer in 0…2147483647)
+            error: pipeline.json: pipelines[1].stages[0].x: expected an integer in 0…2147483647, found -1
+
+            """)
+        #expect(!FileManager.default.fileExists(atPath: w.path + "/out"))
+        #expect(try CLI.run(["validate", "pipeline.json"], in: w.path).status == 2)
+    }
+
+    @Test func perInputPlanFailureIsAJobError() throws {
+        let w = try Workspace()
+        w.manifest("""
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "c", "inputs": ["cards/a-spades.png"], "output": "{file}.png",
+                "stages": [ { "stage": "crop", "x": 60, "y": 0, "width": 20, "height": 10 } ] } ] }
+            """)
+        let r = try CLI.run([], in: w.path)
+        #expect(r.status == 1)
+        #expect(r.stderr == "error: cards/a-spades.png: crop: the rectangle 20×10 at (60, 0) does not fit inside the 72×100 image\n")
+    }
+
+    @Test func commandLineErrorsExitTwo() throws {
+        let w = try Workspace()
+        w.manifest(Workspace.cardsManifest)
+        #expect(try CLI.run(["--bogus"], in: w.path).status == 2)
+        #expect(try CLI.run(["--jobs", "0"], in: w.path).status == 2)
+        #expect(try CLI.run(["--shard", "3/2"], in: w.path).status == 2)
+        #expect(try CLI.run(["missing.json"], in: w.path).status == 2)
+        let p = try CLI.run(["--pipeline", "card"], in: w.path)
+        #expect(p.status == 2)
+        #expect(p.stderr == "error: pipeline.json: no pipeline named \"card\"; did you mean \"cards\"?\n")
+        #expect(try CLI.run(["--help"], in: w.path).status == 0)
+    }
+
+    @Test func dryRunWritesNothing() throws {
+        let w = try Workspace()
+        w.manifest(Workspace.cardsManifest)
+        let r = try CLI.run(["--dry-run", "--pipeline", "thumbs"], in: w.path)
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("would write out/thumbs/a-spades.jpg from cards/a-spades.png"))
+        #expect(r.stdout.contains("13 jobs, 13 outputs; nothing written (--dry-run)"))
+        #expect(!FileManager.default.fileExists(atPath: w.path + "/out"))
+    }
+
+    @Test func shardsPartitionTheJobs() throws {
+        let w = try Workspace()
+        w.manifest(Workspace.cardsManifest)
+        #expect(try CLI.run(["--quiet"], in: w.path).status == 0)
+        let all = w.files(under: "out")
+        try FileManager.default.removeItem(atPath: w.path + "/out")
+        for k in 1...3 { #expect(try CLI.run(["--shard", "\(k)/3", "--quiet"], in: w.path).status == 0) }
+        #expect(w.files(under: "out") == all)
+    }
+
+    @Test func stagesValidateAndInspect() throws {
+        let w = try Workspace()
+        w.manifest(Workspace.cardsManifest)
+        let stages = try CLI.run(["stages"], in: w.path)
+        #expect(stages.status == 0)
+        for name in ["color-key", "premultiply", "unpremultiply", "flatten", "flip", "crop", "pad", "trim"] {
+            #expect(stages.stdout.contains("\n\(name) — ") || stages.stdout.hasPrefix("\(name) — "))
+        }
+        #expect(stages.stdout.contains("  tolerance: a number in 0…1; default 0."))
+        let one = try CLI.run(["stages", "colour-key"], in: w.path)
+        #expect(one.status == 2 && one.stderr == "error: unknown stage \"colour-key\"; did you mean \"color-key\"?\n")
+
+        let v = try CLI.run(["validate", "pipeline.json"], in: w.path)
+        #expect(v.status == 0 && v.stdout == "pipeline.json: ok — 3 pipelines, 39 jobs, 39 outputs\n")
+
+        // A JPEG named .png is sniffed as JPEG.
+        #expect(try CLI.run(["--quiet", "--pipeline", "thumbs"], in: w.path).status == 0)
+        try FileManager.default.copyItem(atPath: w.path + "/out/thumbs/a-spades.jpg", toPath: w.path + "/disguised.png")
+        let i = try CLI.run(["inspect", "cards/a-spades.png", "disguised.png", "nope.png"], in: w.path)
+        #expect(i.status == 1)
+        #expect(i.stdout.contains("cards/a-spades.png: PNG 72×100, RGBA 8-bit"))
+        #expect(i.stdout.contains("likely key color: rgb(0, 128, 0) (4 of 4 corners)"))
+        #expect(i.stdout.contains("disguised.png: JPEG 72×100, YCbCr 8-bit (named .png but the signature says JPEG)"))
+        #expect(i.stderr == "error: nope.png: cannot read the file\n")
+    }
+
+    @Test func interruptedRunLeavesNoTemporaryFiles() throws {
+        // Many jobs so the signal lands mid-run; whatever the timing, no temporary file may remain
+        // and every output present must decode completely.
+        let w = try Workspace()
+        w.manifest("""
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "c", "inputs": ["cards/*.png"], "output": "{variant}/{file}.png", "png": { "level": 9 },
+                "variants": [ \((0..<40).map { "{ \"name\": \"v\($0)\" }" }.joined(separator: ", ")) ],
+                "stages": [ { "stage": "pad", "all": 200 } ] } ] }
+            """)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["--jobs", "2", "--quiet"]
+        p.currentDirectoryURL = URL(fileURLWithPath: w.path)
+        try p.run()
+        usleep(300_000)
+        p.terminate()  // SIGTERM
+        p.waitUntilExit()
+        let names = (FileManager.default.enumerator(atPath: w.path + "/out")?.allObjects as? [String]) ?? []
+        #expect(!names.contains { $0.contains(".tmp-") })
+        if p.terminationReason == .exit { #expect(p.terminationStatus == 143 || p.terminationStatus == 0) }
+    }
+}

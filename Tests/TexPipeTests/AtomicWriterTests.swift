@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+@testable import TexPipe
+
+@Suite("atomic writes")
+struct AtomicWriterTests {
+    @Test func writesCompleteFilesAndLeavesNoTemporaries() throws {
+        let t = TempDir()
+        let path = t.path + "/a/b/out.png"
+        try AtomicWriter.write([1, 2, 3], to: path)
+        try AtomicWriter.write([4, 5], to: path)  // replaces
+        #expect(FileManager.default.contents(atPath: path) == Data([4, 5]))
+        let names = try FileManager.default.contentsOfDirectory(atPath: t.path + "/a/b")
+        #expect(names == ["out.png"])
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o644)
+    }
+
+    @Test func unwritableFolderIsAnErrorNotACrash() {
+        #expect(throws: AtomicWriter.WriteError.self) { try AtomicWriter.write([1], to: "/proc/texpipe-nope/x.png") }
+    }
+}

@@ -1,0 +1,77 @@
+import Testing
+@testable import TexPipe
+
+/// Every registered stage passes these: a complete parameter table, defaults in range,
+/// and an identity case that leaves pixels untouched (STYLE 14).
+@Suite("stage conformance")
+struct ConformanceTests {
+    /// An opaque 8-bit image with no pure green or black pixels.
+    static let opaque = image8(3, 2, [[10, 20, 30, 255], [200, 100, 50, 255], [1, 2, 250, 255],
+                                      [90, 90, 90, 255], [255, 255, 254, 255], [7, 70, 170, 255]])
+
+    /// For each stage, manifest arguments that must give back `opaque` unchanged.
+    static let identities: [String: [(String, JSON)]] = [
+        "color-key": [("color", .string("#00ff00"))],
+        "premultiply": [],
+        "unpremultiply": [],
+        "flatten": [],
+        "flip": [("axis", .string("horizontal"))],  // applied twice below
+        "crop": [("x", .number(0)), ("y", .number(0)), ("width", .number(3)), ("height", .number(2))],
+        "pad": [],
+        "trim": [],
+    ]
+
+    @Test func namesAreUniqueAndEveryStageHasAnIdentityCase() {
+        #expect(Set(StageRegistry.names).count == StageRegistry.names.count)
+        for name in StageRegistry.names { #expect(Self.identities[name] != nil, "\(name) needs an identity case") }
+    }
+
+    @Test(arguments: StageRegistry.names)
+    func parameterTableIsComplete(name: String) throws {
+        let type = try #require(StageRegistry.named(name))
+        #expect(!type.summary.isEmpty)
+        let names = type.parameters.map(\.name)
+        #expect(Set(names).count == names.count, "parameter names are unique")
+        for p in type.parameters {
+            #expect(!p.doc.isEmpty, "\(name).\(p.name) has a doc line")
+            guard case .defaulted(let value) = p.requirement else { continue }
+            // The default, written as JSON, passes the same validation as user input.
+            let json: JSON
+            switch value {
+            case .integer(let i): json = .number(Double(i))
+            case .number(let d): json = .number(d)
+            case .boolean(let b): json = .bool(b)
+            case .text(let s): json = .string(s)
+            case .color: json = .string("#000")
+            case .integers(let v): json = .array(v.map { .number(Double($0)) })
+            }
+            let decoder = ParameterDecoder(file: "", placeholders: [:], knownNames: [])
+            #expect(decoder.check(json, p.kind) != nil, "\(name).\(p.name) default \(value) is in range")
+        }
+        // `texpipe stages` prints every parameter from the same table.
+        let reference = StageReference.text(for: [type])
+        for p in type.parameters { #expect(reference.contains("  \(p.name): ")) }
+    }
+
+    @Test(arguments: StageRegistry.names)
+    func identityCaseHolds(name: String) throws {
+        let type = try #require(StageRegistry.named(name))
+        var object = JSONObject()
+        for (k, v) in try #require(Self.identities[name]) { object.insert(k, v) }
+        var decoder = ParameterDecoder(file: "", placeholders: [:], knownNames: [])
+        let decoded = decoder.decode(object, at: .root, table: type.parameters)
+        let args = try #require(decoded)
+        let stage = try type.init(args)
+        var input = Self.opaque
+        if name == "unpremultiply" { input.alpha = .premultiplied }
+        var out = try stage.applied(to: input)
+        if name == "flip" { out = try stage.applied(to: out[0]) }
+        #expect(out.count == 1)
+        #expect(out[0].pixels == input.pixels && out[0].width == input.width && out[0].height == input.height)
+        // The plan's signature agrees with the result.
+        let planned = try stage.planned(Signature(of: input))
+        #expect(planned.count == 1)
+        if let w = planned[0].width { #expect(w == out[0].width) }
+        #expect(planned[0].alpha == out[0].alpha)
+    }
+}
