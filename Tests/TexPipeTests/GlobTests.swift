@@ -33,4 +33,20 @@ struct GlobTests {
         #expect(Glob("S/**/y/*.png").matches(path: "S/x/y/d.png"))
         #expect(!Glob("S/**/y/*.png").matches(path: "S/x/d.png"))
     }
+
+    @Test func excludeRemovesInputsAndExcludingEverythingIsAnError() throws {
+        let t = TempDir()
+        t.png("S/a.png")
+        t.png("S/b_alpha.png")
+        t.png("S/x/c_alpha.png")
+        let plan = try t.plan("""
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "p", "inputs": ["S/**/*.png"], "exclude": ["**/*_alpha.png"], "output": "{file}.png", "stages": [] } ] }
+            """).get()
+        #expect(plan.jobs.map(\.inputDisplay).map { $0.replacingOccurrences(of: t.path + "/", with: "") } == ["S/a.png"])
+        #expect(t.errors("""
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "p", "inputs": ["S/*.png"], "exclude": ["S/*"], "output": "{file}.png", "stages": [] } ] }
+            """) == ["error: $T/pipeline.json: pipelines[0].exclude: excludes every input"])
+    }
 }

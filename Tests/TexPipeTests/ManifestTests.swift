@@ -13,7 +13,7 @@ struct ManifestTests {
             """
             {
               "version": 1,
-              "output": "out",
+              "output": ".",
               "pipelines": [
                 {
                   "name": "keys",
@@ -33,7 +33,7 @@ struct ManifestTests {
                 },
                 { "name": "escape", "inputs": ["in/a.png"], "output": "../{file}.png", "stages": [] },
                 { "name": "same", "inputs": ["in/*.png"], "output": "same.png", "stages": [] },
-                { "name": "overwrite", "inputs": ["in/b.png"], "output": "../in/b.png", "stages": [] }
+                { "name": "overwrite", "inputs": ["in/b.png"], "output": "in/{file}.{ext}", "stages": [] }
               ]
             }
             """)
@@ -49,9 +49,9 @@ struct ManifestTests {
             "error: $T/pipeline.json: pipelines[0].stages[1].x: expected an integer in 0…2147483647, found \"a\"",
             "error: $T/pipeline.json: pipelines[0].stages[2].stage: unknown stage \"flipp\"; did you mean \"flip\"?",
             "error: $T/pipeline.json: pipelines[1].stages[1]: premultiply: the image is already premultiplied here",
-            "error: $T/pipeline.json: pipelines[2].output: output \"../a.png\" resolves outside the output root \"out\"",
-            "error: $T/pipeline.json: pipelines[3].output: output $T/out/same.png is written by two jobs: pipeline \"same\" input $T/in/a.png and pipeline \"same\" input $T/in/b.png",
-            "error: $T/pipeline.json: pipelines[4].output: output \"../in/b.png\" resolves outside the output root \"out\"",
+            "error: $T/pipeline.json: pipelines[2].output: output \"../a.png\" resolves outside the output root \".\"",
+            "error: $T/pipeline.json: pipelines[3].output: output $T/same.png is written by two jobs: pipeline \"same\" input $T/in/a.png and pipeline \"same\" input $T/in/b.png",
+            "error: $T/pipeline.json: pipelines[4].output: output $T/in/b.png is also an input; texpipe never overwrites its inputs",
         ])
     }
 
