@@ -80,29 +80,9 @@ static int check_signature(const uint8_t *data, size_t size, char *err, size_t e
     return 0;
 }
 
-int tp_jpeg_info(const uint8_t *data, size_t size, tp_info *info, char *err, size_t errlen) {
-    if (check_signature(data, size, err, errlen) != 0) return -1;
-    struct jpeg_decompress_struct cinfo;
-    jpeg_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.err = err;
-    ctx.errlen = errlen;
-    cinfo.err = &ctx.pub;
-    setup_errors(&ctx.pub);
-    if (setjmp(ctx.jump)) {
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
-    }
-    jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, data, (unsigned long)size);
-    jpeg_read_header(&cinfo, TRUE);
-    fill_info(&cinfo, info);
-    jpeg_destroy_decompress(&cinfo);
-    return 0;
-}
-
-int tp_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
-                   void *pixels, size_t capacity, tp_info *info, char *err, size_t errlen) {
+// The one read path: the header only (pixels == NULL), or the whole decode into `pixels`.
+static int jpeg_read(const uint8_t *data, size_t size, uint64_t max_pixels, void *pixels,
+                     size_t capacity, tp_info *info, char *err, size_t errlen) {
     if (check_signature(data, size, err, errlen) != 0) return -1;
     struct jpeg_decompress_struct cinfo;
     struct jpeg_progress_mgr progress;
@@ -122,31 +102,28 @@ int tp_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
     fill_info(&cinfo, info);
-    uint64_t w = info->width, h = info->height;
+    const char *refusal = NULL;
     char msg[200];
-    if (w == 0 || h == 0) {
-        put_err(err, errlen, "zero image size");
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
-    }
-    if (w * h > max_pixels) {
+    uint64_t w = info->width, h = info->height;
+    size_t stride = (size_t)w * 4;
+    if (!pixels) {
+        // header only
+    } else if (w == 0 || h == 0) {
+        refusal = "zero image size";
+    } else if (w * h > max_pixels) {
         snprintf(msg, sizeof msg, "image is %llux%llu (%llu pixels), over the limit of %llu (--max-pixels)",
                  (unsigned long long)w, (unsigned long long)h, (unsigned long long)(w * h),
                  (unsigned long long)max_pixels);
-        put_err(err, errlen, msg);
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
+        refusal = msg;
+    } else if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
+        refusal = "CMYK JPEG is not supported (convert it to RGB first)";
+    } else if (capacity != stride * (size_t)h) {
+        refusal = "pixel buffer has the wrong size";
     }
-    if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
-        put_err(err, errlen, "CMYK JPEG is not supported (convert it to RGB first)");
+    if (!pixels || refusal) {
+        if (refusal) put_err(err, errlen, refusal);
         jpeg_destroy_decompress(&cinfo);
-        return -1;
-    }
-    size_t stride = (size_t)w * 4;
-    if (capacity != stride * (size_t)h) {
-        put_err(err, errlen, "pixel buffer has the wrong size");
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
+        return refusal ? -1 : 0;
     }
     cinfo.out_color_space = JCS_EXT_RGBA;
     jpeg_start_decompress(&cinfo);
@@ -161,6 +138,19 @@ int tp_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
         return -1;
     }
     return 0;
+}
+
+int tp_jpeg_info(const uint8_t *data, size_t size, tp_info *info, char *err, size_t errlen) {
+    return jpeg_read(data, size, 0, NULL, 0, info, err, errlen);
+}
+
+int tp_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
+                   void *pixels, size_t capacity, tp_info *info, char *err, size_t errlen) {
+    if (!pixels) {
+        put_err(err, errlen, "no pixel buffer");
+        return -1;
+    }
+    return jpeg_read(data, size, max_pixels, pixels, capacity, info, err, errlen);
 }
 
 int tp_jpeg_encode(const uint8_t *samples, uint32_t width, uint32_t height, size_t stride,

@@ -76,38 +76,9 @@ static int check_signature(const uint8_t *data, size_t size, char *err, size_t e
     return 0;
 }
 
-int tp_png_info(const uint8_t *data, size_t size, tp_info *info, char *err, size_t errlen) {
-    if (check_signature(data, size, err, errlen) != 0) return -1;
-    png_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.err = err;
-    ctx.errlen = errlen;
-    ctx.data = data;
-    ctx.size = size;
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_error, on_warning);
-    if (!png) {
-        put_err(err, errlen, "out of memory");
-        return -1;
-    }
-    png_infop pinfo = png_create_info_struct(png);
-    if (!pinfo) {
-        png_destroy_read_struct(&png, NULL, NULL);
-        put_err(err, errlen, "out of memory");
-        return -1;
-    }
-    if (setjmp(ctx.jump)) {
-        png_destroy_read_struct(&png, &pinfo, NULL);
-        return -1;
-    }
-    png_set_read_fn(png, &ctx, read_bytes);
-    png_read_info(png, pinfo);
-    fill_info(png, pinfo, info);
-    png_destroy_read_struct(&png, &pinfo, NULL);
-    return 0;
-}
-
-int tp_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
-                  void *pixels, size_t capacity, tp_info *info, char *err, size_t errlen) {
+// The one read path: the header only (pixels == NULL), or the whole decode into `pixels`.
+static int png_read(const uint8_t *data, size_t size, uint64_t max_pixels, void *pixels,
+                    size_t capacity, tp_info *info, char *err, size_t errlen) {
     if (check_signature(data, size, err, errlen) != 0) return -1;
     png_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -135,6 +106,10 @@ int tp_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
     png_set_read_fn(png, &ctx, read_bytes);
     png_read_info(png, pinfo);
     fill_info(png, pinfo, info);
+    if (!pixels) {
+        png_destroy_read_struct(&png, &pinfo, NULL);
+        return 0;
+    }
 
     uint64_t w = info->width, h = info->height;
     if (w == 0 || h == 0) png_error(png, "zero image size");
@@ -172,6 +147,19 @@ int tp_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
     free(rows);
     png_destroy_read_struct(&png, &pinfo, NULL);
     return 0;
+}
+
+int tp_png_info(const uint8_t *data, size_t size, tp_info *info, char *err, size_t errlen) {
+    return png_read(data, size, 0, NULL, 0, info, err, errlen);
+}
+
+int tp_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
+                  void *pixels, size_t capacity, tp_info *info, char *err, size_t errlen) {
+    if (!pixels) {
+        put_err(err, errlen, "no pixel buffer");
+        return -1;
+    }
+    return png_read(data, size, max_pixels, pixels, capacity, info, err, errlen);
 }
 
 static void write_bytes(png_structp png, png_bytep src, png_size_t n) {

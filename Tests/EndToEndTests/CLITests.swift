@@ -235,10 +235,14 @@ struct CLITests {
         p.executableURL = URL(fileURLWithPath: CLI.binary)
         p.arguments = ["--jobs", "2", "--quiet"]
         p.currentDirectoryURL = URL(fileURLWithPath: w.path)
+        let err = Pipe()
+        p.standardError = err
         try p.run()
         usleep(300_000)
         p.terminate()  // SIGTERM
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
+        #expect(!stderr.contains("error:"), "an interrupt is not reported as job failures")
         let names = (FileManager.default.enumerator(atPath: w.path + "/out")?.allObjects as? [String]) ?? []
         #expect(!names.contains { $0.contains(".tmp-") })
         if p.terminationReason == .exit { #expect(p.terminationStatus == 143 || p.terminationStatus == 0) }

@@ -67,6 +67,9 @@ public enum AtomicWriter {
         }
     }
 
+    /// True once a signal stopped the run: results after that are not reported.
+    public static var isStopped: Bool { inFlight.withLock { $0.stopped } }
+
     static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
     static func cString(_ chars: [CChar]) -> String {

@@ -47,6 +47,7 @@ public final class Console: Sendable {
     }
 
     public func finished(_ job: Job, _ result: JobResult) {
+        if AtomicWriter.isStopped { return }  // interrupted: the handler says so once
         if let error = result.error {
             if bar { Console.err("\r\u{1B}[K", newline: false) }
             Console.err("error: " + error)

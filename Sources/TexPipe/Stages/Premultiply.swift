@@ -8,14 +8,7 @@ public struct Premultiply: Stage {
     public init(_ arguments: Arguments) {}
     public init() {}
 
-    public func planned(_ input: Signature) throws -> [Signature] {
-        guard input.alpha == .straight else {
-            throw StageError("the image is already premultiplied here")
-        }
-        var out = input
-        out.alpha = .premultiplied
-        return [out]
-    }
+    public func planned(_ input: Signature) throws -> [Signature] { [try input.converted(to: .premultiplied)] }
 
     public func applied(to image: Image) throws -> [Image] {
         var out = image

@@ -84,6 +84,19 @@ public enum StageRegistry {
 }
 
 extension Signature {
+    /// The signature in `state`; an error when the image is already in it (SPEC §2:
+    /// `premultiply` on premultiplied data is caught when planning).
+    func converted(to state: AlphaState) throws -> Signature {
+        guard alpha != state else {
+            throw StageError(
+                state == .premultiplied
+                    ? "the image is already premultiplied here" : "the image is already straight (not premultiplied) here")
+        }
+        var out = self
+        out.alpha = state
+        return out
+    }
+
     /// The alpha-state check shared by stages that need one state (SPEC §2).
     func requireAlpha(_ state: AlphaState, for stage: String) throws {
         guard alpha == state else {

@@ -8,14 +8,7 @@ public struct Unpremultiply: Stage {
     public init(_ arguments: Arguments) {}
     public init() {}
 
-    public func planned(_ input: Signature) throws -> [Signature] {
-        guard input.alpha == .premultiplied else {
-            throw StageError("the image is already straight (not premultiplied) here")
-        }
-        var out = input
-        out.alpha = .straight
-        return [out]
-    }
+    public func planned(_ input: Signature) throws -> [Signature] { [try input.converted(to: .straight)] }
 
     public func applied(to image: Image) throws -> [Image] {
         var out = image
