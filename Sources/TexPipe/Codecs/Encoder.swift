@@ -11,7 +11,7 @@ public struct PNGSettings: Sendable, Hashable {
             "color", ["rgba", "auto"], default: "rgba",
             doc: "rgba (RGB or gray where a stage makes those), or auto: the smallest lossless color type"),
         Parameter(
-            "depth", .choice(["8", "16"]), .optional(absentDoc: "as decoded"),
+            "depth", .integerChoice([8, 16]), .optional(absentDoc: "as decoded"),
             doc: "bits per channel written"),
     ]
 
@@ -29,7 +29,7 @@ public struct PNGSettings: Sendable, Hashable {
         level = a.integer("level")
         filter = a.choice("filter", as: Filter.self)
         color = a.choice("color", as: ColorMode.self)
-        depth = a.has("depth") ? Int(a.text("depth")) : nil
+        depth = a.optionalInteger("depth")
     }
 }
 

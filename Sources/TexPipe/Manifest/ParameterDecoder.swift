@@ -91,7 +91,7 @@ public struct ParameterDecoder {
     /// A placeholder's text read as the JSON the parameter expects ("12" → 12).
     static func reinterpret(_ text: String, as kind: Parameter.Kind) -> JSON {
         switch kind {
-        case .integer, .number:
+        case .integer, .number, .integerChoice:
             if let d = Double(text), d.isFinite { return .number(d) }
         case .boolean:
             if text == "true" { return .bool(true) }
@@ -119,6 +119,9 @@ public struct ParameterDecoder {
             return .integer(Int(d))
         case (.number(let r), .number(let d)):
             return r.contains(d) ? .number(d) : nil
+        case (.integerChoice(let options), .number(let d)):
+            guard d == d.rounded(), abs(d) < 1e15, options.contains(Int(d)) else { return nil }
+            return .integer(Int(d))
         case (.boolean, .bool(let b)):
             return .boolean(b)
         case (.choice(let options), .string(let s)):

@@ -7,6 +7,8 @@ public struct Parameter: Sendable {
         case number(ClosedRange<Double>)
         case boolean
         case choice([String])
+        /// One of a few integers, e.g. a bit depth of 8 or 16.
+        case integerChoice([Int])
         case color
         case text
         /// A fixed-length list of integers such as an offset [x, y].
@@ -65,6 +67,7 @@ public struct Parameter: Sendable {
         case .number(let r): "a number in \(Parameter.show(r))"
         case .boolean: "true or false"
         case .choice(let o): "one of " + o.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .integerChoice(let o): o.map(String.init).joined(separator: " or ")
         case .color: "a color"
         case .text: "a string"
         case .integers(let n, let r): "an array of \(n) integers in \(Parameter.show(r))"
