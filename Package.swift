@@ -13,7 +13,7 @@ let package = Package(
         .executable(name: "texpipe", targets: ["texpipe"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         .systemLibrary(
@@ -36,6 +36,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TexPipeTests", dependencies: ["TexPipe"],
+            exclude: ["Fixtures"],  // read by path (#filePath), not bundled
             swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests", dependencies: ["TexPipe"],

@@ -63,7 +63,8 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("pipeline"), help: "Only this pipeline (repeatable).") var pipelines: [String] = []
     @Flag(help: "Plan and print what would be written; write nothing.") var dryRun = false
     @Option(help: "Run only shard K of N (1-based), e.g. 2/4.") var shard: String?
-    @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Decoder.defaultMaxPixels
+    @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Decoder
+        .defaultMaxPixels
     @Flag(help: "Print only errors.") var quiet = false
     @Flag(help: "Print stage timings per job.") var verbose = false
     @Flag(help: "No progress bar; one line per finished job.") var noProgress = false
@@ -79,7 +80,9 @@ struct Run: ParsableCommand {
 
     static func parseShard(_ s: String) -> (Int, Int)? {
         let parts = s.split(separator: "/")
-        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else {
+            return nil
+        }
         return (k, n)
     }
 
@@ -96,12 +99,15 @@ struct Run: ParsableCommand {
         if dryRun {
             for job in plan.jobs {
                 for out in job.outputs {
-                    Console.out("would write \(Planner.display(out.path)) from \(job.inputDisplay)"
-                        + (job.variant.map { " (\($0))" } ?? ""))
+                    Console.out(
+                        "would write \(Planner.display(out.path)) from \(job.inputDisplay)"
+                            + (job.variant.map { " (\($0))" } ?? ""))
                 }
                 if let failure = job.failure { Console.err("error: \(job.inputDisplay): \(failure)") }
             }
-            Console.out("\(plan.jobs.count) jobs, \(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs; nothing written (--dry-run)")
+            Console.out(
+                "\(plan.jobs.count) jobs, \(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs; nothing written (--dry-run)"
+            )
             return
         }
         installSignalHandlers()
@@ -128,8 +134,9 @@ struct Validate: ParsableCommand {
             let plan = try Planner.plan(try Manifest.load(path: manifest))
             let failing = plan.jobs.filter { $0.failure != nil }
             for job in failing { Console.err("warning: \(job.inputDisplay): \(job.failure!) (this job will fail)") }
-            Console.out("\(manifest): ok — \(plan.manifest.pipelines.count) pipelines, \(plan.jobs.count) jobs, "
-                + "\(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs")
+            Console.out(
+                "\(manifest): ok — \(plan.manifest.pipelines.count) pipelines, \(plan.jobs.count) jobs, "
+                    + "\(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs")
         } catch let e as ManifestError {
             throw fail(e)
         }

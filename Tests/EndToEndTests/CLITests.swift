@@ -37,8 +37,9 @@ struct CLI {
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return Output(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                      stderr: String(decoding: e, as: UTF8.self))
+        return Output(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
     }
 }
 
@@ -116,7 +117,8 @@ struct CLITests {
     @Test func oneCorruptInputFailsAloneWithOneLine() throws {
         let w = try Workspace()
         FileManager.default.createFile(atPath: w.path + "/cards/7h.png", contents: Data("not an image".utf8))
-        w.manifest("""
+        w.manifest(
+            """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "cards", "inputs": ["cards/*.png"], "output": "{file}.png",
                 "stages": [ { "stage": "color-key", "color": "rgb(0,128,0)" } ] } ] }
@@ -130,36 +132,42 @@ struct CLITests {
 
     @Test func manifestErrorsExitTwoAndWriteNothing() throws {
         let w = try Workspace()
-        w.manifest("""
+        w.manifest(
+            """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "cards", "inputs": ["cards/*.png"], "stages": [ { "stage": "premultiply" }, { "stage": "premultiply" } ] },
               { "name": "more", "inputs": ["nope/*.png"], "stages": [ { "stage": "crop", "x": -1 } ] } ] }
             """)
         let r = try CLI.run([], in: w.path)
         #expect(r.status == 2)
-        #expect(r.stderr == """
-            error: pipeline.json: pipelines[0].stages[1]: premultiply: the image is already premultiplied here
-            error: pipeline.json: pipelines[1].inputs[0]: glob "nope/*.png" matches no file
-            error: pipeline.json: pipelines[1].stages[0]: missing required key "height" (an integer in 1…2147483647)
-            error: pipeline.json: pipelines[1].stages[0]: missing required key "width" (an integer in 1…2147483647)
-            error: pipeline.json: pipelines[1].stages[0]: missing required key "y" (an integer in 0…2147483647)
-            error: pipeline.json: pipelines[1].stages[0].x: expected an integer in 0…2147483647, found -1
+        #expect(
+            r.stderr == """
+                error: pipeline.json: pipelines[0].stages[1]: premultiply: the image is already premultiplied here
+                error: pipeline.json: pipelines[1].inputs[0]: glob "nope/*.png" matches no file
+                error: pipeline.json: pipelines[1].stages[0]: missing required key "height" (an integer in 1…2147483647)
+                error: pipeline.json: pipelines[1].stages[0]: missing required key "width" (an integer in 1…2147483647)
+                error: pipeline.json: pipelines[1].stages[0]: missing required key "y" (an integer in 0…2147483647)
+                error: pipeline.json: pipelines[1].stages[0].x: expected an integer in 0…2147483647, found -1
 
-            """)
+                """)
         #expect(!FileManager.default.fileExists(atPath: w.path + "/out"))
         #expect(try CLI.run(["validate", "pipeline.json"], in: w.path).status == 2)
     }
 
     @Test func perInputPlanFailureIsAJobError() throws {
         let w = try Workspace()
-        w.manifest("""
+        w.manifest(
+            """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "c", "inputs": ["cards/a-spades.png"], "output": "{file}.png",
                 "stages": [ { "stage": "crop", "x": 60, "y": 0, "width": 20, "height": 10 } ] } ] }
             """)
         let r = try CLI.run([], in: w.path)
         #expect(r.status == 1)
-        #expect(r.stderr == "error: cards/a-spades.png: crop: the rectangle 20×10 at (60, 0) does not fit inside the 72×100 image\n")
+        #expect(
+            r.stderr
+                == "error: cards/a-spades.png: crop: the rectangle 20×10 at (60, 0) does not fit inside the 72×100 image\n"
+        )
     }
 
     @Test func commandLineErrorsExitTwo() throws {
@@ -225,7 +233,8 @@ struct CLITests {
         // Many jobs so the signal lands mid-run; whatever the timing, no temporary file may remain
         // and every output present must decode completely.
         let w = try Workspace()
-        w.manifest("""
+        w.manifest(
+            """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "c", "inputs": ["cards/*.png"], "output": "{variant}/{file}.png", "png": { "level": 9 },
                 "variants": [ \((0..<40).map { "{ \"name\": \"v\($0)\" }" }.joined(separator: ", ")) ],

@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+
 @testable import TexPipe
 
 @Suite("PNG and JPEG codecs")
@@ -14,7 +16,8 @@ struct CodecTests {
         var rng = SeededRandom(seed: UInt64(type * 1000 + depth * 10 + (interlaced ? 1 : 0) + (trns ? 5 : 0)))
         let ch = ReferencePNG.channels[type]!
         let maxSample = (1 << depth) - 1
-        var spec = ReferencePNG.Spec(width: width, height: height, colorType: type, bitDepth: depth, interlaced: interlaced, samples: [])
+        var spec = ReferencePNG.Spec(
+            width: width, height: height, colorType: type, bitDepth: depth, interlaced: interlaced, samples: [])
         if type == 3 {
             let entries = 1 << depth
             spec.palette = (0..<entries).map { _ in (rng.int(0...255), rng.int(0...255), rng.int(0...255)) }
@@ -32,18 +35,21 @@ struct CodecTests {
         return spec
     }
 
-    @Test("every color type, bit depth, tRNS and interlace decodes to the exact RGBA",
-          arguments: layouts, [false, true])
+    @Test(
+        "every color type, bit depth, tRNS and interlace decodes to the exact RGBA",
+        arguments: layouts, [false, true])
     func decodesEveryLayout(layout: (type: Int, depth: Int), interlaced: Bool) throws {
         let trnsOptions = [0, 2, 3].contains(layout.type) ? [false, true] : [false]
         for trns in trnsOptions {
             for (w, h) in [(13, 11), (1, 1), (3, 1), (9, 2)] {
-                let spec = Self.fixture(type: layout.type, depth: layout.depth, interlaced: interlaced, trns: trns, width: w, height: h)
+                let spec = Self.fixture(
+                    type: layout.type, depth: layout.depth, interlaced: interlaced, trns: trns, width: w, height: h)
                 let image = try Decoder.decode(ReferencePNG.encode(spec))
                 #expect(image.width == w && image.height == h)
                 #expect(image.depth == (layout.depth == 16 ? 16 : 8))
-                #expect(quads(image).flatMap { $0 } == ReferencePNG.expectedRGBA(spec),
-                        "type \(layout.type) depth \(layout.depth) interlaced \(interlaced) tRNS \(trns) \(w)x\(h)")
+                #expect(
+                    quads(image).flatMap { $0 } == ReferencePNG.expectedRGBA(spec),
+                    "type \(layout.type) depth \(layout.depth) interlaced \(interlaced) tRNS \(trns) \(w)x\(h)")
             }
         }
     }
@@ -82,11 +88,16 @@ struct CodecTests {
         #expect(throws: CodecError.self) { try Decoder.decode(ReferencePNG.encode(zeroWidth)) }
 
         // A header claiming 100000×100000 with a tiny IDAT: refused before allocating.
-        let huge = ReferencePNG.encode(ReferencePNG.Spec(width: 1, height: 1, colorType: 6, bitDepth: 8, samples: [1, 2, 3, 4]))
+        let huge = ReferencePNG.encode(
+            ReferencePNG.Spec(width: 1, height: 1, colorType: 6, bitDepth: 8, samples: [1, 2, 3, 4]))
         var claimed = Array(huge)
-        let ihdr = ReferencePNG.chunk("IHDR", ReferencePNG.be32(100_000) + ReferencePNG.be32(100_000) + [8, 6, 0, 0, 0])
+        let ihdr = ReferencePNG.chunk(
+            "IHDR", ReferencePNG.be32(100_000) + ReferencePNG.be32(100_000) + [8, 6, 0, 0, 0])
         claimed.replaceSubrange(8..<33, with: ihdr)
-        #expect(throws: CodecError("image is 100000x100000 (10000000000 pixels), over the limit of 268435456 (--max-pixels)")) {
+        #expect(
+            throws: CodecError(
+                "image is 100000x100000 (10000000000 pixels), over the limit of 268435456 (--max-pixels)")
+        ) {
             try Decoder.decode(claimed)
         }
         #expect(throws: CodecError("empty file")) { try Decoder.decode([]) }
@@ -103,7 +114,9 @@ struct CodecTests {
         }
     }
 
-    static func randomImage(_ w: Int, _ h: Int, depth: Int, seed: UInt64, opaque: Bool = false, gray: Bool = false) -> Image {
+    static func randomImage(_ w: Int, _ h: Int, depth: Int, seed: UInt64, opaque: Bool = false, gray: Bool = false)
+        -> Image
+    {
         var rng = SeededRandom(seed: seed)
         let max = depth == 16 ? 65535 : 255
         let px: [[Int]] = (0..<(w * h)).map { _ in
@@ -114,8 +127,9 @@ struct CodecTests {
         return depth == 16 ? image16(w, h, px) : image8(w, h, px)
     }
 
-    @Test("PNG round trip: every filter and level gives back the exact pixels",
-          arguments: ["adaptive", "none", "sub", "up", "average", "paeth"], [8, 16])
+    @Test(
+        "PNG round trip: every filter and level gives back the exact pixels",
+        arguments: ["adaptive", "none", "sub", "up", "average", "paeth"], [8, 16])
     func pngRoundTrip(filter: String, depth: Int) throws {
         let img = Self.randomImage(37, 23, depth: depth, seed: 7)
         for level in [0, 6, 9] {
@@ -215,6 +229,17 @@ struct CodecTests {
             for k in (dht + 5)..<(dht + 21) { badHuffman[k] = 0xFF }
         }
         #expect(throws: CodecError.self) { try Decoder.decode(badHuffman) }
+    }
+
+    @Test func cmykJPEGIsRefusedClearly() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/cmyk.jpg"
+        ).path
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        #expect(try Decoder.header(Array(bytes)).colorType == "CMYK")
+        #expect(throws: CodecError("CMYK JPEG is not supported (convert it to RGB first)")) {
+            try Decoder.decode(Array(bytes))
+        }
     }
 
     @Test func signatureNotExtensionDecides() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TexPipe
 
 @Suite("color-key")
@@ -39,7 +40,8 @@ struct ColorKeyTests {
             Self.W, Self.W, Self.W,
         ]
         // (1,1) is diagonal to (0,0); it is not on the border and not 4-connected to it.
-        let out = try ColorKey(color: Color(r: 0, g: 128.0 / 255, b: 0), region: .edges).applied(to: image8(3, 3, px))[0]
+        let out = try ColorKey(color: Color(r: 0, g: 128.0 / 255, b: 0), region: .edges).applied(to: image8(3, 3, px))[
+            0]
         #expect(out.pixel(0, 0)[3] == 0)
         #expect(out.pixel(1, 1)[3] == 255)
     }
@@ -54,8 +56,10 @@ struct ColorKeyTests {
         #expect(under.pixel(0, 0)[3] == 255)
         // Uneven differences: (30, 0, 0) → RMS = 30/√3 ≈ 17.32.
         let uneven = [[30, 128, 0, 255]]
-        #expect(try ColorKey(color: key, tolerance: 17.33 / 255).applied(to: image8(1, 1, uneven))[0].pixel(0, 0)[3] == 0)
-        #expect(try ColorKey(color: key, tolerance: 17.31 / 255).applied(to: image8(1, 1, uneven))[0].pixel(0, 0)[3] == 255)
+        #expect(
+            try ColorKey(color: key, tolerance: 17.33 / 255).applied(to: image8(1, 1, uneven))[0].pixel(0, 0)[3] == 0)
+        #expect(
+            try ColorKey(color: key, tolerance: 17.31 / 255).applied(to: image8(1, 1, uneven))[0].pixel(0, 0)[3] == 255)
     }
 
     @Test func featherRampsAlphaByDistance() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TexPipe
 
 @Suite("color parsing")
@@ -25,9 +26,10 @@ struct ColorTests {
     }
 
     @Test func malformedColorsAreRejected() {
-        for bad in ["", "#12", "#12345", "#ggg", "rgb(1,2)", "rgb(0,300,0)", "rgba(1,2,3)", "rgba(1,2,3,2)",
-                    "hsl(0, 120%, 50%)", "blurple", "rgb(a,b,c)", "rgb(1,2,3"]
-        {
+        for bad in [
+            "", "#12", "#12345", "#ggg", "rgb(1,2)", "rgb(0,300,0)", "rgba(1,2,3)", "rgba(1,2,3,2)",
+            "hsl(0, 120%, 50%)", "blurple", "rgb(a,b,c)", "rgb(1,2,3",
+        ] {
             #expect(Color(parsing: bad) == nil, "\(bad)")
         }
     }

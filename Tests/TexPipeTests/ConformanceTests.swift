@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TexPipe
 
 /// Every registered stage passes these: a complete parameter table, defaults in range,
@@ -6,8 +7,12 @@ import Testing
 @Suite("stage conformance")
 struct ConformanceTests {
     /// An opaque 8-bit image with no pure green or black pixels.
-    static let opaque = image8(3, 2, [[10, 20, 30, 255], [200, 100, 50, 255], [1, 2, 250, 255],
-                                      [90, 90, 90, 255], [255, 255, 254, 255], [7, 70, 170, 255]])
+    static let opaque = image8(
+        3, 2,
+        [
+            [10, 20, 30, 255], [200, 100, 50, 255], [1, 2, 250, 255],
+            [90, 90, 90, 255], [255, 255, 254, 255], [7, 70, 170, 255],
+        ])
 
     /// For each stage, manifest arguments that must give back `opaque` unchanged.
     static let identities: [String: [(String, JSON)]] = [

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TexPipe
 
 @Suite("engine")
@@ -13,14 +14,18 @@ struct EngineTests {
             let a = i % 2 == 0 ? 65535 : 1000
             samples += [i * 5000, 65535 - i * 5000, 257, a]
         }
-        t.write("in/deep.png", ReferencePNG.encode(.init(width: 4, height: 3, colorType: 6, bitDepth: 16, samples: samples)))
-        let plan = try t.plan("""
+        t.write(
+            "in/deep.png", ReferencePNG.encode(.init(width: 4, height: 3, colorType: 6, bitDepth: 16, samples: samples))
+        )
+        let plan = try t.plan(
+            """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "deep", "inputs": ["in/*.png"], "output": "{file}.png",
                 "stages": [ { "stage": "premultiply" }, { "stage": "flip", "axis": "vertical" } ] },
               { "name": "shallow", "inputs": ["in/*.png"], "output": "{file}_8.png", "png": { "depth": 8 },
                 "stages": [ { "stage": "premultiply" } ] } ] }
-            """).get()
+            """
+        ).get()
         let results = Runner.run(plan, RunOptions(jobs: 2))
         #expect(results.allSatisfy { $0.status == .ok })
         let out = try Decoder.decode(Array(FileManager.default.contents(atPath: t.path + "/out/deep.png")!))
@@ -37,12 +42,15 @@ struct EngineTests {
         let t = TempDir()
         for i in 0..<9 { t.png("in/\(i).png") }
         t.write("in/4.png", text: "garbage")
-        let plan = try t.plan("""
+        let plan = try t.plan(
+            """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "p", "inputs": ["in/*.png"], "output": "{file}.png", "stages": [ { "stage": "pad", "all": 1 } ] } ] }
-            """).get()
+            """
+        ).get()
         let order = Mutex<[Int]>([])
-        let results = Runner.run(plan, RunOptions(jobs: 4), finished: { job, _ in order.withLock { $0.append(job.index) } })
+        let results = Runner.run(
+            plan, RunOptions(jobs: 4), finished: { job, _ in order.withLock { $0.append(job.index) } })
         #expect(order.withLock { $0 } == Array(0..<9))
         #expect(results.map(\.status) == (0..<9).map { $0 == 4 ? .failed : .ok })
         #expect(results[4].error == "\(t.path)/in/4.png: not a PNG file (bad signature)")
@@ -51,15 +59,23 @@ struct EngineTests {
 
     @Test func jpegWithAlphaNeedsFlatten() throws {
         let t = TempDir()
-        t.write("in/a.png", ReferencePNG.encode(.init(width: 2, height: 1, colorType: 6, bitDepth: 8, samples: [1, 2, 3, 255, 4, 5, 6, 0])))
-        let plan = try t.plan("""
+        t.write(
+            "in/a.png",
+            ReferencePNG.encode(
+                .init(width: 2, height: 1, colorType: 6, bitDepth: 8, samples: [1, 2, 3, 255, 4, 5, 6, 0])))
+        let plan = try t.plan(
+            """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "no", "inputs": ["in/*.png"], "output": "no/{file}.jpg", "stages": [] },
               { "name": "yes", "inputs": ["in/*.png"], "output": "yes/{file}.jpg", "jpeg": { "flatten": "white", "quality": 100 }, "stages": [] } ] }
-            """).get()
+            """
+        ).get()
         let results = Runner.run(plan, RunOptions(jobs: 1))
         #expect(results[0].status == .failed)
-        #expect(results[0].error?.hasSuffix("no/a.jpg: JPEG has no alpha but the image has pixels with alpha below max; set \"jpeg\": {\"flatten\": …} or write a .png") == true)
+        #expect(
+            results[0].error?.hasSuffix(
+                "no/a.jpg: JPEG has no alpha but the image has pixels with alpha below max; set \"jpeg\": {\"flatten\": …} or write a .png"
+            ) == true)
         #expect(results[1].status == .ok)
         let flat = try Decoder.decode(Array(FileManager.default.contents(atPath: t.path + "/out/yes/a.jpg")!))
         #expect(flat.pixel(1, 0)[0] >= 250, "the transparent pixel became white")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TexPipe
 
 @Suite("flatten, flip, crop, pad, trim")
@@ -69,7 +70,10 @@ struct GeometryStageTests {
         // Premultiplied images get a premultiplied fill.
         var pma = img
         pma.alpha = .premultiplied
-        #expect(try Pad(left: 1, top: 0, right: 0, bottom: 0, color: red).applied(to: pma)[0].pixel(0, 0) == [128, 0, 0, 128])
+        #expect(
+            try Pad(left: 1, top: 0, right: 0, bottom: 0, color: red).applied(to: pma)[0].pixel(0, 0) == [
+                128, 0, 0, 128,
+            ])
         #expect(try Pad(left: 0, top: 0, right: 0, bottom: 0).applied(to: img)[0] == img)
     }
 

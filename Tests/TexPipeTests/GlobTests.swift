@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TexPipe
 
 @Suite("globs")
@@ -39,14 +40,19 @@ struct GlobTests {
         t.png("S/a.png")
         t.png("S/b_alpha.png")
         t.png("S/x/c_alpha.png")
-        let plan = try t.plan("""
+        let plan = try t.plan(
+            """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "p", "inputs": ["S/**/*.png"], "exclude": ["**/*_alpha.png"], "output": "{file}.png", "stages": [] } ] }
-            """).get()
-        #expect(plan.jobs.map(\.inputDisplay).map { $0.replacingOccurrences(of: t.path + "/", with: "") } == ["S/a.png"])
-        #expect(t.errors("""
-            { "version": 1, "output": "out", "pipelines": [
-              { "name": "p", "inputs": ["S/*.png"], "exclude": ["S/*"], "output": "{file}.png", "stages": [] } ] }
-            """) == ["error: $T/pipeline.json: pipelines[0].exclude: excludes every input"])
+            """
+        ).get()
+        #expect(
+            plan.jobs.map(\.inputDisplay).map { $0.replacingOccurrences(of: t.path + "/", with: "") } == ["S/a.png"])
+        #expect(
+            t.errors(
+                """
+                { "version": 1, "output": "out", "pipelines": [
+                  { "name": "p", "inputs": ["S/*.png"], "exclude": ["S/*"], "output": "{file}.png", "stages": [] } ] }
+                """) == ["error: $T/pipeline.json: pipelines[0].exclude: excludes every input"])
     }
 }

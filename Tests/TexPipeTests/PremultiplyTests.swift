@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TexPipe
 
 @Suite("premultiply / unpremultiply")
@@ -25,7 +26,9 @@ struct PremultiplyTests {
         var mismatches = 0
         for (i, p) in quads(out).enumerated() {
             let (c, a) = (i % 256, i / 256)
-            let expected = a == 0 ? [0, 0, 0, 0] : Array(repeating: min(255, roundHalfUp(Double(c) * 255 / Double(a))), count: 3) + [a]
+            let expected =
+                a == 0
+                ? [0, 0, 0, 0] : Array(repeating: min(255, roundHalfUp(Double(c) * 255 / Double(a))), count: 3) + [a]
             if p != expected { mismatches += 1 }
         }
         #expect(mismatches == 0)
@@ -45,7 +48,9 @@ struct PremultiplyTests {
 
     @Test func sixteenBitFollowsTheSameFormula() throws {
         var rng = SeededRandom(seed: 16)
-        let pixels = (0..<5000).map { _ in [rng.int(0...65535), rng.int(0...65535), rng.int(0...65535), rng.int(0...65535)] }
+        let pixels = (0..<5000).map { _ in
+            [rng.int(0...65535), rng.int(0...65535), rng.int(0...65535), rng.int(0...65535)]
+        }
         let pre = try Premultiply().applied(to: image16(5000, 1, pixels))[0]
         for (p, q) in zip(pixels, quads(pre)) {
             for k in 0..<3 { #expect(q[k] == roundHalfUp(Double(p[k] * p[3]) / 65535)) }

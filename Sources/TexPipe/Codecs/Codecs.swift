@@ -113,17 +113,16 @@ public enum Decoder {
         guard w * ht <= UInt64(maxPixels) else {
             throw CodecError("image is \(w)x\(ht) (\(w * ht) pixels), over the limit of \(maxPixels) (--max-pixels)")
         }
-        if h.format == .jpeg && (h.colorType == "CMYK" || h.colorType == "YCCK") {
-            throw CodecError("CMYK JPEG is not supported (convert it to RGB first)")
-        }
         let count = h.width * h.height * 4
         var info = tp_info()
         var err = [CChar](repeating: 0, count: 256)
         func run(_ buffer: UnsafeMutableRawPointer, _ bytesCount: Int) -> Int32 {
             bytes.withUnsafeBufferPointer { b in
                 h.format == .png
-                    ? tp_png_decode(b.baseAddress, b.count, UInt64(maxPixels), buffer, bytesCount, &info, &err, err.count)
-                    : tp_jpeg_decode(b.baseAddress, b.count, UInt64(maxPixels), buffer, bytesCount, &info, &err, err.count)
+                    ? tp_png_decode(
+                        b.baseAddress, b.count, UInt64(maxPixels), buffer, bytesCount, &info, &err, err.count)
+                    : tp_jpeg_decode(
+                        b.baseAddress, b.count, UInt64(maxPixels), buffer, bytesCount, &info, &err, err.count)
             }
         }
         var status: Int32 = 0

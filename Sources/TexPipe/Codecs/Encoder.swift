@@ -226,7 +226,8 @@ public enum Encoder {
             let stats = img.alphaStatistics()
             if stats.min < 255 {
                 throw CodecError(
-                    "JPEG has no alpha but the image has pixels with alpha below max; set \"jpeg\": {\"flatten\": …} or write a .png")
+                    "JPEG has no alpha but the image has pixels with alpha below max; set \"jpeg\": {\"flatten\": …} or write a .png"
+                )
             }
         }
         guard case .rgba8(let p) = img.pixels else { preconditionFailure("8-bit after to8Bit") }

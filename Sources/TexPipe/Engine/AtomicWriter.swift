@@ -29,7 +29,9 @@ public enum AtomicWriter {
             return fd
         }
         if fd == -2 { throw WriteError(description: "stopped") }
-        guard fd >= 0 else { throw WriteError(description: "cannot write in \(Planner.display(dir)): \(reason(errno))") }
+        guard fd >= 0 else {
+            throw WriteError(description: "cannot write in \(Planner.display(dir)): \(reason(errno))")
+        }
         let temp = cString(template)
         defer { _ = inFlight.withLock { $0.paths.remove(temp) } }
         var ok = fchmod(fd, 0o644) == 0

@@ -80,7 +80,8 @@ public enum Runner {
         if let failure = job.failure { return fail(failure) }
         var t = DispatchTime.now().uptimeNanoseconds
         guard let data = FileManager.default.contents(atPath: job.input) else {
-            return fail("cannot read the file (" + AtomicWriter.reason(access(job.input, R_OK) == 0 ? EIO : errno) + ")")
+            return fail(
+                "cannot read the file (" + AtomicWriter.reason(access(job.input, R_OK) == 0 ? EIO : errno) + ")")
         }
         var images: [Image]
         do {

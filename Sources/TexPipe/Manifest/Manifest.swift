@@ -60,7 +60,9 @@ extension Manifest {
     public static func load(path: String) throws -> Manifest {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         guard let data = FileManager.default.contents(atPath: absolute) else {
-            throw ManifestError([Diagnostic(file: path, path: nil, "cannot read the manifest (no such file or not readable)")])
+            throw ManifestError([
+                Diagnostic(file: path, path: nil, "cannot read the manifest (no such file or not readable)")
+            ])
         }
         return try parse(Array(data), file: path, directory: (absolute as NSString).deletingLastPathComponent)
     }
@@ -171,7 +173,10 @@ struct ManifestReader {
         let given = string(o, "name", at: path)
         let name = given ?? "pipelines[\(index)]"
         if let given, !Self.isSafeName(given) {
-            error(path.key("name"), "pipeline name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')")
+            error(
+                path.key("name"),
+                "pipeline name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')"
+            )
         }
         let inputs = strings(o, "inputs", at: path, required: true) ?? []
         let exclude = strings(o, "exclude", at: path, required: false) ?? []
@@ -230,9 +235,11 @@ struct ManifestReader {
                 continue
             }
             guard case .string(let name)? = o["stage"] else {
-                error(sp, o["stage"] == nil
-                    ? Say.missing("stage", expected: "a stage name")
-                    : Say.expected("a stage name", found: o["stage"]!))
+                error(
+                    sp,
+                    o["stage"] == nil
+                        ? Say.missing("stage", expected: "a stage name")
+                        : Say.expected("a stage name", found: o["stage"]!))
                 continue
             }
             guard let type = StageRegistry.named(name) else {
@@ -258,7 +265,8 @@ struct ManifestReader {
         case .array(let a):
             items = a
         case .string(let rel):
-            let full = URL(fileURLWithPath: rel, relativeTo: URL(fileURLWithPath: directory + "/")).standardizedFileURL.path
+            let full = URL(fileURLWithPath: rel, relativeTo: URL(fileURLWithPath: directory + "/")).standardizedFileURL
+                .path
             guard let data = FileManager.default.contents(atPath: full) else {
                 error(path, "cannot read variants file \"\(rel)\"")
                 return nil
@@ -288,11 +296,18 @@ struct ManifestReader {
                 continue
             }
             guard case .string(let name)? = o["name"] else {
-                error(vp, o["name"] == nil ? Say.missing("name", expected: "a string") : Say.expected("a string", found: o["name"]!), file: itemFile)
+                error(
+                    vp,
+                    o["name"] == nil
+                        ? Say.missing("name", expected: "a string") : Say.expected("a string", found: o["name"]!),
+                    file: itemFile)
                 continue
             }
             if !Self.isSafeName(name) {
-                error(vp.key("name"), "variant name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')", file: itemFile)
+                error(
+                    vp.key("name"),
+                    "variant name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')",
+                    file: itemFile)
                 continue
             }
             if let first = seen[name] {
@@ -309,7 +324,9 @@ struct ManifestReader {
                 case let v: error(vp.key(key), Say.expected("a string, number or boolean", found: v), file: itemFile)
                 }
                 if Manifest.builtinPlaceholders.contains(key) {
-                    error(vp.key(key), "variant key \"\(key)\" would hide the built-in placeholder {\(key)}", file: itemFile)
+                    error(
+                        vp.key(key), "variant key \"\(key)\" would hide the built-in placeholder {\(key)}",
+                        file: itemFile)
                 }
             }
             out.append(Variant(name: name, values: values))

@@ -61,7 +61,8 @@ public struct Image: Sendable, Equatable {
         let count = width * height * 4
         self.init(
             width: width, height: height,
-            pixels: depth == 16 ? .rgba16([UInt16](repeating: 0, count: count))
+            pixels: depth == 16
+                ? .rgba16([UInt16](repeating: 0, count: count))
                 : .rgba8([UInt8](repeating: 0, count: count)),
             alpha: alpha)
     }

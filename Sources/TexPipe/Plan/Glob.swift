@@ -66,9 +66,10 @@ public struct Glob: Sendable {
             for name in names where !name.hasPrefix(".") && isRealDirectory(full + "/" + name) {
                 walk(
                     base: base, dir: join(dir, name), rest: rest,
-                    relativeToPrefix: join(relativeToPrefix, name)) { rel, folder in
-                        emit(join(name, rel), folder)
-                    }
+                    relativeToPrefix: join(relativeToPrefix, name)
+                ) { rel, folder in
+                    emit(join(name, rel), folder)
+                }
             }
             return
         }
@@ -79,9 +80,10 @@ public struct Glob: Sendable {
             } else if isDirectory(path) {
                 walk(
                     base: base, dir: join(dir, name), rest: Array(rest.dropFirst()),
-                    relativeToPrefix: join(relativeToPrefix, name)) { rel, folder in
-                        emit(join(name, rel), folder)
-                    }
+                    relativeToPrefix: join(relativeToPrefix, name)
+                ) { rel, folder in
+                    emit(join(name, rel), folder)
+                }
             }
         }
     }

@@ -48,7 +48,11 @@ public enum Planner {
         var planner = PlanBuilder(manifest: manifest)
         planner.diagnostics = manifest.diagnostics
         for name in options.pipelines where !manifest.pipelines.contains(where: { $0.name == name }) {
-            planner.error(nil, "no pipeline named \"\(name)\"" + (Suggest.nearest(name, in: manifest.pipelines.map(\.name)).map { "; did you mean \"\($0)\"?" } ?? ""))
+            planner.error(
+                nil,
+                "no pipeline named \"\(name)\""
+                    + (Suggest.nearest(name, in: manifest.pipelines.map(\.name)).map { "; did you mean \"\($0)\"?" }
+                        ?? ""))
         }
         let selected = manifest.pipelines.filter { options.pipelines.isEmpty || options.pipelines.contains($0.name) }
         for p in selected { planner.add(p) }
@@ -105,7 +109,9 @@ struct PlanBuilder {
         }
     }
 
-    mutating func addJob(_ p: PipelineSpec, match m: Glob.Match, absolute: String, header: ImageHeader?, variant: Variant?) {
+    mutating func addJob(
+        _ p: PipelineSpec, match m: Glob.Match, absolute: String, header: ImageHeader?, variant: Variant?
+    ) {
         let name = (m.relativePath as NSString).lastPathComponent
         let ext = (name as NSString).pathExtension
         var values = variant?.values ?? [:]
@@ -117,13 +123,17 @@ struct PlanBuilder {
         var decoder = ParameterDecoder(file: manifest.file, placeholders: values, knownNames: [], context: context)
         var stages: [any Stage] = []
         for s in p.stages where p.valid {
-            guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"]) else { continue }
+            guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"]) else {
+                continue
+            }
             do { stages.append(try s.type.init(args)) } catch { decoder.error(s.path, "\(error)") }
         }
-        let png = p.valid
+        let png =
+            p.valid
             ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters).map(PNGSettings.init)
             : PNGSettings()
-        let jpeg = p.valid
+        let jpeg =
+            p.valid
             ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters).map(JPEGSettings.init)
             : JPEGSettings()
         diagnostics += decoder.diagnostics
@@ -168,16 +178,20 @@ struct PlanBuilder {
                 if let out = resolveOutput(rendered, at: p.path.key("output"), context: context) { outputs.append(out) }
             }
         }
-        jobs.append(Job(
-            index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
-            variant: variant?.name, stages: stages, outputs: outputs, template: p.output, placeholders: values,
-            inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, failure: failure))
+        jobs.append(
+            Job(
+                index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
+                variant: variant?.name, stages: stages, outputs: outputs, template: p.output, placeholders: values,
+                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, failure: failure))
     }
 
     /// Checks a rendered template: relative, no `..`, a known extension, under the root.
     mutating func resolveOutput(_ rendered: String, at path: JSONPath, context: String) -> PlannedOutput? {
         if rendered.hasPrefix("/") {
-            error(path, "output \"\(rendered)\" is an absolute path; outputs must stay under the output root \"\(manifest.output)\"\(context)")
+            error(
+                path,
+                "output \"\(rendered)\" is an absolute path; outputs must stay under the output root \"\(manifest.output)\"\(context)"
+            )
             return nil
         }
         let parts = rendered.split(separator: "/").filter { $0 != "." }
@@ -214,15 +228,22 @@ struct PlanBuilder {
                 escaping[dir] = escapes
                 let at = templatePath[job.pipeline]
                 if escapes {
-                    error(at, "output \(Planner.display(out.path)) resolves through a symlink to \(dirReal), outside the output root \"\(manifest.output)\"")
+                    error(
+                        at,
+                        "output \(Planner.display(out.path)) resolves through a symlink to \(dirReal), outside the output root \"\(manifest.output)\""
+                    )
                     continue
                 }
                 let real = dirReal + "/" + (out.path as NSString).lastPathComponent
                 if inputsRealPaths.contains(real) || inputsRealPaths.contains(realPath(out.path)) {
-                    error(at, "output \(Planner.display(out.path)) is also an input; texpipe never overwrites its inputs")
+                    error(
+                        at, "output \(Planner.display(out.path)) is also an input; texpipe never overwrites its inputs")
                 }
                 if let other = writer[real] {
-                    error(at, "output \(Planner.display(out.path)) is written by two jobs: \(describe(other)) and \(describe(job))")
+                    error(
+                        at,
+                        "output \(Planner.display(out.path)) is written by two jobs: \(describe(other)) and \(describe(job))"
+                    )
                 } else {
                     writer[real] = job
                 }

@@ -41,7 +41,8 @@ public final class Console: Sendable {
         let eta = rate > 0 ? Double(total - done) / rate : 0
         let width = 30
         let filled = total > 0 ? width * done / total : width
-        let line = "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let line =
+            "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
             + "] \(done)/\(total)  " + String(format: "%.1f images/s  ETA %.0fs ", rate, eta)
         Console.err(line + (done == total ? "\n" : ""), newline: false)
     }
@@ -59,7 +60,9 @@ public final class Console: Sendable {
         if let v = job.variant { line += " (\(v))" }
         line += " -> " + outs
         if verbosity == .verbose {
-            line += "  " + result.timings.map { String(format: "%@ %.1fms", $0.name, $0.seconds * 1000) }
+            line +=
+                "  "
+                + result.timings.map { String(format: "%@ %.1fms", $0.name, $0.seconds * 1000) }
                 .joined(separator: ", ")
         }
         Console.out(line)

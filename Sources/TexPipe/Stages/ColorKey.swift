@@ -61,7 +61,8 @@ public struct ColorKey: Stage {
             let (kr, kg, kb) = (keyRGB[0], keyRGB[1], keyRGB[2])
             let slack = 1e-6
             let full = 3 * (stage.tolerance * m) * (stage.tolerance * m) + slack
-            let outer = stage.feather > 0
+            let outer =
+                stage.feather > 0
                 ? 3 * ((stage.tolerance + stage.feather) * m) * ((stage.tolerance + stage.feather) * m) + slack
                 : full
             let n = width * height

@@ -90,7 +90,8 @@ extension Signature {
         guard alpha != state else {
             throw StageError(
                 state == .premultiplied
-                    ? "the image is already premultiplied here" : "the image is already straight (not premultiplied) here")
+                    ? "the image is already premultiplied here"
+                    : "the image is already straight (not premultiplied) here")
         }
         var out = self
         out.alpha = state
@@ -102,7 +103,8 @@ extension Signature {
         guard alpha == state else {
             let fix = state == .straight ? "unpremultiply" : "premultiply"
             throw StageError(
-                "\(stage) needs \(state.rawValue) alpha but the image is \(alpha.rawValue) here; add \"\(fix)\" before it")
+                "\(stage) needs \(state.rawValue) alpha but the image is \(alpha.rawValue) here; add \"\(fix)\" before it"
+            )
         }
     }
 }

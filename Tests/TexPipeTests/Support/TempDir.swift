@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TexPipe
 
 /// A fresh folder under the system temp dir, removed when the value is released.
@@ -28,7 +29,9 @@ final class TempDir {
     /// A small valid PNG (opaque 4×3 RGBA) written by the reference writer.
     func png(_ relative: String, width: Int = 4, height: Int = 3) {
         let samples = (0..<(width * height)).flatMap { [$0 % 256, 128, 0, 255] }
-        write(relative, ReferencePNG.encode(.init(width: width, height: height, colorType: 6, bitDepth: 8, samples: samples)))
+        write(
+            relative,
+            ReferencePNG.encode(.init(width: width, height: height, colorType: 6, bitDepth: 8, samples: samples)))
     }
 
     func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: path + "/" + relative) }
@@ -37,7 +40,8 @@ final class TempDir {
     func plan(_ manifest: String, pipelines: [String] = []) -> Result<Plan, ManifestError> {
         write("pipeline.json", text: manifest)
         do {
-            return .success(try Planner.plan(try Manifest.load(path: path + "/pipeline.json"), PlanOptions(pipelines: pipelines)))
+            return .success(
+                try Planner.plan(try Manifest.load(path: path + "/pipeline.json"), PlanOptions(pipelines: pipelines)))
         } catch let e as ManifestError {
             return .failure(e)
         } catch {
