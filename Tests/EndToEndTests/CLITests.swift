@@ -57,7 +57,7 @@ final class Workspace {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
     func manifest(_ text: String) {
-        FileManager.default.createFile(atPath: path + "/pipeline.json", contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path + "/pipeline.json", contents: Data(text.utf8))
     }
 
     func files(under dir: String) -> [String: Data] {
@@ -116,7 +116,7 @@ struct CLITests {
 
     @Test func oneCorruptInputFailsAloneWithOneLine() throws {
         let w = try Workspace()
-        FileManager.default.createFile(atPath: w.path + "/cards/7h.png", contents: Data("not an image".utf8))
+        _ = FileManager.default.createFile(atPath: w.path + "/cards/7h.png", contents: Data("not an image".utf8))
         w.manifest(
             """
             { "version": 1, "output": "out", "pipelines": [

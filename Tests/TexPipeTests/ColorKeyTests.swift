@@ -4,8 +4,8 @@ import Testing
 
 @Suite("color-key")
 struct ColorKeyTests {
-    static let K = [0, 128, 0, 255]
-    static let W = [255, 255, 255, 255]
+    static let key = [0, 128, 0, 255]
+    static let white = [255, 255, 255, 255]
 
     /// 5×5: key border ring, white inside, one key pixel in the middle (enclosed by white).
     static func framed() -> Image {
@@ -13,7 +13,7 @@ struct ColorKeyTests {
         for y in 0..<5 {
             for x in 0..<5 {
                 let border = x == 0 || y == 0 || x == 4 || y == 4
-                px.append(border || (x == 2 && y == 2) ? K : W)
+                px.append(border || (x == 2 && y == 2) ? key : white)
             }
         }
         return image8(5, 5, px)
@@ -24,20 +24,20 @@ struct ColorKeyTests {
         let all = try ColorKey(color: green, region: .all).applied(to: Self.framed())[0]
         let edges = try ColorKey(color: green, region: .edges).applied(to: Self.framed())[0]
         #expect(all.pixel(2, 2)[3] == 0)
-        #expect(edges.pixel(2, 2) == Self.K, "the enclosed key pixel is artwork")
+        #expect(edges.pixel(2, 2) == Self.key, "the enclosed key pixel is artwork")
         for (x, y) in [(0, 0), (4, 0), (2, 4), (0, 3)] {
             #expect(all.pixel(x, y) == [0, 128, 0, 0], "keyed pixels keep their RGB")
             #expect(edges.pixel(x, y) == [0, 128, 0, 0])
         }
-        #expect(edges.pixel(1, 1) == Self.W)
+        #expect(edges.pixel(1, 1) == Self.white)
     }
 
     @Test func edgesUsesFourConnectivity() throws {
         // A key pixel touching the border region only diagonally stays.
         let px: [[Int]] = [
-            Self.K, Self.W, Self.W,
-            Self.W, Self.K, Self.W,
-            Self.W, Self.W, Self.W,
+            Self.key, Self.white, Self.white,
+            Self.white, Self.key, Self.white,
+            Self.white, Self.white, Self.white,
         ]
         // (1,1) is diagonal to (0,0); it is not on the border and not 4-connected to it.
         let out = try ColorKey(color: Color(r: 0, g: 128.0 / 255, b: 0), region: .edges).applied(to: image8(3, 3, px))[

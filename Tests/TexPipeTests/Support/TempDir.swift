@@ -21,7 +21,7 @@ final class TempDir {
         let full = path + "/" + relative
         try! FileManager.default.createDirectory(
             atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: full, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: full, contents: Data(bytes))
     }
 
     func write(_ relative: String, text: String) { write(relative, Array(text.utf8)) }
