@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TexPipe
@@ -24,7 +25,20 @@ struct ConformanceTests {
         "crop": [("x", .number(0)), ("y", .number(0)), ("width", .number(3)), ("height", .number(2))],
         "pad": [],
         "trim": [],
+        "bleed": [],
+        "alpha-split": [],  // the diffuse map of an opaque image is the image
+        "alpha-merge": [("alpha", .string(ConformanceTests.opaqueMapPath))],
+        "mipmaps": [("levels", .number(1))],
+        "resize": [("width", .number(3))],
     ]
+
+    /// An opaque gray map of `opaque`'s size, written once for alpha-merge's identity case.
+    static let opaqueMapPath: String = {
+        let path = NSTemporaryDirectory() + "texpipe-conformance-map.png"
+        let bytes = ReferencePNG.encode(.init(width: 3, height: 2, colorType: 0, bitDepth: 8, samples: Array(repeating: 255, count: 6)))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }()
 
     @Test func namesAreUniqueAndEveryStageHasAnIdentityCase() {
         #expect(Set(StageRegistry.names).count == StageRegistry.names.count)
@@ -71,12 +85,15 @@ struct ConformanceTests {
         if name == "unpremultiply" { input.alpha = .premultiplied }
         var out = try stage.applied(to: input)
         if name == "flip" { out = try stage.applied(to: out[0]) }
-        #expect(out.count == 1)
         #expect(out[0].pixels == input.pixels && out[0].width == input.width && out[0].height == input.height)
-        // The plan's signature agrees with the result.
+        // The plan's signatures agree with the result.
         let planned = try stage.planned(Signature(of: input))
-        #expect(planned.count == 1)
-        if let w = planned[0].width { #expect(w == out[0].width) }
-        #expect(planned[0].alpha == out[0].alpha)
+        #expect(planned.count == out.count)
+        for (sig, img) in zip(planned, out) {
+            if let w = sig.width { #expect(w == img.width) }
+            if let h = sig.height { #expect(h == img.height) }
+            #expect(sig.alpha == img.alpha && sig.layout == img.layout && sig.suffix == img.suffix)
+            #expect(sig.lossless == img.lossless && sig.labels == img.labels)
+        }
     }
 }

@@ -11,6 +11,8 @@ public struct JobResult: Sendable {
     public var written: [PlannedOutput] = []
     /// Seconds per stage, in order; decode and encode included.
     public var timings: [(name: String, seconds: Double)] = []
+    /// What the stages reported (`bleed: 12 pixels not reached within radius 4`).
+    public var notes: [String] = []
     public var seconds: Double = 0
 }
 
@@ -92,14 +94,18 @@ public enum Runner {
             return fail("\(error)")
         }
         result.timings.append(("decode", elapsed(since: t)))
+        var context = StageContext(maxPixels: options.maxPixels)
         for stage in job.stages {
             t = DispatchTime.now().uptimeNanoseconds
+            let name = type(of: stage).name
+            context.notes = []
             do {
-                images = try images.flatMap { try stage.applied(to: $0) }
+                images = try images.flatMap { try stage.applied(to: $0, context: &context) }
             } catch {
-                return fail("\(type(of: stage).name): \(error)")
+                return fail("\(name): \(error)")
             }
-            result.timings.append((type(of: stage).name, elapsed(since: t)))
+            result.notes += context.notes.map { "\(name): \($0)" }
+            result.timings.append((name, elapsed(since: t)))
         }
         guard images.count == job.outputs.count else {
             return fail("the stages made \(images.count) images where the plan expected \(job.outputs.count)")

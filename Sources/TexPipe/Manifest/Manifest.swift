@@ -246,7 +246,7 @@ struct ManifestReader {
                 error(sp.key("stage"), Say.unknownStage(name, valid: StageRegistry.names))
                 continue
             }
-            var decoder = ParameterDecoder(file: file, placeholders: nil, knownNames: known)
+            var decoder = ParameterDecoder(file: file, placeholders: nil, knownNames: known, baseDirectory: directory)
             if let args = decoder.decode(o, at: sp, table: type.parameters, ignoring: ["stage"]) {
                 do { _ = try type.init(args) } catch { decoder.error(sp, "\(error)") }
             }

@@ -9,9 +9,15 @@ public struct ParameterDecoder {
     public var knownNames: [String]
     /// Appended to per-job messages, e.g. ` (variant "reds")`.
     public var context: String = ""
+    /// The manifest's folder, handed to the stages for their file parameters.
+    public var baseDirectory = "."
     public var diagnostics: [Diagnostic] = []
 
-    public init(file: String, placeholders: [String: String]?, knownNames: [String], context: String = "") {
+    public init(
+        file: String, placeholders: [String: String]?, knownNames: [String], context: String = "",
+        baseDirectory: String = "."
+    ) {
+        self.baseDirectory = baseDirectory
         self.file = file
         self.placeholders = placeholders
         self.knownNames = knownNames
@@ -52,7 +58,7 @@ public struct ParameterDecoder {
             case .invalid: ok = false
             }
         }
-        return ok && !pending ? Arguments(values, path: path) : nil
+        return ok && !pending ? Arguments(values, path: path, baseDirectory: baseDirectory) : nil
     }
 
     enum Outcome {

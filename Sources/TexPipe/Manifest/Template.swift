@@ -1,5 +1,7 @@
 /// `{name}` placeholders in templates and string values. SPEC §1 "Placeholders".
 /// A name is a letter or `_` followed by letters, digits, `_` or `-`; any other brace is literal.
+/// `{name%text}` is the value with a trailing `text` removed, as in the shell's `${name%text}`:
+/// `{file%_diffuse}` names `rock` for the input `rock_diffuse.png`.
 public enum Template {
     /// The placeholder names in `text`, in order.
     public static func names(in text: String) -> [String] {
@@ -18,10 +20,9 @@ public enum Template {
         while let open = rest.firstIndex(of: "{") {
             out += rest[..<open]
             let after = rest[rest.index(after: open)...]
-            if let close = after.firstIndex(of: "}"), isName(after[..<close]) {
-                let name = String(after[..<close])
+            if let close = after.firstIndex(of: "}"), let (name, strip) = parse(after[..<close]) {
                 if let v = values[name] {
-                    out += v
+                    out += strip.isEmpty || !v.hasSuffix(strip) ? v : String(v.dropLast(strip.count))
                 } else if missing == nil {
                     missing = name
                 }
@@ -42,13 +43,22 @@ public enum Template {
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {
             let after = rest[rest.index(after: open)...]
-            if let close = after.firstIndex(of: "}"), isName(after[..<close]) {
-                found(String(after[..<close]))
+            if let close = after.firstIndex(of: "}"), let (name, _) = parse(after[..<close]) {
+                found(name)
                 rest = after[after.index(after: close)...]
             } else {
                 rest = after
             }
         }
+    }
+
+    /// `name` or `name%suffix` → (name, suffix); nil when it is not a placeholder.
+    static func parse(_ s: Substring) -> (String, String)? {
+        let parts = s.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
+        guard isName(parts[0]) else { return nil }
+        let strip = parts.count > 1 ? String(parts[1]) : ""
+        if parts.count > 1 && (strip.isEmpty || strip.contains("{")) { return nil }
+        return (String(parts[0]), strip)
     }
 
     static func isName(_ s: Substring) -> Bool {

@@ -37,6 +37,9 @@ public struct Image: Sendable, Equatable {
     public var suffix: String
     /// Extra placeholder values a stage attaches (`level`).
     public var labels: [String: String]
+    /// A data map (alpha-split's `_alpha`) that must be stored losslessly: written as PNG
+    /// even when the output template ends in `.jpg`.
+    public var lossless = false
 
     public init(
         width: Int, height: Int, pixels: PixelStorage, alpha: AlphaState = .straight,
@@ -72,9 +75,11 @@ public struct Image: Sendable, Equatable {
 
     /// The same labels and state around new pixels of another size.
     public func with(width: Int, height: Int, pixels: PixelStorage) -> Image {
-        Image(
+        var out = Image(
             width: width, height: height, pixels: pixels, alpha: alpha, layout: layout,
             suffix: suffix, labels: labels)
+        out.lossless = lossless
+        return out
     }
 
     /// Pixel (x, y) as 4 channel values, for tests and inspection (not for kernels).

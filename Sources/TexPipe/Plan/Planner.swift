@@ -7,6 +7,12 @@ public struct PlannedOutput: Sendable, Hashable {
     /// Path relative to the output root (`cards/ace.png`).
     public var relative: String
     public var format: ImageFormat
+
+    /// The same output as PNG: a data map (an alpha map) is never written lossy.
+    func asPNG() -> PlannedOutput {
+        func swap(_ p: String) -> String { (p as NSString).deletingPathExtension + ".png" }
+        return PlannedOutput(path: swap(path), relative: swap(relative), format: .png)
+    }
 }
 
 /// One unit of work: an input file × a variant through a pipeline's stages.
@@ -120,7 +126,9 @@ struct PlanBuilder {
         values["file"] = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
         values["ext"] = ext
         let context = variant.map { " (variant \"\($0.name)\")" } ?? ""
-        var decoder = ParameterDecoder(file: manifest.file, placeholders: values, knownNames: [], context: context)
+        var decoder = ParameterDecoder(
+            file: manifest.file, placeholders: values, knownNames: [], context: context,
+            baseDirectory: manifest.directory)
         var stages: [any Stage] = []
         for s in p.stages where p.valid {
             guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"]) else {
@@ -175,7 +183,10 @@ struct PlanBuilder {
                     error(p.path.key("output"), Say.unresolved(u.name, in: p.output, known: v.keys.sorted()) + context)
                 }
             case .success(let rendered):
-                if let out = resolveOutput(rendered, at: p.path.key("output"), context: context) { outputs.append(out) }
+                if var out = resolveOutput(rendered, at: p.path.key("output"), context: context) {
+                    if sig.lossless && out.format == .jpeg { out = out.asPNG() }
+                    outputs.append(out)
+                }
             }
         }
         jobs.append(

@@ -35,6 +35,7 @@ public struct Crop: Stage {
         var out = input
         out.width = width
         out.height = height
+        out.dataDependentSize = false
         return [out]
     }
 

@@ -127,10 +127,19 @@ public struct Arguments: Sendable {
     public var values: [String: ParameterValue]
     /// Where these came from, for errors raised by the stage itself.
     public var path: JSONPath
+    /// The manifest's folder: file parameters are relative to it.
+    public var baseDirectory: String
 
-    public init(_ values: [String: ParameterValue], path: JSONPath = .root) {
+    public init(_ values: [String: ParameterValue], path: JSONPath = .root, baseDirectory: String = ".") {
         self.values = values
         self.path = path
+        self.baseDirectory = baseDirectory
+    }
+
+    /// A file parameter as an absolute path (relative ones are under `baseDirectory`).
+    public func file(_ name: String) -> String {
+        let t = text(name)
+        return t.hasPrefix("/") ? t : baseDirectory + "/" + t
     }
 
     public func has(_ name: String) -> Bool { values[name] != nil }
@@ -161,6 +170,13 @@ public struct Arguments: Sendable {
     public func optionalColor(_ name: String) -> Color? {
         if case .color(let v)? = values[name] { return v }
         return nil
+    }
+    public func optionalNumber(_ name: String) -> Double? {
+        switch values[name] {
+        case .number(let v)?: return v
+        case .integer(let v)?: return Double(v)
+        default: return nil
+        }
     }
     public func optionalInteger(_ name: String) -> Int? {
         if case .integer(let v)? = values[name] { return v }

@@ -9,6 +9,10 @@ public struct Signature: Sendable, Hashable {
     public var layout: ChannelLayout = .rgba
     public var suffix: String = ""
     public var labels: [String: String] = [:]
+    public var lossless = false
+    /// True after a stage (trim) whose output size depends on the pixels: stages whose outputs
+    /// depend on the size (mipmaps) cannot follow it.
+    public var dataDependentSize = false
 
     public init(width: Int?, height: Int?, depth: Int, alpha: AlphaState) {
         self.width = width
@@ -22,6 +26,7 @@ public struct Signature: Sendable, Hashable {
         layout = image.layout
         suffix = image.suffix
         labels = image.labels
+        lossless = image.lossless
     }
 
     public var sizeText: String {
@@ -56,11 +61,26 @@ public protocol Stage: Sendable {
 
     /// Runs the kernel(s): one image in, one or more out.
     func applied(to image: Image) throws -> [Image]
+
+    /// The same, with the job's limits and a place for notes that go into the job's
+    /// result (pixels a bleed could not reach, the coverage a mip level achieved).
+    /// Stages that need neither implement only `applied(to:)`.
+    func applied(to image: Image, context: inout StageContext) throws -> [Image]
+}
+
+/// What a running stage may know of its job, and what it may tell it.
+public struct StageContext: Sendable {
+    public var maxPixels: Int
+    public var notes: [String] = []
+    public init(maxPixels: Int = Decoder.defaultMaxPixels) { self.maxPixels = maxPixels }
 }
 
 extension Stage {
     public var name: String { Self.name }
     public func planned(_ input: Signature) throws -> [Signature] { [input] }
+    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+        try applied(to: image)
+    }
 }
 
 /// Every stage, by manifest name. The manifest decoder never lists stage names itself.
@@ -74,6 +94,11 @@ public enum StageRegistry {
         Crop.self,
         Pad.self,
         Trim.self,
+        Bleed.self,
+        AlphaSplit.self,
+        AlphaMerge.self,
+        Mipmaps.self,
+        Resize.self,
     ]
 
     public static let names: [String] = all.map { $0.name }
@@ -86,7 +111,7 @@ public enum StageRegistry {
 extension Signature {
     /// The signature in `state`; an error when the image is already in it (SPEC §2:
     /// `premultiply` on premultiplied data is caught when planning).
-    func converted(to state: AlphaState) throws -> Signature {
+    public func converted(to state: AlphaState) throws -> Signature {
         guard alpha != state else {
             throw StageError(
                 state == .premultiplied
@@ -99,7 +124,7 @@ extension Signature {
     }
 
     /// The alpha-state check shared by stages that need one state (SPEC §2).
-    func requireAlpha(_ state: AlphaState, for stage: String) throws {
+    public func requireAlpha(_ state: AlphaState, for stage: String) throws {
         guard alpha == state else {
             let fix = state == .straight ? "unpremultiply" : "premultiply"
             throw StageError(

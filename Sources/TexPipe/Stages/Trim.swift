@@ -22,6 +22,7 @@ public struct Trim: Stage {
         var out = input
         out.width = nil  // depends on the pixels
         out.height = nil
+        out.dataDependentSize = true
         return [out]
     }
 

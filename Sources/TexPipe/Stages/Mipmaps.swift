@@ -1,0 +1,250 @@
+internal import Foundation
+
+/// `mipmaps`: one image in, the chain out (SPEC §3). Level n is max(1, ⌊w/2ⁿ⌋) × max(1, ⌊h/2ⁿ⌋),
+/// from level 0 (the input, unchanged) while the larger side is ≥ `minSize`, at most `levels`.
+///
+/// Filtering is on premultiplied Float values, in linear light with `colorSpace: srgb` (default)
+/// or on stored values with `linear`, and returns to the incoming alpha state and depth — so
+/// transparent texels weigh nothing and a white net on transparent black stays white.
+/// `box` builds each level from the one above (exact area weights, odd sizes included); the other
+/// filters build each level from level 0.
+///
+/// `coverage` (an alpha-test reference, e.g. 0.5): each level's alpha is scaled by s ∈ [0, 4]
+/// (binary search) so the fraction of samples with alpha ≥ reference matches level 0's, measured
+/// as a bilinear sampler sees the level (4×4 samples per texel). As NVTT / DirectXTex
+/// `-keepcoverage`. Each level's achieved and target coverage go into the job's notes.
+public struct Mipmaps: Stage {
+    public static let name = "mipmaps"
+    public static let summary = "makes the mip chain (premultiplied, linear light, optionally coverage-preserving)"
+    public static let parameters: [Parameter] = [
+        .integer("minSize", in: 1...65536, default: 1, doc: "stop before a level whose larger side is below this"),
+        Parameter("levels", .integer(1...32), .optional(absentDoc: "down to minSize"), doc: "at most this many levels, level 0 included"),
+        .choice("filter", ResampleFilter.allCases.map(\.rawValue), default: "box", doc: "reconstruction filter"),
+        .choice("colorSpace", ["srgb", "linear"], default: "srgb", doc: "srgb filters in linear light; linear for data maps"),
+        Parameter(
+            "coverage", .number(0...1), .optional(absentDoc: "off"),
+            doc: "alpha-test reference whose coverage every level keeps"),
+        .choice("layout", ["files", "strip"], default: "files", doc: "one file per level (_mip{level}) or one strip (_mips)"),
+        .boolean("bleed", default: false, doc: "bleed every straight-alpha level after filtering"),
+        .choice("edge", ["clamp", "wrap"], default: "clamp", doc: "clamp for sprites, wrap for tiling textures"),
+    ]
+
+    public enum Layout: String, Sendable { case files, strip }
+
+    public var minSize = 1
+    public var levels: Int?
+    public var filter = ResampleFilter.box
+    public var colorSpace = ColorSpace.srgb
+    public var coverage: Double?
+    public var layout = Layout.files
+    public var bleed = false
+    public var edge = EdgeMode.clamp
+
+    public init() {}
+
+    public init(_ a: Arguments) {
+        minSize = a.integer("minSize")
+        levels = a.optionalInteger("levels")
+        filter = a.choice("filter", as: ResampleFilter.self)
+        colorSpace = a.choice("colorSpace", as: ColorSpace.self)
+        coverage = a.optionalNumber("coverage")
+        layout = a.choice("layout", as: Layout.self)
+        bleed = a.boolean("bleed")
+        edge = a.choice("edge", as: EdgeMode.self)
+    }
+
+    /// The sizes of the chain for a w × h level 0.
+    public func sizes(_ w: Int, _ h: Int) -> [(width: Int, height: Int)] {
+        var out: [(Int, Int)] = [(w, h)]
+        var n = 1
+        while max(out[n - 1].0, out[n - 1].1) > 1, levels.map({ n < $0 }) ?? true {
+            let size = (max(1, w >> n), max(1, h >> n))
+            if max(size.0, size.1) < minSize { break }
+            out.append(size)
+            n += 1
+        }
+        return out
+    }
+
+    public func planned(_ input: Signature) throws -> [Signature] {
+        if input.dataDependentSize {
+            throw StageError("needs a known image size, but an earlier stage (such as trim) makes it depend on the pixels")
+        }
+        if bleed { try input.requireAlpha(.straight, for: "mipmaps with \"bleed\": true") }
+        guard let w = input.width, let h = input.height else { return [input] }
+        let chain = sizes(w, h)
+        if layout == .strip {
+            var out = input
+            out.width = chain.reduce(0) { $0 + $1.width }
+            out.suffix += "_mips"
+            return [out]
+        }
+        return chain.enumerated().map { n, size in
+            var s = input
+            s.width = size.width
+            s.height = size.height
+            s.suffix += "_mip\(n)"
+            s.labels["level"] = String(n)
+            return s
+        }
+    }
+
+    public func applied(to image: Image) throws -> [Image] {
+        var context = StageContext()
+        return try applied(to: image, context: &context)
+    }
+
+    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+        let chain = sizes(image.width, image.height)
+        let base = FloatImage(image, colorSpace: colorSpace)
+        var floats: [FloatImage] = [base]
+        for n in 1..<chain.count {
+            let source = filter == .box ? floats[n - 1] : base
+            floats.append(source.resampled(width: chain[n].width, height: chain[n].height, filter: filter, edge: edge))
+        }
+        if let reference = coverage {
+            let coverage = Coverage(reference: Float(reference), edge: edge)
+            let target = coverage.measure(base)
+            var report = ["coverage ≥ \(JSON.format(reference)): level 0 \(Coverage.percent(target))"]
+            for n in 1..<floats.count {
+                let (scaled, achieved) = coverage.preserved(floats[n], target: target)
+                floats[n] = scaled
+                report.append("level \(n) \(Coverage.percent(achieved))")
+            }
+            context.notes.append(report.joined(separator: ", "))
+        }
+        var levels: [Image] = [image]
+        for n in 1..<floats.count {
+            levels.append(floats[n].image(depth: image.depth, alpha: image.alpha, colorSpace: colorSpace))
+        }
+        if bleed { levels = levels.map { Bleed().bled($0).image } }
+        for n in levels.indices {
+            var level = image.with(width: levels[n].width, height: levels[n].height, pixels: levels[n].pixels)
+            level.suffix = image.suffix + "_mip\(n)"
+            level.labels["level"] = String(n)
+            levels[n] = level
+        }
+        guard layout == .strip else { return levels }
+        return [strip(levels, like: image)]
+    }
+
+    /// All levels left to right, top-aligned, on a transparent canvas.
+    func strip(_ levels: [Image], like image: Image) -> Image {
+        var canvas = Image(
+            width: levels.reduce(0) { $0 + $1.width }, height: image.height, depth: image.depth, alpha: image.alpha)
+        canvas = image.with(width: canvas.width, height: canvas.height, pixels: canvas.pixels)
+        var x = 0
+        for level in levels {
+            canvas = canvas.pasting(level, atX: x, y: 0)
+            x += level.width
+        }
+        canvas.suffix = image.suffix + "_mips"
+        return canvas
+    }
+}
+
+extension Image {
+    /// This image with `other` (same depth) copied over it at (x, y); `other` must fit.
+    func pasting(_ other: Image, atX x: Int, y: Int) -> Image {
+        var out = self
+        switch (out.pixels, other.pixels) {
+        case (.rgba8(var d), .rgba8(let s)):
+            Image.copy(s, other.width, other.height, into: &d, width, x, y)
+            out.pixels = .rgba8(d)
+        case (.rgba16(var d), .rgba16(let s)):
+            Image.copy(s, other.width, other.height, into: &d, width, x, y)
+            out.pixels = .rgba16(d)
+        default:
+            preconditionFailure("pasting needs equal depths")
+        }
+        return out
+    }
+
+    static func copy<C>(_ s: [C], _ sw: Int, _ sh: Int, into d: inout [C], _ dw: Int, _ x: Int, _ y: Int) {
+        for row in 0..<sh {
+            d.replaceSubrange(((y + row) * dw + x) * 4..<((y + row) * dw + x + sw) * 4, with: s[(row * sw * 4)..<((row + 1) * sw * 4)])
+        }
+    }
+}
+
+/// Alpha-test coverage as a bilinear sampler sees a level: 4×4 samples per texel.
+struct Coverage {
+    var reference: Float
+    var edge: EdgeMode
+    static let bins = 65536
+
+    static func percent(_ c: Double) -> String { String(format: "%.1f%%", c * 100) }
+
+    /// Histogram of the bilinearly sampled alpha (bin = ⌊a · 65535⌋), computed once per level.
+    func histogram(_ img: FloatImage) -> [Int] {
+        var hist = [Int](repeating: 0, count: Coverage.bins)
+        let (w, h) = (img.width, img.height)
+        func alpha(_ x: Int, _ y: Int) -> Float {
+            let xx = edge == .wrap ? ((x % w) + w) % w : min(max(x, 0), w - 1)
+            let yy = edge == .wrap ? ((y % h) + h) % h : min(max(y, 0), h - 1)
+            return img.pixels[yy * w + xx].w
+        }
+        for y in 0..<h {
+            for x in 0..<w {
+                for sy in 0..<4 {
+                    // Sample position in texel-centre coordinates.
+                    let fy = Float(y) + (Float(sy) + 0.5) / 4 - 0.5
+                    let y0 = Int(fy.rounded(.down))
+                    let ty = fy - Float(y0)
+                    for sx in 0..<4 {
+                        let fx = Float(x) + (Float(sx) + 0.5) / 4 - 0.5
+                        let x0 = Int(fx.rounded(.down))
+                        let tx = fx - Float(x0)
+                        let top = alpha(x0, y0) * (1 - tx) + alpha(x0 + 1, y0) * tx
+                        let bottom = alpha(x0, y0 + 1) * (1 - tx) + alpha(x0 + 1, y0 + 1) * tx
+                        let a = min(max(top * (1 - ty) + bottom * ty, 0), 1)
+                        hist[min(Coverage.bins - 1, Int(a * Float(Coverage.bins - 1)))] += 1
+                    }
+                }
+            }
+        }
+        return hist
+    }
+
+    /// Fraction of samples with alpha · scale ≥ reference.
+    func fraction(_ hist: [Int], suffix: [Int], scale: Float) -> Double {
+        guard scale > 0 else { return reference <= 0 ? 1 : 0 }
+        let threshold = reference / scale
+        if threshold > 1 { return 0 }
+        let bin = max(0, Int((threshold * Float(Coverage.bins - 1)).rounded(.up)))
+        return Double(suffix[bin]) / Double(suffix[0])
+    }
+
+    static func suffixSums(_ hist: [Int]) -> [Int] {
+        var s = [Int](repeating: 0, count: hist.count + 1)
+        for i in stride(from: hist.count - 1, through: 0, by: -1) { s[i] = s[i + 1] + hist[i] }
+        return s
+    }
+
+    func measure(_ img: FloatImage) -> Double {
+        let hist = histogram(img)
+        return fraction(hist, suffix: Coverage.suffixSums(hist), scale: 1)
+    }
+
+    /// The level with alpha scaled so its coverage is closest to `target`; and that coverage.
+    func preserved(_ img: FloatImage, target: Double) -> (FloatImage, Double) {
+        let suffix = Coverage.suffixSums(histogram(img))
+        var lo: Float = 0
+        var hi: Float = 4
+        for _ in 0..<24 {
+            let mid = (lo + hi) / 2
+            if fraction([], suffix: suffix, scale: mid) < target { lo = mid } else { hi = mid }
+        }
+        let candidates = [lo, hi].map { ($0, abs(fraction([], suffix: suffix, scale: $0) - target)) }
+        let scale = candidates.min { $0.1 < $1.1 }!.0
+        var out = img
+        for i in out.pixels.indices {
+            let px = out.pixels[i]
+            guard px.w > 0 else { continue }
+            let a = min(1, px.w * scale)
+            out.pixels[i] = SIMD4(SIMD3(px.x, px.y, px.z) * (a / px.w), a)
+        }
+        // Achieved as the written level will be measured: after clamping.
+        return (out, measure(out))
+    }
+}
