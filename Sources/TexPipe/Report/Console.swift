@@ -64,6 +64,7 @@ public final class Console: Sendable {
                 "  "
                 + result.timings.map { String(format: "%@ %.1fms", $0.name, $0.seconds * 1000) }
                 .joined(separator: ", ")
+            for note in result.notes { line += "\n    " + note }
         }
         Console.out(line)
     }

@@ -107,7 +107,8 @@ public struct Mipmaps: Stage {
             let target = coverage.measure(base)
             var report = ["coverage ≥ \(JSON.format(reference)): level 0 \(Coverage.percent(target))"]
             for n in 1..<floats.count {
-                let (scaled, achieved) = coverage.preserved(floats[n], target: target)
+                let (scaled, achieved) = coverage.preserved(
+                    floats[n], target: target, levels: image.depth == 16 ? 65535 : 255)
                 floats[n] = scaled
                 report.append("level \(n) \(Coverage.percent(achieved))")
             }
@@ -227,7 +228,10 @@ struct Coverage {
     }
 
     /// The level with alpha scaled so its coverage is closest to `target`; and that coverage.
-    func preserved(_ img: FloatImage, target: Double) -> (FloatImage, Double) {
+    /// The search runs on the continuous alpha; the final candidates are judged as they will
+    /// be written, with alpha quantised to the output depth (`levels` = 255 or 65535), so a level
+    /// whose alpha sits on the reference cannot flip to the other side when stored.
+    func preserved(_ img: FloatImage, target: Double, levels: Float) -> (FloatImage, Double) {
         let suffix = Coverage.suffixSums(histogram(img))
         var lo: Float = 0
         var hi: Float = 4
@@ -235,16 +239,25 @@ struct Coverage {
             let mid = (lo + hi) / 2
             if fraction([], suffix: suffix, scale: mid) < target { lo = mid } else { hi = mid }
         }
-        let candidates = [lo, hi].map { ($0, abs(fraction([], suffix: suffix, scale: $0) - target)) }
-        let scale = candidates.min { $0.1 < $1.1 }!.0
+        // The histogram bins alpha at 1/65535, so the boundary it finds can sit up to a quantum
+        // away from where the stored value flips; one quantum either side covers that.
+        let candidates = [lo * (1 - 1 / levels), lo, hi, hi * (1 + 1 / levels)].map { scale -> (FloatImage, Double) in
+            let out = scaled(img, by: scale, levels: levels)
+            return (out, measure(out))
+        }
+        return candidates.min { abs($0.1 - target) < abs($1.1 - target) }!
+    }
+
+    /// Alpha × scale, clamped and quantised to `levels`; colors follow so the unpremultiplied
+    /// color is unchanged.
+    func scaled(_ img: FloatImage, by scale: Float, levels: Float) -> FloatImage {
         var out = img
         for i in out.pixels.indices {
             let px = out.pixels[i]
             guard px.w > 0 else { continue }
-            let a = min(1, px.w * scale)
+            let a = (min(1, px.w * scale) * levels).rounded() / levels
             out.pixels[i] = SIMD4(SIMD3(px.x, px.y, px.z) * (a / px.w), a)
         }
-        // Achieved as the written level will be measured: after clamping.
-        return (out, measure(out))
+        return out
     }
 }
