@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TexPipe
 
 @Suite("alpha-split / alpha-merge")
@@ -51,7 +52,8 @@ struct AlphaSplitTests {
             try stage.applied(to: image8(4, 3, Array(repeating: [1, 2, 3, 255], count: 12)))
         }
         #expect(throws: StageError("cannot read the alpha map \(t.path)/nope.png")) {
-            try AlphaMerge(path: t.path + "/nope.png").planned(Signature(width: 4, height: 3, depth: 8, alpha: .straight))
+            try AlphaMerge(path: t.path + "/nope.png").planned(
+                Signature(width: 4, height: 3, depth: 8, alpha: .straight))
         }
     }
 
@@ -63,21 +65,27 @@ struct AlphaSplitTests {
             px += [i * 5, 255 - i * 5, 90, a]
         }
         t.write("in/rock.png", ReferencePNG.encode(.init(width: 8, height: 6, colorType: 6, bitDepth: 8, samples: px)))
-        let plan = try t.plan("""
+        let plan = try t.plan(
+            """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "split", "inputs": ["in/*.png"], "output": "{file}{suffix}.jpg", "jpeg": { "quality": 95 },
                 "stages": [ { "stage": "alpha-split" } ] } ] }
-            """).get()
+            """
+        ).get()
         #expect(plan.jobs[0].outputs.map(\.relative) == ["rock_diffuse.jpg", "rock_alpha.png"])
         #expect(Runner.run(plan, RunOptions(jobs: 1)).allSatisfy { $0.status == .ok })
-        #expect(try Decoder.header(Array(FileManager.default.contents(atPath: t.path + "/out/rock_diffuse.jpg")!)).format == .jpeg)
+        #expect(
+            try Decoder.header(Array(FileManager.default.contents(atPath: t.path + "/out/rock_diffuse.jpg")!)).format
+                == .jpeg)
 
         // Merge: inputs are the diffuse maps, the alpha map found with {file%_diffuse}.
-        let merge = try t.plan("""
+        let merge = try t.plan(
+            """
             { "version": 1, "output": "merged", "pipelines": [
               { "name": "merge", "inputs": ["out/*_diffuse.jpg"], "output": "{file%_diffuse}.png",
                 "stages": [ { "stage": "alpha-merge", "alpha": "out/{file%_diffuse}_alpha.png" } ] } ] }
-            """).get()
+            """
+        ).get()
         #expect(merge.jobs[0].outputs.map(\.relative) == ["rock.png"])
         #expect(Runner.run(merge, RunOptions(jobs: 1)).allSatisfy { $0.status == .ok })
         let back = try Decoder.decode(Array(FileManager.default.contents(atPath: t.path + "/merged/rock.png")!))

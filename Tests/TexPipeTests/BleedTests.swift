@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TexPipe
 
 @Suite("bleed")
@@ -10,7 +11,8 @@ struct BleedTests {
         // ring 2 (the middle) the mean of both ring-1 pixels.
         let row = image8(5, 1, [[100, 0, 0, 255], Self.t, Self.t, Self.t, [0, 0, 200, 255]])
         let out = try Bleed().applied(to: row)[0]
-        #expect(quads(out) == [[100, 0, 0, 255], [100, 0, 0, 0], [50, 0, 100, 0], [0, 0, 200, 0], [0, 0, 200, 255]])
+        #expect(
+            quads(out) == [[100, 0, 0, 255], [100, 0, 0, 0], [50, 0, 100, 0], [0, 0, 200, 0], [0, 0, 200, 255]])
     }
 
     @Test func eightNeighboursAndRoundingHalfUp() throws {

@@ -35,7 +35,8 @@ struct ConformanceTests {
     /// An opaque gray map of `opaque`'s size, written once for alpha-merge's identity case.
     static let opaqueMapPath: String = {
         let path = NSTemporaryDirectory() + "texpipe-conformance-map.png"
-        let bytes = ReferencePNG.encode(.init(width: 3, height: 2, colorType: 0, bitDepth: 8, samples: Array(repeating: 255, count: 6)))
+        let bytes = ReferencePNG.encode(
+            .init(width: 3, height: 2, colorType: 0, bitDepth: 8, samples: Array(repeating: 255, count: 6)))
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         return path
     }()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TexPipe
 
 @Suite("mipmaps and resize")
@@ -34,9 +35,11 @@ struct MipmapsTests {
         return try m.applied(to: img)[n]
     }
 
-    static let semi: [[Int]] = [[200, 10, 0, 255], [0, 0, 0, 0], [100, 250, 30, 128], [0, 50, 255, 255],
-                                [255, 255, 255, 3], [90, 90, 90, 200], [30, 60, 120, 64], [7, 0, 77, 255],
-                                [128, 128, 128, 128], [250, 1, 100, 17]]
+    static let semi: [[Int]] = [
+        [200, 10, 0, 255], [0, 0, 0, 0], [100, 250, 30, 128], [0, 50, 255, 255],
+        [255, 255, 255, 3], [90, 90, 90, 200], [30, 60, 120, 64], [7, 0, 77, 255],
+        [128, 128, 128, 128], [250, 1, 100, 17],
+    ]
 
     @Test("box 2×2 and 3×3 to 1×1, both color spaces", arguments: [ColorSpace.srgb, .linear])
     func boxSquares(space: ColorSpace) throws {
@@ -70,7 +73,9 @@ struct MipmapsTests {
         let px = Array(Self.semi[0..<7])
         let out = try Self.level(image8(1, 7, px), 1, space: space)
         #expect(out.width == 1 && out.height == 3)
-        let w: [[Double]] = [[3, 3, 1, 0, 0, 0, 0], [0, 0, 2, 3, 2, 0, 0], [0, 0, 0, 0, 1, 3, 3]].map { $0.map { $0 / 7 } }
+        let w: [[Double]] = [[3, 3, 1, 0, 0, 0, 0], [0, 0, 2, 3, 2, 0, 0], [0, 0, 0, 0, 1, 3, 3]].map {
+            $0.map { $0 / 7 }
+        }
         for y in 0..<3 {
             let e = Self.expected(px, w[y], max: 255, srgb: space == .srgb)
             #expect(Self.near(out.pixel(0, y), e), "y \(y): \(out.pixel(0, y)) vs \(e)")
@@ -99,15 +104,20 @@ struct MipmapsTests {
 
     /// An opaque white disk on a transparent background of `bg`.
     static func disk(_ w: Int, _ h: Int, bg: [Int]) -> Image {
-        image8(w, h, (0..<(w * h)).map { i in
-            let (x, y) = (Double(i % w) + 0.5, Double(i / w) + 0.5)
-            let inside = (x - Double(w) / 2) * (x - Double(w) / 2) + (y - Double(h) / 2) * (y - Double(h) / 2) < Double(w * w) / 9
-            return inside ? [255, 255, 255, 255] : bg + [0]
-        })
+        image8(
+            w, h,
+            (0..<(w * h)).map { i in
+                let (x, y) = (Double(i % w) + 0.5, Double(i / w) + 0.5)
+                let inside =
+                    (x - Double(w) / 2) * (x - Double(w) / 2) + (y - Double(h) / 2) * (y - Double(h) / 2) < Double(
+                        w * w) / 9
+                return inside ? [255, 255, 255, 255] : bg + [0]
+            })
     }
 
-    @Test("no dark fringe: every level stays white wherever alpha > 0",
-          arguments: ResampleFilter.allCases, [[0, 0, 0], [0, 128, 0]])
+    @Test(
+        "no dark fringe: every level stays white wherever alpha > 0",
+        arguments: ResampleFilter.allCases, [[0, 0, 0], [0, 128, 0]])
     func fringe(filter: ResampleFilter, bg: [Int]) throws {
         for (w, h) in [(32, 32), (37, 23)] {
             var m = Mipmaps()
@@ -135,14 +145,17 @@ struct MipmapsTests {
 
     @Test("a checkerboard's level 1 is uniform gray in the filter's space", arguments: ResampleFilter.allCases)
     func checkerboard(filter: ResampleFilter) throws {
-        let board = image8(16, 16, (0..<256).map { i in ((i % 16) + (i / 16)) % 2 == 0 ? [0, 0, 0, 255] : [255, 255, 255, 255] })
+        let board = image8(
+            16, 16, (0..<256).map { i in ((i % 16) + (i / 16)) % 2 == 0 ? [0, 0, 0, 255] : [255, 255, 255, 255] })
         for (space, gray) in [(ColorSpace.srgb, 188), (.linear, 128)] {
             var m = Mipmaps()
             m.filter = filter
             m.colorSpace = space
             m.edge = .wrap
             let level1 = try m.applied(to: board)[1]
-            #expect(quads(level1).allSatisfy { Self.near($0, [gray, gray, gray, 255]) }, "\(filter) \(space): \(Set(quads(level1)))")
+            #expect(
+                quads(level1).allSatisfy { Self.near($0, [gray, gray, gray, 255]) },
+                "\(filter) \(space): \(Set(quads(level1)))")
             // With clamped edges, the interior is still uniform.
             m.edge = .clamp
             let clamped = try m.applied(to: board)[1]
@@ -172,7 +185,9 @@ struct MipmapsTests {
     /// Fraction of 4×4 sub-texel samples whose bilinearly interpolated alpha is ≥ 0.5 (edges clamped).
     static func bilinearCoverage(_ img: Image) -> Double {
         let (w, h) = (img.width, img.height)
-        func a(_ x: Int, _ y: Int) -> Double { Double(img.pixel(min(max(x, 0), w - 1), min(max(y, 0), h - 1))[3]) / 255 }
+        func a(_ x: Int, _ y: Int) -> Double {
+            Double(img.pixel(min(max(x, 0), w - 1), min(max(y, 0), h - 1))[3]) / 255
+        }
         var hits = 0
         for y in 0..<h {
             for x in 0..<w {
@@ -182,7 +197,8 @@ struct MipmapsTests {
                         let fy = Double(y) + (Double(sy) + 0.5) / 4 - 0.5
                         let (x0, y0) = (Int(fx.rounded(.down)), Int(fy.rounded(.down)))
                         let (tx, ty) = (fx - Double(x0), fy - Double(y0))
-                        let v = (a(x0, y0) * (1 - tx) + a(x0 + 1, y0) * tx) * (1 - ty)
+                        let v =
+                            (a(x0, y0) * (1 - tx) + a(x0 + 1, y0) * tx) * (1 - ty)
                             + (a(x0, y0 + 1) * (1 - tx) + a(x0 + 1, y0 + 1) * tx) * ty
                         if v >= 0.5 { hits += 1 }
                     }
@@ -238,7 +254,7 @@ struct MipmapsTests {
         #expect(planned.map(\.suffix) == ["_mip0", "_mip1", "_mip2", "_mip3"])
         #expect(out.map(\.suffix) == planned.map(\.suffix))
         #expect(out.map(\.width) == planned.map { $0.width! } && out.map(\.height) == planned.map { $0.height! })
-        #expect(out[0] .pixels == img.pixels, "level 0 is the input, unchanged")
+        #expect(out[0].pixels == img.pixels, "level 0 is the input, unchanged")
         #expect(out.map { $0.labels["level"]! } == ["0", "1", "2", "3"])
     }
 
@@ -270,7 +286,8 @@ struct MipmapsTests {
         #expect(half.pixels == (try Mipmaps().applied(to: img)[1]).pixels)
         #expect(Resize(scale: 0.5).size(101, 50) == (51, 25))
         #expect(Resize(height: 10).size(40, 20) == (20, 10))
-        let up = try Resize(scale: 3, filter: .lanczos3).applied(to: image8(5, 4, Array(repeating: [9, 99, 199, 99], count: 20)))[0]
+        let up = try Resize(scale: 3, filter: .lanczos3).applied(
+            to: image8(5, 4, Array(repeating: [9, 99, 199, 99], count: 20)))[0]
         #expect(up.width == 15 && quads(up).allSatisfy { $0 == [9, 99, 199, 99] })
         var object = JSONObject()
         object.insert("scale", .number(2))

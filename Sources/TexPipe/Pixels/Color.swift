@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// A straight-alpha sRGB color, channels as fractions 0…1. SPEC §1 "Colors".
 public struct Color: Sendable, Hashable, CustomStringConvertible {

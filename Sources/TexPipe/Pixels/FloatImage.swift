@@ -42,12 +42,16 @@ public struct FloatImage: Sendable {
         height = image.height
         let premultiplied = image.alpha == .premultiplied
         switch image.pixels {
-        case .rgba8(let p): pixels = FloatImage.load(p, premultiplied: premultiplied, space: colorSpace, table: SRGB.decode8)
-        case .rgba16(let p): pixels = FloatImage.load(p, premultiplied: premultiplied, space: colorSpace, table: SRGB.decode16)
+        case .rgba8(let p):
+            pixels = FloatImage.load(p, premultiplied: premultiplied, space: colorSpace, table: SRGB.decode8)
+        case .rgba16(let p):
+            pixels = FloatImage.load(p, premultiplied: premultiplied, space: colorSpace, table: SRGB.decode16)
         }
     }
 
-    static func load<C: PixelChannel>(_ p: [C], premultiplied: Bool, space: ColorSpace, table: [Float]) -> [SIMD4<Float>] {
+    static func load<C: PixelChannel>(_ p: [C], premultiplied: Bool, space: ColorSpace, table: [Float]) -> [SIMD4<
+        Float
+    >] {
         let n = p.count / 4
         let inv = 1 / Float(C.maxValue)
         return [SIMD4<Float>](unsafeUninitializedCapacity: n) { out, count in
@@ -57,7 +61,7 @@ public struct FloatImage: Sendable {
                     var c = SIMD3<Float>(Float(p[4 * i]), Float(p[4 * i + 1]), Float(p[4 * i + 2]))
                     if premultiplied {
                         // Unpremultiply before decoding: the transfer curve is not linear.
-                        c = a > 0 ? simd_min(c * inv / a, SIMD3(repeating: 1)) : .zero
+                        c = a > 0 ? elementMin(c * inv / a, SIMD3(repeating: 1)) : .zero
                         if space == .srgb { c = SIMD3(SRGB.toLinear(c.x), SRGB.toLinear(c.y), SRGB.toLinear(c.z)) }
                     } else if space == .srgb {
                         c = SIMD3(table[Int(p[4 * i])], table[Int(p[4 * i + 1])], table[Int(p[4 * i + 2])])
@@ -92,11 +96,13 @@ public struct FloatImage: Sendable {
                     out[4 * i] = 0; out[4 * i + 1] = 0; out[4 * i + 2] = 0; out[4 * i + 3] = 0
                     continue
                 }
-                var c = simd_clamp(SIMD3(px.x, px.y, px.z) / a, .zero, SIMD3(repeating: 1))
+                var c = elementClamp(SIMD3(px.x, px.y, px.z) / a, .zero, SIMD3(repeating: 1))
                 if eightBitSRGB {
                     let q = (c * 65535 + 0.5)
-                    c = SIMD3(
-                        Float(SRGB.encode8[Int(q.x)]), Float(SRGB.encode8[Int(q.y)]), Float(SRGB.encode8[Int(q.z)])) / 255
+                    c =
+                        SIMD3(
+                            Float(SRGB.encode8[Int(q.x)]), Float(SRGB.encode8[Int(q.y)]), Float(SRGB.encode8[Int(q.z)]))
+                        / 255
                 } else if space == .srgb {
                     c = SIMD3(SRGB.fromLinear(c.x), SRGB.fromLinear(c.y), SRGB.fromLinear(c.z))
                 }
@@ -112,7 +118,7 @@ public struct FloatImage: Sendable {
     }
 }
 
-@inline(__always) func simd_min(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> SIMD3<Float> { pointwiseMin(a, b) }
-@inline(__always) func simd_clamp(_ v: SIMD3<Float>, _ lo: SIMD3<Float>, _ hi: SIMD3<Float>) -> SIMD3<Float> {
+@inline(__always) func elementMin(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> SIMD3<Float> { pointwiseMin(a, b) }
+@inline(__always) func elementClamp(_ v: SIMD3<Float>, _ lo: SIMD3<Float>, _ hi: SIMD3<Float>) -> SIMD3<Float> {
     pointwiseMin(pointwiseMax(v, lo), hi)
 }

@@ -46,8 +46,16 @@ public struct Bleed: Stage {
         var unreached = 0
         let (w, h, t, r) = (image.width, image.height, threshold, radius)
         out.pixels.modify(
-            { p in unreached = p.withUnsafeMutableBufferPointer { Bleed.fill($0, width: w, height: h, threshold: t, radius: r) } },
-            { p in unreached = p.withUnsafeMutableBufferPointer { Bleed.fill($0, width: w, height: h, threshold: t, radius: r) } })
+            { p in
+                unreached = p.withUnsafeMutableBufferPointer {
+                    Bleed.fill($0, width: w, height: h, threshold: t, radius: r)
+                }
+            },
+            { p in
+                unreached = p.withUnsafeMutableBufferPointer {
+                    Bleed.fill($0, width: w, height: h, threshold: t, radius: r)
+                }
+            })
         return (out, unreached)
     }
 

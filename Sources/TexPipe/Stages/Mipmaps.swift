@@ -18,15 +18,19 @@ public struct Mipmaps: Stage {
     public static let summary = "makes the mip chain (premultiplied, linear light, optionally coverage-preserving)"
     public static let parameters: [Parameter] = [
         .integer("minSize", in: 1...65536, default: 1, doc: "stop before a level whose larger side is below this"),
-        Parameter("levels", .integer(1...32), .optional(absentDoc: "down to minSize"), doc: "at most this many levels, level 0 included"),
-        .choice("filter", ResampleFilter.allCases.map(\.rawValue), default: "box", doc: "reconstruction filter"),
-        .choice("colorSpace", ["srgb", "linear"], default: "srgb", doc: "srgb filters in linear light; linear for data maps"),
+        Parameter(
+            "levels", .integer(1...32), .optional(absentDoc: "down to minSize"),
+            doc: "at most this many levels, level 0 included"),
+        ResamplingParameters.filter,
+        ResamplingParameters.colorSpace,
         Parameter(
             "coverage", .number(0...1), .optional(absentDoc: "off"),
             doc: "alpha-test reference whose coverage every level keeps"),
-        .choice("layout", ["files", "strip"], default: "files", doc: "one file per level (_mip{level}) or one strip (_mips)"),
+        .choice(
+            "layout", ["files", "strip"], default: "files", doc: "one file per level (_mip{level}) or one strip (_mips)"
+        ),
         .boolean("bleed", default: false, doc: "bleed every straight-alpha level after filtering"),
-        .choice("edge", ["clamp", "wrap"], default: "clamp", doc: "clamp for sprites, wrap for tiling textures"),
+        ResamplingParameters.edge,
     ]
 
     public enum Layout: String, Sendable { case files, strip }
@@ -68,7 +72,8 @@ public struct Mipmaps: Stage {
 
     public func planned(_ input: Signature) throws -> [Signature] {
         if input.dataDependentSize {
-            throw StageError("needs a known image size, but an earlier stage (such as trim) makes it depend on the pixels")
+            throw StageError(
+                "needs a known image size, but an earlier stage (such as trim) makes it depend on the pixels")
         }
         if bleed { try input.requireAlpha(.straight, for: "mipmaps with \"bleed\": true") }
         guard let w = input.width, let h = input.height else { return [input] }
@@ -163,7 +168,9 @@ extension Image {
 
     static func copy<C>(_ s: [C], _ sw: Int, _ sh: Int, into d: inout [C], _ dw: Int, _ x: Int, _ y: Int) {
         for row in 0..<sh {
-            d.replaceSubrange(((y + row) * dw + x) * 4..<((y + row) * dw + x + sw) * 4, with: s[(row * sw * 4)..<((row + 1) * sw * 4)])
+            d.replaceSubrange(
+                ((y + row) * dw + x) * 4..<((y + row) * dw + x + sw) * 4, with: s[(row * sw * 4)..<((row + 1) * sw * 4)]
+            )
         }
     }
 }

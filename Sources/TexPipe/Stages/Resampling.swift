@@ -52,6 +52,16 @@ public enum ResampleFilter: String, Sendable, CaseIterable {
     }
 }
 
+/// The parameters `mipmaps` and `resize` share, declared once.
+enum ResamplingParameters {
+    static let filter = Parameter.choice(
+        "filter", ResampleFilter.allCases.map(\.rawValue), default: "box", doc: "reconstruction filter")
+    static let colorSpace = Parameter.choice(
+        "colorSpace", ["srgb", "linear"], default: "srgb", doc: "srgb filters in linear light; linear for data maps")
+    static let edge = Parameter.choice(
+        "edge", ["clamp", "wrap"], default: "clamp", doc: "clamp for sprites, wrap for tiling textures")
+}
+
 /// What lies beyond the border: the edge texel repeated (`clamp`, for sprites) or the other
 /// side (`wrap`, for tiling textures).
 public enum EdgeMode: String, Sendable { case clamp, wrap }

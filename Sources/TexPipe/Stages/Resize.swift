@@ -5,12 +5,15 @@ public struct Resize: Stage {
     public static let name = "resize"
     public static let summary = "resizes to width/height or by scale (premultiplied, linear light)"
     public static let parameters: [Parameter] = [
-        Parameter("width", .integer(1...65536), .optional(absentDoc: "from height and the aspect"), doc: "output width, px"),
-        Parameter("height", .integer(1...65536), .optional(absentDoc: "from width and the aspect"), doc: "output height, px"),
-        Parameter("scale", .number(0.0001...64), .optional(absentDoc: "from width/height"), doc: "factor on both sides"),
-        .choice("filter", ResampleFilter.allCases.map(\.rawValue), default: "box", doc: "reconstruction filter"),
-        .choice("colorSpace", ["srgb", "linear"], default: "srgb", doc: "srgb filters in linear light; linear for data maps"),
-        .choice("edge", ["clamp", "wrap"], default: "clamp", doc: "clamp for sprites, wrap for tiling textures"),
+        Parameter(
+            "width", .integer(1...65536), .optional(absentDoc: "from height and the aspect"), doc: "output width, px"),
+        Parameter(
+            "height", .integer(1...65536), .optional(absentDoc: "from width and the aspect"), doc: "output height, px"),
+        Parameter(
+            "scale", .number(0.0001...64), .optional(absentDoc: "from width/height"), doc: "factor on both sides"),
+        ResamplingParameters.filter,
+        ResamplingParameters.colorSpace,
+        ResamplingParameters.edge,
     ]
 
     public var width: Int?
@@ -68,8 +71,10 @@ public struct Resize: Stage {
     public func applied(to image: Image) throws -> [Image] {
         let (w, h) = size(image.width, image.height)
         if w == image.width && h == image.height { return [image] }
-        let resized = FloatImage(image, colorSpace: colorSpace).resampled(width: w, height: h, filter: filter, edge: edge)
-            .image(depth: image.depth, alpha: image.alpha, colorSpace: colorSpace)
+        let resized = FloatImage(image, colorSpace: colorSpace).resampled(
+            width: w, height: h, filter: filter, edge: edge
+        )
+        .image(depth: image.depth, alpha: image.alpha, colorSpace: colorSpace)
         return [image.with(width: w, height: h, pixels: resized.pixels)]
     }
 }
