@@ -30,6 +30,10 @@ struct ConformanceTests {
         "alpha-merge": [("alpha", .string(ConformanceTests.opaqueMapPath))],
         "mipmaps": [("levels", .number(1))],
         "resize": [("width", .number(3))],
+        "rotate": [("degrees", .number(0))],
+        "shadow": [("color", .string("transparent")), ("clip", .bool(true))],
+        "round-corners": [("radius", .number(0))],
+        "extrude": [("pixels", .number(0))],
     ]
 
     /// An opaque gray map of `opaque`'s size, written once for alpha-merge's identity case.
@@ -56,17 +60,10 @@ struct ConformanceTests {
             #expect(!p.doc.isEmpty, "\(name).\(p.name) has a doc line")
             guard case .defaulted(let value) = p.requirement else { continue }
             // The default, written as JSON, passes the same validation as user input.
-            let json: JSON
-            switch value {
-            case .integer(let i): json = .number(Double(i))
-            case .number(let d): json = .number(d)
-            case .boolean(let b): json = .bool(b)
-            case .text(let s): json = .string(s)
-            case .color: json = .string("#000")
-            case .integers(let v): json = .array(v.map { .number(Double($0)) })
-            }
+            let json = value.json
             let decoder = ParameterDecoder(file: "", placeholders: [:], knownNames: [])
-            #expect(decoder.check(json, p.kind) != nil, "\(name).\(p.name) default \(value) is in range")
+            #expect(
+                decoder.check(json, p.kind) == value, "\(name).\(p.name) default \(value) is in range and round-trips")
         }
         // `texpipe stages` prints every parameter from the same table.
         let reference = StageReference.text(for: [type])

@@ -68,6 +68,11 @@ public struct ParameterDecoder {
     }
 
     mutating func resolve(_ raw: JSON, at path: JSONPath, kind: Parameter.Kind) -> Outcome {
+        if case .object(let table) = kind, case .object(let object) = raw {
+            let before = diagnostics.count
+            if let nested = decode(object, at: path, table: table) { return .value(.object(nested.values)) }
+            return diagnostics.count == before ? .pending : .invalid
+        }
         var value = raw
         var fromPlaceholder: String?
         if case .string(let s) = raw, Template.hasPlaceholders(s) {
@@ -97,7 +102,7 @@ public struct ParameterDecoder {
     /// A placeholder's text read as the JSON the parameter expects ("12" → 12).
     static func reinterpret(_ text: String, as kind: Parameter.Kind) -> JSON {
         switch kind {
-        case .integer, .number, .integerChoice:
+        case .integer, .number, .integerChoice, .integerOrList:
             if let d = Double(text), d.isFinite { return .number(d) }
         case .boolean:
             if text == "true" { return .bool(true) }
@@ -136,6 +141,11 @@ public struct ParameterDecoder {
             return Color(parsing: s).map { .color($0) }
         case (.text, .string(let s)):
             return .text(s)
+        case (.integerOrList(let n, let r), .number):
+            guard case .integer(let i)? = check(v, .integer(r)) else { return nil }
+            return .integers(Array(repeating: i, count: n))
+        case (.integerOrList(let n, let r), .array):
+            return check(v, .integers(count: n, r))
         case (.integers(let n, let r), .array(let items)):
             guard items.count == n else { return nil }
             var out: [Int] = []

@@ -96,7 +96,9 @@ public struct FloatImage: Sendable {
                     out[4 * i] = 0; out[4 * i + 1] = 0; out[4 * i + 2] = 0; out[4 * i + 3] = 0
                     continue
                 }
-                var c = elementClamp(SIMD3(px.x, px.y, px.z) / a, .zero, SIMD3(repeating: 1))
+                // The ratio to the unclamped alpha: an overshooting lobe scales color and alpha
+                // together, so the color itself is unchanged.
+                var c = elementClamp(SIMD3(px.x, px.y, px.z) / px.w, .zero, SIMD3(repeating: 1))
                 if eightBitSRGB {
                     let q = (c * 65535 + 0.5)
                     c =

@@ -150,28 +150,36 @@ public struct Mipmaps: Stage {
 }
 
 extension Image {
-    /// This image with `other` (same depth) copied over it at (x, y); `other` must fit.
-    func pasting(_ other: Image, atX x: Int, y: Int) -> Image {
+    /// This image with `other` (same depth) copied over it at (x, y). Without `clipped`, `other`
+    /// must fit; with it, the parts outside are dropped.
+    func pasting(_ other: Image, atX x: Int, y: Int, clipped: Bool = false) -> Image {
+        let x0 = max(0, x)
+        let y0 = max(0, y)
+        let x1 = min(width, x + other.width)
+        let y1 = min(height, y + other.height)
+        precondition(clipped || (x0 == x && y0 == y && x1 == x + other.width && y1 == y + other.height))
+        guard x1 > x0 && y1 > y0 else { return self }
         var out = self
+        let copy = RectCopy(x: x0 - x, y: y0 - y, width: x1 - x0, height: y1 - y0, to: x0, y0)
         switch (out.pixels, other.pixels) {
         case (.rgba8(var d), .rgba8(let s)):
-            Image.copy(s, other.width, other.height, into: &d, width, x, y)
+            s.withUnsafeBufferPointer { s in
+                d.withUnsafeMutableBufferPointer {
+                    copy.run(s, srcWidth: other.width, srcHeight: other.height, $0, width: width, height: height)
+                }
+            }
             out.pixels = .rgba8(d)
         case (.rgba16(var d), .rgba16(let s)):
-            Image.copy(s, other.width, other.height, into: &d, width, x, y)
+            s.withUnsafeBufferPointer { s in
+                d.withUnsafeMutableBufferPointer {
+                    copy.run(s, srcWidth: other.width, srcHeight: other.height, $0, width: width, height: height)
+                }
+            }
             out.pixels = .rgba16(d)
         default:
             preconditionFailure("pasting needs equal depths")
         }
         return out
-    }
-
-    static func copy<C>(_ s: [C], _ sw: Int, _ sh: Int, into d: inout [C], _ dw: Int, _ x: Int, _ y: Int) {
-        for row in 0..<sh {
-            d.replaceSubrange(
-                ((y + row) * dw + x) * 4..<((y + row) * dw + x + sw) * 4, with: s[(row * sw * 4)..<((row + 1) * sw * 4)]
-            )
-        }
     }
 }
 

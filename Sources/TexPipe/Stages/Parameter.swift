@@ -13,6 +13,10 @@ public struct Parameter: Sendable {
         case text
         /// A fixed-length list of integers such as an offset [x, y].
         case integers(count: Int, ClosedRange<Int>)
+        /// One integer for all, or exactly `count` of them (a radius per corner).
+        case integerOrList(count: Int, ClosedRange<Int>)
+        /// A nested object with its own parameter table (`border`, `shadow`).
+        indirect case object([Parameter])
     }
 
     public enum Requirement: Sendable {
@@ -71,6 +75,8 @@ public struct Parameter: Sendable {
         case .color: "a color"
         case .text: "a string"
         case .integers(let n, let r): "an array of \(n) integers in \(Parameter.show(r))"
+        case .integerOrList(let n, let r): "an integer in \(Parameter.show(r)) or an array of \(n) of them"
+        case .object(let table): "an object with " + table.map { "\"\($0.name)\"" }.joined(separator: ", ")
         }
     }
 
@@ -100,6 +106,7 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
     case text(String)
     case color(Color)
     case integers([Int])
+    case object([String: ParameterValue])
 
     public var description: String {
         switch self {
@@ -109,6 +116,23 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
         case .text(let s): "\"\(s)\""
         case .color(let c): c.a == 0 && c == .transparent ? "transparent" : c.description
         case .integers(let v): "[" + v.map(String.init).joined(separator: ", ") + "]"
+        case .object(let o): "{" + o.keys.sorted().map { "\($0): \(o[$0]!)" }.joined(separator: ", ") + "}"
+        }
+    }
+
+    /// The value written as manifest JSON (what a user would type to get it).
+    public var json: JSON {
+        switch self {
+        case .integer(let i): return .number(Double(i))
+        case .number(let d): return .number(d)
+        case .boolean(let b): return .bool(b)
+        case .text(let s): return .string(s)
+        case .color(let c): return .string("rgba(\(c.r * 255), \(c.g * 255), \(c.b * 255), \(c.a))")
+        case .integers(let v): return .array(v.map { .number(Double($0)) })
+        case .object(let o):
+            var obj = JSONObject()
+            for k in o.keys.sorted() { obj.insert(k, o[k]!.json) }
+            return .object(obj)
         }
     }
 
@@ -117,6 +141,8 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .color(let c): "\"rgba(\(c.r),\(c.g),\(c.b),\(c.a))\""
         case .text(let s): JSON.escape(s)
+        case .object(let o):
+            "{" + o.keys.sorted().map { JSON.escape($0) + ":" + o[$0]!.canonical }.joined(separator: ",") + "}"
         default: description.replacingOccurrences(of: " ", with: "")
         }
     }
@@ -169,6 +195,17 @@ public struct Arguments: Sendable {
     }
     public func optionalColor(_ name: String) -> Color? {
         if case .color(let v)? = values[name] { return v }
+        return nil
+    }
+    public func integers(_ name: String) -> [Int] {
+        if case .integers(let v)? = values[name] { return v }
+        preconditionFailure("parameter \(name) is not a decoded integer list")
+    }
+    /// A nested object's arguments, or nil when it was not given.
+    public func object(_ name: String) -> Arguments? {
+        if case .object(let v)? = values[name] {
+            return Arguments(v, path: path.key(name), baseDirectory: baseDirectory)
+        }
         return nil
     }
     public func optionalNumber(_ name: String) -> Double? {

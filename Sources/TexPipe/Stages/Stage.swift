@@ -99,6 +99,10 @@ public enum StageRegistry {
         AlphaMerge.self,
         Mipmaps.self,
         Resize.self,
+        Rotate.self,
+        Shadow.self,
+        RoundCorners.self,
+        Extrude.self,
     ]
 
     public static let names: [String] = all.map { $0.name }
