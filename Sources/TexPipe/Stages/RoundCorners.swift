@@ -77,7 +77,7 @@ public struct RoundCorners: Stage {
     /// Area of [u0, u1] × [v0, v1] (all ≥ 0) inside u² + v² ≤ r², in closed form:
     /// ∫ clamp(√(r² − u²) − v0, 0, v1 − v0) du with F(u) = (u√(r² − u²) + r² asin(u/r)) / 2.
     static func discArea(_ u0: Double, _ u1: Double, _ v0: Double, _ v1: Double, _ r: Double) -> Double {
-        func F(_ u: Double) -> Double {
+        func integral(_ u: Double) -> Double {
             let uu = min(u, r)
             return (uu * max(0, r * r - uu * uu).squareRoot() + r * r * asin(uu / r)) / 2
         }
@@ -87,7 +87,7 @@ public struct RoundCorners: Stage {
         let fullEnd = min(u1, ua)
         if fullEnd > u0 { area += (fullEnd - u0) * (v1 - v0) }
         let a = max(u0, ua), b = min(u1, ub)
-        if b > a { area += F(b) - F(a) - v0 * (b - a) }
+        if b > a { area += integral(b) - integral(a) - v0 * (b - a) }
         return area
     }
 
@@ -107,8 +107,14 @@ public struct RoundCorners: Stage {
         let tint =
             SIMD4<Float>(Float(border.color.r), Float(border.color.g), Float(border.color.b), 1) * Float(border.color.a)
         var pixels = src.pixels
+        // Only pixels near an edge (within the border) or in a corner box can be partly covered.
+        let edge = Int(bw.rounded(.up))
+        let box = Int(max(bw, outer.max() ?? 0).rounded(.up)) + 1
         for y in 0..<image.height {
             for x in 0..<image.width {
+                let nearEdge = x < edge || y < edge || x >= image.width - edge || y >= image.height - edge
+                let inCornerBox = (x < box || x >= image.width - box) && (y < box || y >= image.height - box)
+                if !nearEdge && !inCornerBox { continue }
                 let (px, py) = (Double(x), Double(y))
                 let o = Self.coverage(px, py, px + 1, py + 1, rect: (0, 0, w, h), radii: outer)
                 let i = Self.coverage(px, py, px + 1, py + 1, rect: innerRect, radii: inner)
