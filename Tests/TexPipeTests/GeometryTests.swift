@@ -192,9 +192,8 @@ struct GeometryTests {
                 mass += Double(out.pixel(x, y)[3]) / 255
             }
         }
-        // Hidden under the square: the shadow's part that falls inside it, measured with the
-        // square moved out of the way (a fully transparent image with the same alpha as shadow source).
-        let shadowOnly = try Shadow(offset: (3, 2), blur: 2.5, color: Color(r: 0, g: 0, b: 0, a: 0.6))
+        // The shadow layer on its own: its total alpha is the shape's (100 px) × the color's alpha.
+        let shadowOnly = Shadow(offset: (3, 2), blur: 2.5, color: Color(r: 0, g: 0, b: 0, a: 0.6))
             .shadowField(of: img)
         let total = shadowOnly.reduce(0.0) { $0 + Double($1) }
         #expect(abs(total - 100 * 0.6) < 0.01, "total shadow alpha \(total)")
