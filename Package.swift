@@ -13,7 +13,8 @@ let package = Package(
         .executable(name: "texpipe", targets: ["texpipe"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -25,7 +26,8 @@ let package = Package(
         // The only C code: every call into libpng / libjpeg, with setjmp armed per call.
         .target(name: "CTexPipeShims", dependencies: ["CPNG", "CJPEG"]),
         .target(
-            name: "TexPipe", dependencies: ["CTexPipeShims"],
+            name: "TexPipe",
+            dependencies: ["CTexPipeShims", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         .executableTarget(
             name: "texpipe",

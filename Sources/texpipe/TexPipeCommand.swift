@@ -11,7 +11,7 @@ struct TexPipeCommand: ParsableCommand {
         commandName: "texpipe",
         abstract: "Batch image asset pipeline: runs pipeline.json over folders of PNGs.",
         version: TexPipeVersion.string,
-        subcommands: [Run.self, Validate.self, Stages.self, Inspect.self],
+        subcommands: [Run.self, Validate.self, Stages.self, Inspect.self, Clean.self],
         defaultSubcommand: Run.self)
 
     static func main() {
@@ -61,7 +61,11 @@ struct Run: ParsableCommand {
     @Argument(help: "The manifest.") var manifest: String = "pipeline.json"
     @Option(help: "Jobs in parallel (default: number of cores).") var jobs: Int?
     @Option(name: .customLong("pipeline"), help: "Only this pipeline (repeatable).") var pipelines: [String] = []
-    @Flag(help: "Plan and print what would be written; write nothing.") var dryRun = false
+    @Flag(help: "Plan and print what would be written and why; write nothing.") var dryRun = false
+    @Flag(help: "Run every job, ignoring the cache.") var force = false
+    @Option(help: "Write a JSON report of every job.") var report: String?
+    @Option(help: "Write a JUnit XML report for CI dashboards.") var junit: String?
+    @Option(help: "Write a static HTML report with thumbnails into this folder.") var html: String?
     @Option(help: "Run only shard K of N (1-based), e.g. 2/4.") var shard: String?
     @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Decoder
         .defaultMaxPixels
@@ -96,17 +100,23 @@ struct Run: ParsableCommand {
         if let shard, let (k, n) = Self.parseShard(shard) {
             plan.jobs = plan.jobs.filter { $0.index % n == k - 1 }
         }
+        let cache = Cache(manifestDirectory: plan.manifest.directory)
         if dryRun {
+            var runs = 0
             for job in plan.jobs {
+                let (decision, warnings) = force ? (.forced, []) : Runner.decision(job, in: plan, cache: cache)
+                for w in warnings { Console.err("warning: " + w) }
+                if !decision.isHit { runs += 1 }
+                let what = decision.isHit ? "up to date" : "would write"
                 for out in job.outputs {
                     Console.out(
-                        "would write \(Planner.display(out.path)) from \(job.inputDisplay)"
-                            + (job.variant.map { " (\($0))" } ?? ""))
+                        "\(what) \(Planner.display(out.path)) from \(job.inputDisplay)"
+                            + (job.variant.map { " (\($0))" } ?? "") + (decision.isHit ? "" : " — \(decision)"))
                 }
                 if let failure = job.failure { Console.err("error: \(job.inputDisplay): \(failure)") }
             }
             Console.out(
-                "\(plan.jobs.count) jobs, \(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs; nothing written (--dry-run)"
+                "\(plan.jobs.count) jobs, \(runs) would run, \(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs; nothing written (--dry-run)"
             )
             return
         }
@@ -114,12 +124,57 @@ struct Run: ParsableCommand {
         let console = Console(
             verbosity: quiet ? .quiet : (verbose ? .verbose : .normal),
             progressBar: !noProgress && Console.wantsProgressBar(), total: plan.jobs.count)
+        let start = Date()
         let results = Runner.run(
-            plan, RunOptions(jobs: jobs, maxPixels: maxPixels),
+            plan, RunOptions(jobs: jobs, maxPixels: maxPixels, cache: cache, force: force),
             progress: { console.progress(done: $0, total: $1) },
             finished: { console.finished($0, $1) })
         console.summary(results)
+        let seconds = Date().timeIntervalSince(start)
+        do {
+            if let report {
+                try AtomicWriter.write(try Reports.json(plan, results, seconds: seconds), to: absolute(report))
+            }
+            if let junit { try AtomicWriter.write(Reports.junit(plan, results, seconds: seconds), to: absolute(junit)) }
+            if let html { try Reports.html(plan, results, to: absolute(html)) }
+        } catch {
+            Console.err("error: cannot write the report: \(error)")
+            throw ExitCode(1)
+        }
         if results.contains(where: { $0.status == .failed }) { throw ExitCode(1) }
+    }
+}
+
+/// A path given on the command line, made absolute against the current folder.
+func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+}
+
+struct Clean: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove outputs that no job of the manifest writes any more.")
+
+    @Argument(help: "The manifest.") var manifest: String = "pipeline.json"
+    @Flag(help: "List what would be removed; remove nothing.") var dryRun = false
+
+    func run() throws {
+        let plan: Plan
+        do {
+            plan = try Planner.plan(try Manifest.load(path: manifest))
+        } catch let e as ManifestError {
+            throw fail(e)
+        }
+        let cleaner = Cleaner(plan: plan)
+        let (stale, entries, warnings) = cleaner.scan()
+        for w in warnings { Console.err("warning: " + w) }
+        for item in stale {
+            Console.out(
+                (item.modified ? "kept " : dryRun ? "would remove " : "removed ") + Planner.display(item.path)
+                    + (item.modified ? " (modified since texpipe wrote it)" : ""))
+        }
+        if !dryRun { cleaner.remove(stale, entries: entries) }
+        let n = stale.filter { !$0.modified }.count
+        Console.out("\(n) stale outputs" + (dryRun ? "; nothing removed (--dry-run)" : " removed"))
     }
 }
 

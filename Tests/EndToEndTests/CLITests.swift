@@ -97,7 +97,7 @@ struct CLITests {
         #expect(files.count == 39)
         #expect(files.keys.contains("cards/a-spades.png") && files.keys.contains("thumbs/k-spades.jpg"))
         #expect(r.stdout.contains("[1/39] cards/10-hearts.png -> out/cards/10-hearts.png"))
-        #expect(r.stdout.contains("39 jobs: 39 ok, 0 failed"))
+        #expect(r.stdout.contains("39 jobs: 39 ok (0 up to date), 0 failed"))
     }
 
     @Test func jobsCountNeverChangesABit() throws {
@@ -127,7 +127,7 @@ struct CLITests {
         #expect(r.status == 1)
         #expect(r.stderr == "error: cards/7h.png: not a PNG file (bad signature)\n")
         #expect(w.files(under: "out").count == 13)
-        #expect(r.stdout.contains("14 jobs: 13 ok, 1 failed"))
+        #expect(r.stdout.contains("14 jobs: 13 ok (0 up to date), 1 failed"))
     }
 
     @Test func manifestErrorsExitTwoAndWriteNothing() throws {
@@ -188,8 +188,8 @@ struct CLITests {
         w.manifest(Workspace.cardsManifest)
         let r = try CLI.run(["--dry-run", "--pipeline", "thumbs"], in: w.path)
         #expect(r.status == 0)
-        #expect(r.stdout.contains("would write out/thumbs/a-spades.jpg from cards/a-spades.png"))
-        #expect(r.stdout.contains("13 jobs, 13 outputs; nothing written (--dry-run)"))
+        #expect(r.stdout.contains("would write out/thumbs/a-spades.jpg from cards/a-spades.png — new"))
+        #expect(r.stdout.contains("13 jobs, 13 would run, 13 outputs; nothing written (--dry-run)"))
         #expect(!FileManager.default.fileExists(atPath: w.path + "/out"))
     }
 

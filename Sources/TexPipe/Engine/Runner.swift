@@ -8,7 +8,18 @@ public struct JobResult: Sendable {
     public var status: Status
     /// One line: `Samples/cards/7h.png: not a PNG file (bad signature)`.
     public var error: String?
+    /// The stage that failed (`decode`, `encode` or a stage name) and its own message.
+    public var errorStage: String?
+    public var errorMessage: String?
     public var written: [PlannedOutput] = []
+    /// SHA-256 and size of each output, as written or as recorded by the cache.
+    public var recorded: [Cache.Entry.Output] = []
+    /// True when the cache showed the job up to date and nothing ran.
+    public var cacheHit = false
+    /// Why the job ran (or `up to date`), when a cache was in use.
+    public var decision: Cache.Decision?
+    /// Problems that did not fail the job (a corrupt cache entry discarded).
+    public var warnings: [String] = []
     /// Seconds per stage, in order; decode and encode included.
     public var timings: [(name: String, seconds: Double)] = []
     /// What the stages reported (`bleed: 12 pixels not reached within radius 4`).
@@ -19,10 +30,58 @@ public struct JobResult: Sendable {
 public struct RunOptions: Sendable {
     public var jobs: Int
     public var maxPixels: Int
+    /// The incremental cache; nil runs everything and records nothing.
+    public var cache: Cache?
+    /// Run every job even when the cache says it is up to date (entries are still written).
+    public var force = false
     public static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
-    public init(jobs: Int? = nil, maxPixels: Int = Decoder.defaultMaxPixels) {
+    public init(jobs: Int? = nil, maxPixels: Int = Decoder.defaultMaxPixels, cache: Cache? = nil, force: Bool = false) {
         self.jobs = max(1, jobs ?? RunOptions.cores)
         self.maxPixels = maxPixels
+        self.cache = cache
+        self.force = force
+    }
+}
+
+/// The bytes of every file a job reads, read once: the input for decoding, all of them for the
+/// cache key.
+struct JobInputs {
+    var input: [UInt8]?
+    var inputError: String?
+    var hash: String
+
+    init(_ job: Job) {
+        var files: [(String, [UInt8]?)] = []
+        input = nil
+        inputError = nil
+        for (k, path) in job.reads.enumerated() {
+            switch JobInputs.read(path) {
+            case .success(let bytes):
+                files.append((path, bytes))
+                if k == 0 { input = bytes }
+            case .failure(let message):
+                files.append((path, nil))
+                if k == 0 { inputError = message.description }
+            }
+        }
+        hash = Cache.inputsHash(files.map { (String($0.0), $0.1) })
+    }
+
+    struct ReadError: Error, CustomStringConvertible { var description: String }
+
+    /// A regular file's bytes. Anything else (a folder, a FIFO that would block, a symlink loop)
+    /// is an error, never a hang.
+    static func read(_ path: String) -> Result<[UInt8], ReadError> {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            return .failure(ReadError(description: "cannot read the file (\(AtomicWriter.reason(errno)))"))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(ReadError(description: "not a regular file")) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let code = access(path, R_OK) == 0 ? EIO : errno
+            return .failure(ReadError(description: "cannot read the file (\(AtomicWriter.reason(code)))"))
+        }
+        return .success(Array(data))
     }
 }
 
@@ -53,7 +112,7 @@ public enum Runner {
                     return s.next
                 }
                 guard let i else { return }
-                let result = execute(jobs[i], options)
+                let result = execute(jobs[i], in: plan, options)
                 state.withLock { s in
                     s.results[i] = result
                     s.done += 1
@@ -68,26 +127,49 @@ public enum Runner {
         return state.withLock { $0.results.map { $0! } }
     }
 
-    /// Decode → stages → encode → atomic write, for one job. Never throws: a failure is a result.
-    public static func execute(_ job: Job, _ options: RunOptions) -> JobResult {
+    /// Whether a job would run, and why (for `--dry-run`).
+    public static func decision(_ job: Job, in plan: Plan, cache: Cache) -> (Cache.Decision, [String]) {
+        var warnings: [String] = []
+        let d = cache.decide(job, inputs: JobInputs(job).hash, base: plan.manifest.directory, warnings: &warnings)
+        return (d, warnings)
+    }
+
+    /// Cache check → decode → stages → encode → atomic write → cache entry, for one job.
+    /// Never throws: a failure is a result.
+    public static func execute(_ job: Job, in plan: Plan, _ options: RunOptions) -> JobResult {
         let start = DispatchTime.now().uptimeNanoseconds
         var result = JobResult(index: job.index, status: .ok)
         func elapsed(since t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
-        func fail(_ message: String) -> JobResult {
+        func fail(_ message: String, stage: String? = nil) -> JobResult {
             result.status = .failed
-            result.error = job.inputDisplay + (job.variant.map { " (variant \"\($0)\")" } ?? "") + ": " + message
+            result.errorStage = stage
+            result.errorMessage = message
+            result.error =
+                job.inputDisplay + (job.variant.map { " (variant \"\($0)\")" } ?? "") + ": "
+                + (stage.map { $0 + ": " } ?? "") + message
             result.seconds = elapsed(since: start)
             return result
         }
-        if let failure = job.failure { return fail(failure) }
+        if let failure = job.failure { return fail(failure, stage: job.failureStage) }
         var t = DispatchTime.now().uptimeNanoseconds
-        guard let data = FileManager.default.contents(atPath: job.input) else {
-            return fail(
-                "cannot read the file (" + AtomicWriter.reason(access(job.input, R_OK) == 0 ? EIO : errno) + ")")
+        let inputs = JobInputs(job)
+        let base = plan.manifest.directory
+        if let cache = options.cache {
+            let decision =
+                options.force ? .forced : cache.decide(job, inputs: inputs.hash, base: base, warnings: &result.warnings)
+            result.decision = decision
+            if decision.isHit {
+                result.cacheHit = true
+                result.written = job.outputs
+                result.recorded = cache.entry(for: job, warnings: &result.warnings)?.outputs ?? []
+                result.seconds = elapsed(since: start)
+                return result
+            }
         }
+        guard let data = inputs.input else { return fail(inputs.inputError ?? "cannot read the file") }
         var images: [Image]
         do {
-            var image = try Decoder.decode(Array(data), path: job.input, maxPixels: options.maxPixels)
+            var image = try Decoder.decode(data, path: job.input, maxPixels: options.maxPixels)
             image.alpha = job.inputAlpha
             images = [image]
         } catch {
@@ -102,7 +184,7 @@ public enum Runner {
             do {
                 images = try images.flatMap { try stage.applied(to: $0, context: &context) }
             } catch {
-                return fail("\(name): \(error)")
+                return fail("\(error)", stage: name)
             }
             result.notes += context.notes.map { "\(name): \($0)" }
             result.timings.append((name, elapsed(since: t)))
@@ -116,11 +198,21 @@ public enum Runner {
                 let bytes = output.format == .png ? try Encoder.png(image, job.png) : try Encoder.jpeg(image, job.jpeg)
                 try AtomicWriter.write(bytes, to: output.path)
                 result.written.append(output)
+                result.recorded.append(
+                    .init(
+                        path: String(output.path.dropFirst(base.count + 1)), sha256: Cache.sha256(bytes),
+                        bytes: bytes.count))
             } catch {
                 return fail("\(output.relative): \(error)")
             }
         }
         result.timings.append(("encode", elapsed(since: t)))
+        // Only now, with every output in place, may the cache claim them.
+        do {
+            try options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded)
+        } catch {
+            result.warnings.append("cache entry not written: \(error)")
+        }
         result.seconds = elapsed(since: start)
         return result
     }

@@ -33,6 +33,14 @@ public struct Job: Sendable {
     /// A failure already known at plan time (e.g. a crop outside this input's size):
     /// the job fails with it when run, without stopping the others.
     public var failure: String?
+    public var failureStage: String?
+    /// Stable identity across runs: pipeline, input relative to the manifest, variant.
+    public var id: String
+    /// Every resolved parameter in canonical form (stages, settings, outputs).
+    public var parameters: String
+
+    /// Every file the job reads: the input and what its stages read (alpha maps…).
+    public var reads: [String] { [input] + stages.flatMap(\.reads) }
 }
 
 public struct Plan: Sendable {
@@ -130,20 +138,23 @@ struct PlanBuilder {
             file: manifest.file, placeholders: values, knownNames: [], context: context,
             baseDirectory: manifest.directory)
         var stages: [any Stage] = []
+        // The resolved parameters in canonical form: part of the job's cache key.
+        var canonical: [String] = []
         for s in p.stages where p.valid {
             guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"]) else {
                 continue
             }
+            canonical.append(s.type.name + args.canonical)
             do { stages.append(try s.type.init(args)) } catch { decoder.error(s.path, "\(error)") }
         }
-        let png =
-            p.valid
-            ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters).map(PNGSettings.init)
-            : PNGSettings()
-        let jpeg =
-            p.valid
-            ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters).map(JPEGSettings.init)
-            : JPEGSettings()
+        let pngArgs = p.valid ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters) : nil
+        let jpegArgs = p.valid ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters) : nil
+        let png = p.valid ? pngArgs.map(PNGSettings.init) : PNGSettings()
+        let jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : JPEGSettings()
+        canonical += [
+            "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
+            "inputAlpha " + p.inputAlpha.rawValue,
+        ]
         diagnostics += decoder.diagnostics
         guard decoder.diagnostics.isEmpty, let png, let jpeg else { return }
 
@@ -160,12 +171,14 @@ struct PlanBuilder {
         }
         // The same chain with this input's size: a failure of this job only.
         var failure: String?
+        var failureStage: String?
         var sized = [Signature(width: header?.width, height: header?.height, depth: depth, alpha: p.inputAlpha)]
         for stage in stages {
             do {
                 sized = try sized.flatMap { try stage.planned($0) }
             } catch {
-                failure = "\(type(of: stage).name): \(error)"
+                failure = "\(error)"
+                failureStage = type(of: stage).name
                 sized = unsized
                 break
             }
@@ -189,11 +202,15 @@ struct PlanBuilder {
                 }
             }
         }
+        canonical += outputs.map { "output " + $0.relative }
+        let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
         jobs.append(
             Job(
                 index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
                 variant: variant?.name, stages: stages, outputs: outputs, template: p.output, placeholders: values,
-                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, failure: failure))
+                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, failure: failure, failureStage: failureStage,
+                id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
+                parameters: canonical.joined(separator: "\n")))
     }
 
     /// Checks a rendered template: relative, no `..`, a known extension, under the root.

@@ -49,6 +49,10 @@ public final class Console: Sendable {
 
     public func finished(_ job: Job, _ result: JobResult) {
         if AtomicWriter.isStopped { return }  // interrupted: the handler says so once
+        for w in result.warnings {
+            if bar { Console.err("\r\u{1B}[K", newline: false) }
+            Console.err("warning: " + w)
+        }
         if let error = result.error {
             if bar { Console.err("\r\u{1B}[K", newline: false) }
             Console.err("error: " + error)
@@ -59,6 +63,7 @@ public final class Console: Sendable {
         var line = "[\(job.index + 1)/\(total)] \(job.inputDisplay)"
         if let v = job.variant { line += " (\(v))" }
         line += " -> " + outs
+        if result.cacheHit { line += " (up to date)" }
         if verbosity == .verbose {
             line +=
                 "  "
@@ -72,9 +77,10 @@ public final class Console: Sendable {
     public func summary(_ results: [JobResult]) {
         guard verbosity != .quiet else { return }
         let failed = results.filter { $0.status == .failed }.count
+        let cached = results.filter(\.cacheHit).count
         let s = seconds
         Console.out(
-            "\(results.count) jobs: \(results.count - failed) ok, \(failed) failed in "
+            "\(results.count) jobs: \(results.count - failed) ok (\(cached) up to date), \(failed) failed in "
                 + String(format: "%.2f s (%.1f images/s)", s, s > 0 ? Double(results.count) / s : 0))
     }
 

@@ -21,6 +21,7 @@ public struct AlphaMerge: Stage {
     public init(path: String) { self.path = path }
 
     var shownPath: String { Planner.display(path) }
+    public var reads: [String] { [path] }
 
     public func planned(_ input: Signature) throws -> [Signature] {
         try input.requireAlpha(.straight, for: Self.name)

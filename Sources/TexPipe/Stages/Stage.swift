@@ -66,6 +66,9 @@ public protocol Stage: Sendable {
     /// result (pixels a bleed could not reach, the coverage a mip level achieved).
     /// Stages that need neither implement only `applied(to:)`.
     func applied(to image: Image, context: inout StageContext) throws -> [Image]
+
+    /// Files the stage reads besides the input (absolute paths): part of the job's cache key.
+    var reads: [String] { get }
 }
 
 /// What a running stage may know of its job, and what it may tell it.
@@ -78,6 +81,7 @@ public struct StageContext: Sendable {
 extension Stage {
     public var name: String { Self.name }
     public func planned(_ input: Signature) throws -> [Signature] { [input] }
+    public var reads: [String] { [] }
     public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
         try applied(to: image)
     }
