@@ -21,6 +21,8 @@ typedef struct {
     size_t out_size;
     size_t out_cap;
     int out_failed;
+    // A warning that means the file is damaged or hostile (see on_warning).
+    char damage[160];
 } png_ctx;
 
 static void put_err(char *err, size_t errlen, const char *msg) {
@@ -35,9 +37,16 @@ static void on_error(png_structp png, png_const_charp msg) {
     longjmp(ctx->jump, 1);
 }
 
+// Most warnings (an ancillary chunk's CRC, an unknown sRGB intent) do not fail the decode. Those
+// that mean the pixel data itself is wrong do: palette indices past the palette, and compressed
+// data beyond what the image needs (a zlib bomb). They are recorded and turned into an error once
+// libpng returns, so the longjmp discipline stays the same.
 static void on_warning(png_structp png, png_const_charp msg) {
-    (void)png;
-    (void)msg;  // warnings (e.g. ancillary chunk CRC) do not fail the decode
+    png_ctx *ctx = (png_ctx *)png_get_error_ptr(png);
+    if (ctx->damage[0]) return;
+    if (strstr(msg, "palette index") || strstr(msg, "Too much image data") || strstr(msg, "Extra compressed data")) {
+        snprintf(ctx->damage, sizeof ctx->damage, "%s", msg);
+    }
 }
 
 static void read_bytes(png_structp png, png_bytep dst, png_size_t n) {
@@ -104,6 +113,7 @@ static int png_read(const uint8_t *data, size_t size, uint64_t max_pixels, void 
         return -1;
     }
     png_set_read_fn(png, &ctx, read_bytes);
+    png_set_check_for_invalid_index(png, 1);
     png_read_info(png, pinfo);
     fill_info(png, pinfo, info);
     if (!pixels) {
@@ -125,27 +135,60 @@ static int png_read(const uint8_t *data, size_t size, uint64_t max_pixels, void 
     if (capacity != stride * (size_t)h) png_error(png, "pixel buffer has the wrong size");
 
     int ct = info->png_color_type;
-    if (ct == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-    if (ct == PNG_COLOR_TYPE_GRAY && info->png_bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-    if (info->has_trns) png_set_tRNS_to_alpha(png);
-    if (ct == PNG_COLOR_TYPE_GRAY || ct == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
-    if (!(ct & PNG_COLOR_MASK_ALPHA) && !info->has_trns) {
-        png_set_filler(png, bpc == 2 ? 0xffff : 0xff, PNG_FILLER_AFTER);
-    }
+    // Palette images are read as one index per byte and expanded here, so an index past the
+    // palette is an error rather than a silent black pixel.
+    int palette = ct == PNG_COLOR_TYPE_PALETTE;
+    if (palette) {
+        png_set_packing(png);
+    } else {
+        if (ct == PNG_COLOR_TYPE_GRAY && info->png_bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+        if (info->has_trns) png_set_tRNS_to_alpha(png);
+        if (ct == PNG_COLOR_TYPE_GRAY || ct == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+        if (!(ct & PNG_COLOR_MASK_ALPHA) && !info->has_trns) {
+            png_set_filler(png, bpc == 2 ? 0xffff : 0xff, PNG_FILLER_AFTER);
+        }
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (bpc == 2) png_set_swap(png);
+        if (bpc == 2) png_set_swap(png);
 #endif
+    }
     png_set_interlace_handling(png);
     png_read_update_info(png, pinfo);
-    if (png_get_rowbytes(png, pinfo) != stride) png_error(png, "unexpected row size after expansion");
+    if (png_get_rowbytes(png, pinfo) != (palette ? (size_t)w : stride)) {
+        png_error(png, "unexpected row size after expansion");
+    }
 
     rows = (png_bytep *)malloc(sizeof(png_bytep) * (size_t)h);
     if (!rows) png_error(png, "out of memory");
     for (size_t y = 0; y < h; y++) rows[y] = (png_bytep)pixels + y * stride;
     png_read_image(png, rows);
     png_read_end(png, NULL);
+    if (palette) {
+        png_colorp plte = NULL;
+        int n_plte = 0;
+        png_bytep trns = NULL;
+        int n_trns = 0;
+        png_get_PLTE(png, pinfo, &plte, &n_plte);
+        if (info->has_trns) png_get_tRNS(png, pinfo, &trns, &n_trns, NULL);
+        for (size_t y = 0; y < h; y++) {
+            uint8_t *row = rows[y];
+            // Backwards, so the 4 bytes written at 4x never overwrite an index not yet read.
+            for (size_t x = (size_t)w; x-- > 0;) {
+                int k = row[x];
+                if (k >= n_plte) png_error(png, "palette index out of range");
+                row[4 * x] = plte[k].red;
+                row[4 * x + 1] = plte[k].green;
+                row[4 * x + 2] = plte[k].blue;
+                row[4 * x + 3] = k < n_trns ? trns[k] : 255;
+            }
+        }
+    }
     free(rows);
+    rows = NULL;
     png_destroy_read_struct(&png, &pinfo, NULL);
+    if (ctx.damage[0]) {
+        put_err(err, errlen, ctx.damage);
+        return -1;
+    }
     return 0;
 }
 

@@ -21,10 +21,13 @@ struct CLI {
         var stderr: String
     }
 
-    static func run(_ args: [String], in dir: String, env: [String: String] = ["CI": "true"]) throws -> Output {
+    /// Runs the binary with `args` in `dir`; `wrapper` (e.g. timeout + a shell with ulimit) goes in front.
+    static func run(_ args: [String], in dir: String, env: [String: String] = ["CI": "true"], wrapper: [String] = [])
+        throws -> Output
+    {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
+        p.executableURL = URL(fileURLWithPath: wrapper.first ?? binary)
+        p.arguments = wrapper.isEmpty ? args : Array(wrapper.dropFirst()) + [binary] + args
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
         var environment = ProcessInfo.processInfo.environment
         for (k, v) in env { environment[k] = v }
@@ -226,7 +229,7 @@ struct CLITests {
         #expect(i.stdout.contains("cards/a-spades.png: PNG 72×100, RGBA 8-bit"))
         #expect(i.stdout.contains("likely key color: rgb(0, 128, 0) (4 of 4 corners)"))
         #expect(i.stdout.contains("disguised.png: JPEG 72×100, YCbCr 8-bit (named .png but the signature says JPEG)"))
-        #expect(i.stderr == "error: nope.png: cannot read the file\n")
+        #expect(i.stderr == "error: nope.png: cannot read the file (No such file or directory)\n")
     }
 
     @Test func interruptedRunLeavesNoTemporaryFiles() throws {
@@ -255,5 +258,48 @@ struct CLITests {
         let names = (FileManager.default.enumerator(atPath: w.path + "/out")?.allObjects as? [String]) ?? []
         #expect(!names.contains { $0.contains(".tmp-") })
         if p.terminationReason == .exit { #expect(p.terminationStatus == 143 || p.terminationStatus == 0) }
+    }
+}
+
+@Suite("hostile input", .serialized)
+struct HostileInputTests {
+    @Test func everyHostileFileFailsAloneInBoundedMemory() throws {
+        let w = try Workspace()
+        let hostile = CLI.packageRoot + "/Tests/Fixtures/hostile"
+        let names = try FileManager.default.contentsOfDirectory(atPath: hostile).sorted()
+        #expect(names.count == 15)
+        for name in names {
+            try FileManager.default.copyItem(atPath: hostile + "/" + name, toPath: w.path + "/cards/" + name)
+        }
+        // Made here, not committed: a symlink loop, a FIFO (opening it would block), and a folder
+        // named .png (globs match files only, so it is no job at all).
+        try FileManager.default.createSymbolicLink(atPath: w.path + "/cards/loop.png", withDestinationPath: "loop.png")
+        #expect(mkfifo(w.path + "/cards/fifo.png", 0o644) == 0)
+        try FileManager.default.createDirectory(
+            atPath: w.path + "/cards/folder.png", withIntermediateDirectories: false)
+        w.manifest(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "all", "inputs": ["cards/*.{png,jpg}"], "output": "{file}.png",
+                "stages": [ { "stage": "color-key", "color": "rgb(0,128,0)" } ] } ] }
+            """)
+        // Under a 1.5 GiB address-space limit and a 120 s timeout: bounded memory and time.
+        let r = try CLI.run(
+            ["--max-pixels", "4000000", "--jobs", "2"], in: w.path,
+            wrapper: ["/usr/bin/timeout", "120", "/bin/sh", "-c", "ulimit -v 1572864; exec \"$0\" \"$@\""])
+        #expect(r.status == 1, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        let bad = names.filter { $0.hasSuffix(".png") || $0.hasSuffix(".jpg") } + ["fifo.png", "loop.png"]
+        #expect(lines.count == bad.count, "one line per bad file:\n\(r.stderr)")
+        for name in bad {
+            #expect(lines.filter { $0.hasPrefix("error: cards/\(name): ") }.count == 1, "\(name)")
+        }
+        #expect(lines.contains("error: cards/loop.png: cannot read the file (Too many levels of symbolic links)"))
+        #expect(lines.contains("error: cards/fifo.png: not a regular file"))
+        #expect(lines.contains("error: cards/zlib-bomb.png: IDAT: Too much image data"))
+        #expect(lines.contains("error: cards/palette-index-out-of-range.png: palette index out of range"))
+        // Every good card is written; nothing else, nothing temporary.
+        let written = Set(w.files(under: "out").keys)
+        #expect(written.count == 13 && written.allSatisfy { !$0.contains(".tmp-") })
     }
 }

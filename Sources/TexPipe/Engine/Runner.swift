@@ -55,7 +55,7 @@ struct JobInputs {
         input = nil
         inputError = nil
         for (k, path) in job.reads.enumerated() {
-            switch JobInputs.read(path) {
+            switch FileReader.read(path) {
             case .success(let bytes):
                 files.append((path, bytes))
                 if k == 0 { input = bytes }
@@ -67,22 +67,6 @@ struct JobInputs {
         hash = Cache.inputsHash(files.map { (String($0.0), $0.1) })
     }
 
-    struct ReadError: Error, CustomStringConvertible { var description: String }
-
-    /// A regular file's bytes. Anything else (a folder, a FIFO that would block, a symlink loop)
-    /// is an error, never a hang.
-    static func read(_ path: String) -> Result<[UInt8], ReadError> {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            return .failure(ReadError(description: "cannot read the file (\(AtomicWriter.reason(errno)))"))
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(ReadError(description: "not a regular file")) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let code = access(path, R_OK) == 0 ? EIO : errno
-            return .failure(ReadError(description: "cannot read the file (\(AtomicWriter.reason(code)))"))
-        }
-        return .success(Array(data))
-    }
 }
 
 /// Runs a plan's jobs on `jobs` workers. Results are delivered in plan order, never in

@@ -76,7 +76,9 @@ public struct Glob: Sendable {
         for name in names where Glob.matchSegment(first, name) {
             let path = full + "/" + name
             if rest.count == 1 {
-                if isFile(path) { emit(name, relativeToPrefix) }
+                // A broken or looping symlink named like an input is reported by its job,
+                // not silently skipped.
+                if isFile(path) || isBrokenSymlink(path) { emit(name, relativeToPrefix) }
             } else if isDirectory(path) {
                 walk(
                     base: base, dir: join(dir, name), rest: Array(rest.dropFirst()),
@@ -191,6 +193,11 @@ public struct Glob: Sendable {
     private func isDirectory(_ path: String) -> Bool {
         var isDir: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+
+    private func isBrokenSymlink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK && stat(path, &st) != 0
     }
 
     /// A directory that is not a symlink (for `**`).

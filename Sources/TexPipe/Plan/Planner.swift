@@ -302,6 +302,9 @@ struct PlanBuilder {
     /// The header from the file's first 64 KiB (or the whole file when a JPEG needs more);
     /// nil when unreadable or corrupt — the job then fails when it decodes, with the reason.
     static func readHeader(_ path: String) -> ImageHeader? {
+        // Only regular files: opening a FIFO would block the planner.
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let prefix = try? handle.read(upToCount: 65536) else { return nil }

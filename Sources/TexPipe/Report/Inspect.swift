@@ -4,10 +4,11 @@ internal import Foundation
 public enum Inspector {
     /// A multi-line description of the file, or throws a one-line error.
     public static func describe(path: String, maxPixels: Int = Decoder.defaultMaxPixels) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CodecError("cannot read the file")
+        let bytes: [UInt8]
+        switch FileReader.read(path) {
+        case .success(let b): bytes = b
+        case .failure(let e): throw CodecError(e.description)
         }
-        let bytes = Array(data)
         let h = try Decoder.header(bytes, path: path)
         let image = try Decoder.decode(bytes, path: path, maxPixels: maxPixels)
         var lines: [String] = []

@@ -129,7 +129,7 @@ public enum Reports {
     public static func html(_ plan: Plan, _ results: [JobResult], to dir: String) throws {
         try FileManager.default.createDirectory(atPath: dir + "/thumbs", withIntermediateDirectories: true)
         func thumbnail(_ path: String, _ name: String) -> String? {
-            guard case .success(let bytes) = JobInputs.read(path),
+            guard case .success(let bytes) = FileReader.read(path),
                 let image = try? Decoder.decode(bytes, path: path)
             else { return nil }
             let scale = min(1, 160 / Double(max(image.width, image.height)))

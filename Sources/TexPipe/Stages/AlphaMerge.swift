@@ -26,10 +26,10 @@ public struct AlphaMerge: Stage {
     public func planned(_ input: Signature) throws -> [Signature] {
         try input.requireAlpha(.straight, for: Self.name)
         if let w = input.width, let h = input.height {
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard case .success(let data) = FileReader.read(path) else {
                 throw StageError("cannot read the alpha map \(shownPath)")
             }
-            let header = try Decoder.header(Array(data), path: path)
+            let header = try Decoder.header(data, path: path)
             try checkSize(header.width, header.height, w, h)
         }
         var out = input
@@ -50,12 +50,12 @@ public struct AlphaMerge: Stage {
     }
 
     public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard case .success(let data) = FileReader.read(path) else {
             throw StageError("cannot read the alpha map \(shownPath)")
         }
         var map: Image
         do {
-            map = try Decoder.decode(Array(data), path: path, maxPixels: context.maxPixels)
+            map = try Decoder.decode(data, path: path, maxPixels: context.maxPixels)
         } catch {
             throw StageError("the alpha map \(shownPath): \(error)")
         }
