@@ -128,17 +128,64 @@ struct CodecTests {
     }
 
     @Test(
-        "PNG round trip: every filter and level gives back the exact pixels",
+        "PNG round trip: both writers, every filter and level, give back the exact pixels",
         arguments: ["adaptive", "none", "sub", "up", "average", "paeth"], [8, 16])
     func pngRoundTrip(filter: String, depth: Int) throws {
         let img = Self.randomImage(37, 23, depth: depth, seed: 7)
-        for level in [0, 6, 9] {
-            var s = PNGSettings()
-            s.filter = PNGSettings.Filter(rawValue: filter)!
-            s.level = level
-            let back = try Decoder.decode(Encoder.png(img, s))
-            #expect(back.pixels == img.pixels)
+        for encoder in [PNGSettings.Writer.texpipe, .libpng] {
+            for level in encoder == .texpipe ? [0, 1, 6, 12] : [0, 6, 9] {
+                var s = PNGSettings()
+                s.filter = PNGSettings.Filter(rawValue: filter)!
+                s.level = level
+                s.encoder = encoder
+                let back = try Decoder.decode(Encoder.png(img, s))
+                #expect(back.pixels == img.pixels, "\(encoder) level \(level)")
+            }
         }
+    }
+
+    /// pngcheck (an independent validator) accepts every color type and depth texpipe's writer
+    /// makes, and libpng decodes each to the exact pixels.
+    @Test func texpipeWriterPassesPngcheck() throws {
+        let t = TempDir()
+        var images: [(String, Image, PNGSettings)] = []
+        var auto = PNGSettings()
+        auto.color = .auto
+        for depth in [8, 16] {
+            images.append(("rgba\(depth)", Self.randomImage(19, 7, depth: depth, seed: 21), PNGSettings()))
+            images.append(("rgb\(depth)", Self.randomImage(19, 7, depth: depth, seed: 22, opaque: true), auto))
+            images.append(
+                ("gray\(depth)", Self.randomImage(19, 7, depth: depth, seed: 23, opaque: true, gray: true), auto))
+            images.append(("graya\(depth)", Self.randomImage(19, 7, depth: depth, seed: 24, gray: true), auto))
+        }
+        let pal = image8(
+            3, 2, [[1, 2, 3, 255], [9, 9, 9, 0], [1, 2, 3, 255], [200, 0, 0, 128], [1, 2, 3, 255], [9, 9, 9, 0]])
+        images.append(("palette", pal, auto))
+        let pngcheck = try #require(
+            ["/usr/bin/pngcheck", "/usr/local/bin/pngcheck"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "pngcheck is needed (Scripts/test installs it)")
+        for (name, img, settings) in images {
+            let bytes = try Encoder.png(img, settings)
+            #expect(try Decoder.decode(bytes).pixels == img.pixels, "\(name)")
+            t.write(name + ".png", bytes)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: pngcheck)
+            p.arguments = ["-q", t.path + "/" + name + ".png"]
+            p.standardOutput = Pipe()
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "pngcheck rejects \(name)")
+        }
+    }
+
+    @Test func libpngEncoderRefusesLibdeflateLevels() throws {
+        var object = JSONObject()
+        object.insert("encoder", .string("libpng"))
+        object.insert("level", .number(11))
+        var d = ParameterDecoder(file: "", placeholders: [:], knownNames: [])
+        let decoded = d.decode(object, at: .root, table: PNGSettings.parameters)
+        let args = try #require(decoded)
+        #expect(throws: StageError.self) { try PNGSettings(args) }
     }
 
     @Test func autoColorPicksTheSmallestLosslessType() throws {

@@ -3,10 +3,14 @@ internal import CTexPipeShims
 /// The pipeline's `png` settings, declared as data like a stage's parameters. SPEC §2.
 public struct PNGSettings: Sendable, Hashable {
     public static let parameters: [Parameter] = [
-        .integer("level", in: 0...9, default: 6, doc: "zlib compression level"),
+        .integer(
+            "level", in: 0...12, default: 6, doc: "compression level: 0…12 (libdeflate), 0…9 with the libpng encoder"),
         .choice(
             "filter", ["adaptive", "none", "sub", "up", "average", "paeth"], default: "adaptive",
             doc: "row filter; adaptive picks per row"),
+        .choice(
+            "encoder", ["texpipe", "libpng"], default: "texpipe",
+            doc: "texpipe's writer over libdeflate, or libpng's (the reference)"),
         .choice(
             "color", ["rgba", "auto"], default: "rgba",
             doc: "rgba (RGB or gray where a stage makes those), or auto: the smallest lossless color type"),
@@ -18,15 +22,22 @@ public struct PNGSettings: Sendable, Hashable {
     public enum Filter: String, Sendable { case adaptive, none, sub, up, average, paeth }
     public enum ColorMode: String, Sendable { case rgba, auto }
 
+    public enum Writer: String, Sendable { case texpipe, libpng }
+
     public var level = 6
+    public var encoder = Writer.texpipe
     public var filter = Filter.adaptive
     public var color = ColorMode.rgba
     public var depth: Int?
 
     public init() {}
 
-    public init(_ a: Arguments) {
+    public init(_ a: Arguments) throws {
         level = a.integer("level")
+        encoder = a.choice("encoder", as: Writer.self)
+        if encoder == .libpng && level > 9 {
+            throw StageError("the libpng encoder takes levels 0…9; 10…12 need \"encoder\": \"texpipe\"")
+        }
         filter = a.choice("filter", as: Filter.self)
         color = a.choice("color", as: ColorMode.self)
         depth = a.optionalInteger("depth")
@@ -102,6 +113,22 @@ public enum Encoder {
         }
         let samples: [C] = type == .palette ? [] : pack(p, type, image)
         let rowSamples = image.width * type.channels
+        if settings.encoder == .texpipe {
+            if type == .palette {
+                return try indices.withUnsafeBytes { b in
+                    try PNGWriter.encode(
+                        samples: b, width: image.width, height: image.height, rowBytes: image.width, colorType: 3,
+                        bitDepth: 8, channels: 1, level: settings.level, filter: settings.filter, palette: palette,
+                        trns: trns)
+                }
+            }
+            return try samples.withUnsafeBytes { b in
+                try PNGWriter.encode(
+                    samples: b, width: image.width, height: image.height, rowBytes: rowSamples * MemoryLayout<C>.size,
+                    colorType: Int(type.rawValue), bitDepth: C.bitWidth, channels: type.channels, level: settings.level,
+                    filter: settings.filter)
+            }
+        }
         var params = tp_png_params()
         params.color_type = type.rawValue
         params.bit_depth = Int32(C.bitWidth)

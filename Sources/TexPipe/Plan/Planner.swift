@@ -149,7 +149,12 @@ struct PlanBuilder {
         }
         let pngArgs = p.valid ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters) : nil
         let jpegArgs = p.valid ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters) : nil
-        let png = p.valid ? pngArgs.map(PNGSettings.init) : PNGSettings()
+        var png: PNGSettings? = PNGSettings()
+        if p.valid {
+            do { png = try pngArgs.map(PNGSettings.init) } catch {
+                decoder.error(p.path.key("png").key("level"), "\(error)")
+            }
+        }
         let jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : JPEGSettings()
         canonical += [
             "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
