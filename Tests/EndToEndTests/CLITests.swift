@@ -303,3 +303,26 @@ struct HostileInputTests {
         #expect(written.count == 13 && written.allSatisfy { !$0.contains(".tmp-") })
     }
 }
+
+@Suite("the sample manifest")
+struct SampleManifestTests {
+    @Test func pipelineJSONExercisesEveryStageAndValidates() throws {
+        let data = try #require(FileManager.default.contents(atPath: CLI.packageRoot + "/pipeline.json"))
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let pipelines = try #require(json["pipelines"] as? [[String: Any]])
+        var used = Set<String>()
+        for p in pipelines {
+            for s in (p["stages"] as? [[String: Any]]) ?? [] { used.insert(s["stage"] as! String) }
+        }
+        let stages = try CLI.run(["stages"], in: CLI.packageRoot)
+        let registered = Set(
+            stages.stdout.split(separator: "\n").compactMap { line -> String? in
+                guard let r = line.range(of: " — "), !line.hasPrefix(" ") else { return nil }
+                return String(line[..<r.lowerBound])
+            })
+        #expect(registered.count == 17)
+        #expect(
+            registered.subtracting(used).isEmpty, "stages pipeline.json never uses: \(registered.subtracting(used))")
+        #expect(try CLI.run(["validate", "pipeline.json"], in: CLI.packageRoot).status == 0)
+    }
+}

@@ -189,7 +189,7 @@ struct CacheAndReportTests {
 
     @Test func reportsValidateParseAndRender() throws {
         let c = try CacheWorkspace()
-        _ = try FileManager.default.createFile(atPath: c.path + "/cards/bad.png", contents: Data("nope".utf8))
+        _ = FileManager.default.createFile(atPath: c.path + "/cards/bad.png", contents: Data("nope".utf8))
         let r = try CLI.run(
             ["--quiet", "--report", "report.json", "--junit", "junit.xml", "--html", "html"], in: c.path)
         #expect(r.status == 1)
