@@ -283,12 +283,21 @@ struct HostileInputTests {
               { "name": "all", "inputs": ["cards/*.{png,jpg}"], "output": "{file}.png",
                 "stages": [ { "stage": "color-key", "color": "rgb(0,128,0)" } ] } ] }
             """)
-        // Under a 1.5 GiB address-space limit and a 120 s timeout: bounded memory and time.
+        // Under a 1.5 GiB address-space limit and a 120 s timeout, peak RSS measured by GNU time:
+        // bounded memory and time.
         let r = try CLI.run(
             ["--max-pixels", "4000000", "--jobs", "2"], in: w.path,
-            wrapper: ["/usr/bin/timeout", "120", "/bin/sh", "-c", "ulimit -v 1572864; exec \"$0\" \"$@\""])
+            wrapper: [
+                "/usr/bin/time", "-f", "peak-rss-kib %M", "/usr/bin/timeout", "120", "/bin/sh", "-c",
+                "ulimit -v 1572864; exec \"$0\" \"$@\"",
+            ])
         #expect(r.status == 1, "\(r.stderr)")
-        let lines = r.stderr.split(separator: "\n").map(String.init)
+        var lines = r.stderr.split(separator: "\n").map(String.init)
+        let rssLine = try #require(lines.last { $0.hasPrefix("peak-rss-kib ") })
+        lines.removeAll { $0.hasPrefix("peak-rss-kib ") || $0.hasPrefix("Command exited") }
+        let peakKiB = try #require(Int(rssLine.dropFirst("peak-rss-kib ".count)))
+        // --max-pixels × 8 bytes plus a fixed 128 MiB for the runtime and two jobs' buffers.
+        #expect(peakKiB < (4_000_000 * 8) / 1024 + 128 * 1024, "peak RSS \(peakKiB) KiB")
         let bad = names.filter { $0.hasSuffix(".png") || $0.hasSuffix(".jpg") } + ["fifo.png", "loop.png"]
         #expect(lines.count == bad.count, "one line per bad file:\n\(r.stderr)")
         for name in bad {
