@@ -85,6 +85,16 @@ extension Image {
     }
 }
 
+/// Copies the RGBA pixel starting at source index `s` to destination index `d`: the move of every
+/// pixel-shuffling kernel (flip, quarter turns, extrude).
+@inline(__always)
+func copyPixel<C>(_ src: UnsafeBufferPointer<C>, _ s: Int, to dst: UnsafeMutableBufferPointer<C>, _ d: Int) {
+    dst[d] = src[s]
+    dst[d + 1] = src[s + 1]
+    dst[d + 2] = src[s + 2]
+    dst[d + 3] = src[s + 3]
+}
+
 /// Copies the rectangle (x, y, width, height) of the source to (dx, dy) of the
 /// destination, row by row. The shared move of crop, pad, extrude and trim.
 public struct RectCopy: CopyKernel {

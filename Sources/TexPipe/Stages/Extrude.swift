@@ -37,7 +37,7 @@ public struct Extrude: Stage {
                     let sx = min(max(x - n, 0), w - 1)
                     let s = (sy * w + sx) * 4
                     let d = (y * width + x) * 4
-                    dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = src[s + 3]
+                    copyPixel(src, s, to: dst, d)
                 }
             }
         }

@@ -37,7 +37,7 @@ public struct Flip: Stage {
                 for x in 0..<w {
                     let s = srow + (w - 1 - x) * 4
                     let d = drow + x * 4
-                    dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = src[s + 3]
+                    copyPixel(src, s, to: dst, d)
                 }
             }
         }

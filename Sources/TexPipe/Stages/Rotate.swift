@@ -115,7 +115,7 @@ public struct Rotate: Stage {
                     }
                     let s = (y * w + x) * 4
                     let d = (dy * width + dx) * 4
-                    dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = src[s + 3]
+                    copyPixel(src, s, to: dst, d)
                 }
             }
         }
