@@ -87,18 +87,21 @@ public final class Cache: Sendable {
     public static var versionHash: String { sha256("texpipe " + TexPipeVersion.string) }
 
     /// Whether the job must run: compares its identity hashes, then the recorded outputs on disk.
-    public func decide(_ job: Job, inputs: String, base: String, warnings: inout [String]) -> Decision {
-        guard let e = entry(for: job, warnings: &warnings) else { return .new }
-        if e.version != Cache.versionHash { return .versionChanged }
-        if e.parameters != Cache.sha256(job.parameters) { return .parametersChanged }
-        if e.inputs != inputs { return .inputChanged }
+    /// Also hands back the entry it read, so a hit needs no second read.
+    public func decide(_ job: Job, inputs: String, base: String, warnings: inout [String]) -> (
+        decision: Decision, entry: Entry?
+    ) {
+        guard let e = entry(for: job, warnings: &warnings) else { return (.new, nil) }
+        if e.version != Cache.versionHash { return (.versionChanged, e) }
+        if e.parameters != Cache.sha256(job.parameters) { return (.parametersChanged, e) }
+        if e.inputs != inputs { return (.inputChanged, e) }
         for out in job.outputs {
             let rel = String(out.path.dropFirst(base.count + 1))
-            guard let rec = e.outputs.first(where: { $0.path == rel }) else { return .parametersChanged }
-            guard let data = FileManager.default.contents(atPath: out.path) else { return .outputMissing(rel) }
-            if data.count != rec.bytes || Cache.sha256(data) != rec.sha256 { return .outputModified(rel) }
+            guard let rec = e.outputs.first(where: { $0.path == rel }) else { return (.parametersChanged, e) }
+            guard let data = FileManager.default.contents(atPath: out.path) else { return (.outputMissing(rel), e) }
+            if data.count != rec.bytes || Cache.sha256(data) != rec.sha256 { return (.outputModified(rel), e) }
         }
-        return .hit
+        return (.hit, e)
     }
 
     /// Records a completed job. Called only after every output is in place.

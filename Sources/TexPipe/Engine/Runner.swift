@@ -115,7 +115,7 @@ public enum Runner {
     public static func decision(_ job: Job, in plan: Plan, cache: Cache) -> (Cache.Decision, [String]) {
         var warnings: [String] = []
         let d = cache.decide(job, inputs: JobInputs(job).hash, base: plan.manifest.directory, warnings: &warnings)
-        return (d, warnings)
+        return (d.decision, warnings)
     }
 
     /// Cache check → decode → stages → encode → atomic write → cache entry, for one job.
@@ -139,13 +139,14 @@ public enum Runner {
         let inputs = JobInputs(job)
         let base = plan.manifest.directory
         if let cache = options.cache {
-            let decision =
-                options.force ? .forced : cache.decide(job, inputs: inputs.hash, base: base, warnings: &result.warnings)
+            let (decision, entry) =
+                options.force
+                ? (.forced, nil) : cache.decide(job, inputs: inputs.hash, base: base, warnings: &result.warnings)
             result.decision = decision
-            if decision.isHit {
+            if decision.isHit, let entry {
                 result.cacheHit = true
                 result.written = job.outputs
-                result.recorded = cache.entry(for: job, warnings: &result.warnings)?.outputs ?? []
+                result.recorded = entry.outputs
                 result.seconds = elapsed(since: start)
                 return result
             }
