@@ -74,19 +74,17 @@ public struct Bleed: Stage {
         }
         if filledCount == n { return 0 }
         var ring: [Int32] = []
-        func enqueueNeighbours(of i: Int) {
+        /// The in-bounds 3×3 block around pixel i (the pixel itself included; callers skip it).
+        @inline(__always) func block(_ i: Int) -> (x: Int, y: Int, xs: ClosedRange<Int>, ys: ClosedRange<Int>) {
             let (x, y) = (i % w, i / w)
-            for dy in -1...1 {
-                let yy = y + dy
-                if yy < 0 || yy >= h { continue }
-                for dx in -1...1 {
-                    let xx = x + dx
-                    if xx < 0 || xx >= w || (dx == 0 && dy == 0) { continue }
-                    let j = yy * w + xx
-                    if state[j] == 0 {
-                        state[j] = 2
-                        ring.append(Int32(j))
-                    }
+            return (x, y, max(0, x - 1)...min(w - 1, x + 1), max(0, y - 1)...min(h - 1, y + 1))
+        }
+        func enqueueNeighbours(of i: Int) {
+            let b = block(i)
+            for yy in b.ys {
+                for xx in b.xs where (xx != b.x || yy != b.y) && state[yy * w + xx] == 0 {
+                    state[yy * w + xx] = 2
+                    ring.append(Int32(yy * w + xx))
                 }
             }
         }
@@ -102,23 +100,17 @@ public struct Bleed: Stage {
             rings += 1
             values.removeAll(keepingCapacity: true)
             for r in ring {
-                let i = Int(r)
-                let (x, y) = (i % w, i / w)
+                let b = block(Int(r))
                 var sum = (0, 0, 0)
                 var count = 0
-                for dy in -1...1 {
-                    let yy = y + dy
-                    if yy < 0 || yy >= h { continue }
-                    for dx in -1...1 {
-                        let xx = x + dx
-                        if xx < 0 || xx >= w || (dx == 0 && dy == 0) { continue }
-                        let j = yy * w + xx
-                        if state[j] == 1 {
-                            sum.0 += Int(p[j * 4])
-                            sum.1 += Int(p[j * 4 + 1])
-                            sum.2 += Int(p[j * 4 + 2])
-                            count += 1
-                        }
+                for yy in b.ys {
+                    for xx in b.xs where state[yy * w + xx] == 1 {
+                        // The pixel itself is unfilled (it is in the ring), so it never counts.
+                        let j = (yy * w + xx) * 4
+                        sum.0 += Int(p[j])
+                        sum.1 += Int(p[j + 1])
+                        sum.2 += Int(p[j + 2])
+                        count += 1
                     }
                 }
                 values.append(C(truncatingIfNeeded: Rounding.divRound(sum.0, count)))
