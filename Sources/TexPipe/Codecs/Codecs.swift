@@ -147,7 +147,14 @@ public enum Decoder {
     }
 
     static func message(_ err: [CChar]) -> String {
-        let s = String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let s = String(nullTerminated: err)
         return s.isEmpty ? "unknown decoder error" : s
+    }
+}
+
+extension String {
+    /// The text of a NUL-terminated C buffer (a shim's message, mkstemp's file name).
+    init(nullTerminated chars: [CChar]) {
+        self.init(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -25,14 +25,14 @@ public enum AtomicWriter {
         let fd: Int32 = inFlight.withLock { state in
             if state.stopped { return -2 }
             let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            if fd >= 0 { state.paths.insert(cString(template)) }
+            if fd >= 0 { state.paths.insert(String(nullTerminated: template)) }
             return fd
         }
         if fd == -2 { throw WriteError(description: "stopped") }
         guard fd >= 0 else {
             throw WriteError(description: "cannot write in \(Planner.display(dir)): \(reason(errno))")
         }
-        let temp = cString(template)
+        let temp = String(nullTerminated: template)
         defer { _ = inFlight.withLock { $0.paths.remove(temp) } }
         var ok = fchmod(fd, 0o644) == 0
         var written = 0
@@ -73,8 +73,4 @@ public enum AtomicWriter {
     public static var isStopped: Bool { inFlight.withLock { $0.stopped } }
 
     static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
-
-    static func cString(_ chars: [CChar]) -> String {
-        String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

@@ -21,17 +21,6 @@ public indirect enum JSON: Sendable, Equatable {
         }
     }
 
-    public var kindName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
-
     /// Integers without a fraction, others in Swift's shortest round-trip form.
     public static func format(_ n: Double) -> String {
         if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }

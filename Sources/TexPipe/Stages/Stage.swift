@@ -28,11 +28,6 @@ public struct Signature: Sendable, Hashable {
         labels = image.labels
         lossless = image.lossless
     }
-
-    public var sizeText: String {
-        guard let width, let height else { return "unknown size" }
-        return "\(width)×\(height)"
-    }
 }
 
 /// A stage's own error: the engine prefixes the input file and stage name.
