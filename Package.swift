@@ -27,8 +27,15 @@ let package = Package(
         .systemLibrary(
             name: "CDeflate", pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]),
-        // The only C code: every call into libpng / libjpeg, with setjmp armed per call.
-        .target(name: "CTexPipeShims", dependencies: ["CPNG", "CJPEG"]),
+        // Text layers: FreeType renders, fontconfig finds fonts by name.
+        .systemLibrary(
+            name: "CFreeType", pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(
+            name: "CFontconfig", pkgConfig: "fontconfig",
+            providers: [.apt(["libfontconfig-dev"])]),
+        // The only C code: every call into libpng / libjpeg / FreeType / fontconfig, with setjmp armed per call.
+        .target(name: "CTexPipeShims", dependencies: ["CPNG", "CJPEG", "CFreeType", "CFontconfig"]),
         .target(
             name: "TexPipe",
             dependencies: ["CTexPipeShims", "CDeflate", .product(name: "Crypto", package: "swift-crypto")],

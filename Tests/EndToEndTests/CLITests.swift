@@ -329,7 +329,7 @@ struct SampleManifestTests {
                 guard let r = line.range(of: " — "), !line.hasPrefix(" ") else { return nil }
                 return String(line[..<r.lowerBound])
             })
-        #expect(registered.count == 17)
+        #expect(registered.count == 19)
         #expect(
             registered.subtracting(used).isEmpty, "stages pipeline.json never uses: \(registered.subtracting(used))")
         #expect(try CLI.run(["validate", "pipeline.json"], in: CLI.packageRoot).status == 0)

@@ -34,7 +34,15 @@ struct ConformanceTests {
         "shadow": [("color", .string("transparent")), ("clip", .bool(true))],
         "round-corners": [("radius", .number(0))],
         "extrude": [("pixels", .number(0))],
+        "composite": [("layers", .array([.object(ConformanceTests.object([("color", .string("transparent"))]))]))],
+        "adjust": [("hue", .number(360))],
     ]
+
+    static func object(_ pairs: [(String, JSON)]) -> JSONObject {
+        var o = JSONObject()
+        for (k, v) in pairs { o.insert(k, v) }
+        return o
+    }
 
     /// An opaque gray map of `opaque`'s size, written once for alpha-merge's identity case.
     static let opaqueMapPath: String = {

@@ -65,4 +65,26 @@ int tp_jpeg_encode(const uint8_t *samples, uint32_t width, uint32_t height, size
 
 void tp_free(void *p);
 
+// --- Text (FreeType + fontconfig). No longjmp here: both report by return codes. ---
+
+// Resolves a fontconfig pattern ("DejaVu Sans:bold") to a font file. Returns -1 with a message
+// when fontconfig could only offer a fallback of another family (the font is not installed).
+// Serialised internally: fontconfig's configuration is process-wide.
+int tp_font_find(const char *pattern, char *path, size_t pathlen, int *face_index,
+                 char *family, size_t familylen, char *err, size_t errlen);
+
+typedef struct {
+    int32_t width, height;  // of both coverage bitmaps
+    int32_t left, top;      // the bitmaps' top-left corner relative to the pen's start on the
+                            // baseline, in pixels, y down
+    uint8_t *fill;          // width * height coverage 0...255 (free with tp_free)
+    uint8_t *outline;       // the same for the outline ring + fill, or NULL without an outline
+} tp_text_bitmap;
+
+// Lays out UTF-8 `text` in one line with the font's advances and kerning at `size_px` pixels
+// per em (unhinted, fractional pen positions) and renders anti-aliased coverage. With
+// outline_px > 0 also renders each glyph's outside border stroked outline_px wide.
+int tp_text_render(const char *font_path, int face_index, double size_px, const char *text,
+                   double outline_px, tp_text_bitmap *out, char *err, size_t errlen);
+
 #endif

@@ -73,6 +73,27 @@ public struct ParameterDecoder {
             if let nested = decode(object, at: path, table: table) { return .value(.object(nested.values)) }
             return diagnostics.count == before ? .pending : .invalid
         }
+        if case .objects(let table) = kind {
+            guard case .array(let items) = raw, !items.isEmpty else {
+                error(path, Say.expected("a non-empty array of objects", found: raw))
+                return .invalid
+            }
+            var out: [ParameterValue] = []
+            var outcome = Outcome.value(.list([]))
+            for (i, item) in items.enumerated() {
+                switch resolve(item, at: path.index(i), kind: .object(table)) {
+                case .value(let v): out.append(v)
+                case .pending: if case .value = outcome { outcome = .pending }
+                case .invalid: outcome = .invalid
+                }
+            }
+            if case .value = outcome { return .value(.list(out)) }
+            return outcome
+        }
+        if case .object = kind {
+            error(path, Say.expected("an object", found: raw))
+            return .invalid
+        }
         var value = raw
         var fromPlaceholder: String?
         if case .string(let s) = raw, Template.hasPlaceholders(s) {

@@ -22,6 +22,7 @@ public struct Color: Sendable, Hashable, CustomStringConvertible {
 
     public static let transparent = Color(r: 0, g: 0, b: 0, a: 0)
     public static let white = Color(r: 1, g: 1, b: 1)
+    public static let black = Color(r: 0, g: 0, b: 0)
 
     /// The four channels at a bit depth's maximum (255 or 65535), rounded half up,
     /// as stored in a straight (or, with `premultiplied`, premultiplied) image.

@@ -72,11 +72,22 @@ public enum StageReference {
         types.map { t in
             var s = "\(t.name) — \(t.summary)"
             if t.parameters.isEmpty { s += "\n  (no parameters)" }
-            for p in t.parameters {
-                s += "\n  \(p.name): \(p.expected); \(p.defaultDescription). \(p.doc)"
-            }
+            s += lines(t.parameters, indent: "  ")
             return s
         }.joined(separator: "\n\n")
+    }
+
+    /// One line per parameter; a nested table (`layers`, `outline`) is listed below its key.
+    static func lines(_ table: [Parameter], indent: String) -> String {
+        var s = ""
+        for p in table {
+            s += "\n\(indent)\(p.name): \(p.expected); \(p.defaultDescription). \(p.doc)"
+            switch p.kind {
+            case .object(let nested), .objects(let nested): s += lines(nested, indent: indent + "  ")
+            default: break
+            }
+        }
+        return s
     }
 
     public static func settingsText() -> String {

@@ -17,6 +17,8 @@ public struct Parameter: Sendable {
         case integerOrList(count: Int, ClosedRange<Int>)
         /// A nested object with its own parameter table (`border`, `shadow`).
         indirect case object([Parameter])
+        /// A non-empty array of such objects (`layers`), each decoded against the table.
+        indirect case objects([Parameter])
     }
 
     public enum Requirement: Sendable {
@@ -77,6 +79,7 @@ public struct Parameter: Sendable {
         case .integers(let n, let r): "an array of \(n) integers in \(Parameter.show(r))"
         case .integerOrList(let n, let r): "an integer in \(Parameter.show(r)) or an array of \(n) of them"
         case .object(let table): "an object with " + table.map { "\"\($0.name)\"" }.joined(separator: ", ")
+        case .objects: "a non-empty array of objects"
         }
     }
 
@@ -107,6 +110,7 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
     case color(Color)
     case integers([Int])
     case object([String: ParameterValue])
+    case list([ParameterValue])
 
     public var description: String {
         switch self {
@@ -117,6 +121,7 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
         case .color(let c): c.a == 0 && c == .transparent ? "transparent" : c.description
         case .integers(let v): "[" + v.map(String.init).joined(separator: ", ") + "]"
         case .object(let o): "{" + o.keys.sorted().map { "\($0): \(o[$0]!)" }.joined(separator: ", ") + "}"
+        case .list(let v): "[" + v.map(\.description).joined(separator: ", ") + "]"
         }
     }
 
@@ -133,6 +138,7 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
             var obj = JSONObject()
             for k in o.keys.sorted() { obj.insert(k, o[k]!.json) }
             return .object(obj)
+        case .list(let v): return .array(v.map(\.json))
         }
     }
 
@@ -143,6 +149,7 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
         case .text(let s): JSON.escape(s)
         case .object(let o):
             "{" + o.keys.sorted().map { JSON.escape($0) + ":" + o[$0]!.canonical }.joined(separator: ",") + "}"
+        case .list(let v): "[" + v.map(\.canonical).joined(separator: ",") + "]"
         default: description.replacingOccurrences(of: " ", with: "")
         }
     }
@@ -206,6 +213,18 @@ public struct Arguments: Sendable {
         if case .object(let v)? = values[name] {
             return Arguments(v, path: path.key(name), baseDirectory: baseDirectory)
         }
+        return nil
+    }
+    /// An array of nested objects' arguments (`layers`), each with its own JSON path.
+    public func objects(_ name: String) -> [Arguments] {
+        guard case .list(let items)? = values[name] else { return [] }
+        return items.enumerated().map { i, item in
+            guard case .object(let v) = item else { preconditionFailure("\(name)[\(i)] is not a decoded object") }
+            return Arguments(v, path: path.key(name).index(i), baseDirectory: baseDirectory)
+        }
+    }
+    public func optionalText(_ name: String) -> String? {
+        if case .text(let v)? = values[name] { return v }
         return nil
     }
     public func optionalNumber(_ name: String) -> Double? {

@@ -102,6 +102,8 @@ public enum StageRegistry {
         Shadow.self,
         RoundCorners.self,
         Extrude.self,
+        Composite.self,
+        Adjust.self,
     ]
 
     public static let names: [String] = all.map { $0.name }
