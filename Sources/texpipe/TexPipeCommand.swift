@@ -97,6 +97,7 @@ struct Run: ParsableCommand {
         } catch let e as ManifestError {
             throw fail(e)
         }
+        for w in plan.warnings { Console.err(w.description) }
         if let shard, let (k, n) = Self.parseShard(shard) {
             plan.jobs = plan.jobs.filter { $0.index % n == k - 1 }
         }
@@ -187,6 +188,7 @@ struct Validate: ParsableCommand {
     func run() throws {
         do {
             let plan = try Planner.plan(try Manifest.load(path: manifest))
+            for w in plan.warnings { Console.err(w.description) }
             let failing = plan.jobs.filter { $0.failure != nil }
             for job in failing { Console.err("warning: \(job.inputDisplay): \(job.failure!) (this job will fail)") }
             Console.out(

@@ -17,7 +17,7 @@ public struct Manifest: Sendable {
     public static let builtinPlaceholders = ["path", "file", "ext", "pipeline", "variant", "suffix", "level"]
     static let topKeys = ["version", "output", "pipelines"]
     static let pipelineKeys = [
-        "name", "inputs", "exclude", "variants", "stages", "output", "inputAlpha", "png", "jpeg",
+        "name", "inputs", "exclude", "variants", "distinct", "stages", "output", "inputAlpha", "png", "jpeg",
     ]
     public static let defaultTemplate = "{pipeline}/{path}/{file}{suffix}.png"
 }
@@ -189,7 +189,11 @@ struct ManifestReader {
                 error(path.key("inputAlpha"), Say.choice(AlphaState.allCases.map(\.rawValue), found: v))
             }
         }
-        let variants = o["variants"].flatMap { self.variants($0, at: path.key("variants")) }
+        let factors = o["variants"].flatMap { self.variantFactors($0, at: path.key("variants")) }
+        // A broken variants list plans no jobs (its errors are reported) rather than jobs without variants.
+        let variants =
+            o["variants"] == nil ? nil : (factors.flatMap { self.product($0, at: path.key("variants")) } ?? [])
+        if let d = o["distinct"] { distinct(d, factors: factors, at: path.key("distinct")) }
         var known = Manifest.builtinPlaceholders
         for v in variants ?? [] { known += v.values.keys }
         let before = diagnostics.count  // from here on, problems make the stages unusable
@@ -256,7 +260,57 @@ struct ManifestReader {
         return out
     }
 
-    /// `variants`: an inline array of objects, or the path of a JSON file holding one.
+    /// `variants`: a list (below), or `{"product": [list, list, …]}` — every combination, one row
+    /// of each list, named by the rows' names joined with "-" (`lions-10`), keys merged. A team
+    /// table times a list of shirt numbers is the jersey case.
+    mutating func variantFactors(_ json: JSON, at path: JSONPath) -> [[Variant]]? {
+        guard case .object(let o) = json else { return variants(json, at: path).map { [$0] } }
+        for k in o.keys where k != "product" { error(path.key(k), Say.unknownKey(k, valid: ["product"])) }
+        guard case .array(let lists)? = o["product"], !lists.isEmpty else {
+            error(path, Say.expected("\"product\": a non-empty array of variant lists", found: o["product"] ?? json))
+            return nil
+        }
+        var factors: [[Variant]] = []
+        for (i, list) in lists.enumerated() {
+            guard let f = variants(list, at: path.key("product").index(i)) else { return nil }
+            factors.append(f)
+        }
+        return factors
+    }
+
+    /// Every combination of the factors' rows, first factor outermost.
+    mutating func product(_ factors: [[Variant]], at path: JSONPath) -> [Variant]? {
+        var rows: [Variant] = [Variant(name: "", values: [:])]
+        for (i, factor) in factors.enumerated() {
+            var next: [Variant] = []
+            for row in rows {
+                for v in factor {
+                    var merged = row
+                    merged.name = row.name.isEmpty ? v.name : row.name + "-" + v.name
+                    for (k, value) in v.values where k != "variant" {
+                        if row.values[k] != nil {
+                            error(
+                                path.key("product").index(i), "variant key \"\(k)\" appears in two lists of the product"
+                            )
+                            return nil
+                        }
+                        merged.values[k] = value
+                    }
+                    merged.values["variant"] = merged.name
+                    next.append(merged)
+                }
+            }
+            rows = next
+        }
+        var seen = Set<String>()
+        for v in rows where !seen.insert(v.name).inserted {
+            error(path, "the product makes the variant name \"\(v.name)\" twice")
+            return nil
+        }
+        return rows
+    }
+
+    /// A list of variants: an inline array of objects, or the path of a JSON file holding one.
     mutating func variants(_ json: JSON, at path: JSONPath) -> [Variant]? {
         var items: [JSON]
         var itemFile = file
@@ -334,6 +388,83 @@ struct ManifestReader {
         if items.isEmpty { error(path, "expected at least one variant") }
         return out
     }
+
+    static let distinctKeys = ["keys", "minDeltaE", "severity"]
+
+    /// `distinct`: every pair of variants whose colors under `keys` are all closer than
+    /// `minDeltaE` (CIEDE2000) is reported, as an error or a warning. A pair is told apart when
+    /// any one key differs enough (a jersey with the same shirt but other shorts is distinct),
+    /// so the pair's distance is its largest ΔE over the keys. With a `product`, the rows of the
+    /// list that holds the keys are compared (two shirt numbers of one team are the same kit). SPEC §1.
+    mutating func distinct(_ json: JSON, factors: [[Variant]]?, at path: JSONPath) {
+        guard let o = object(json, at: path, keys: Self.distinctKeys) else { return }
+        var keys: [String] = []
+        switch o["keys"] {
+        case .array(let items)?
+        where !items.isEmpty && items.allSatisfy({ if case .string = $0 { true } else { false } }):
+            keys = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        case nil: error(path, Say.missing("keys", expected: "an array of variant keys holding colors"))
+        case let v?: error(path.key("keys"), Say.expected("a non-empty array of variant keys", found: v))
+        }
+        var minimum = 0.0
+        switch o["minDeltaE"] {
+        case .number(let d)? where d > 0 && d <= 200: minimum = d
+        case nil: error(path, Say.missing("minDeltaE", expected: "a number in 0…200"))
+        case let v?: error(path.key("minDeltaE"), Say.expected("a number in 0…200 (exclusive of 0)", found: v))
+        }
+        var severity = Diagnostic.Severity.error
+        switch o["severity"] {
+        case nil: break
+        case .string("error")?: break
+        case .string("warning")?: severity = .warning
+        case let v?: error(path.key("severity"), Say.choice(["error", "warning"], found: v))
+        }
+        guard let factors else {
+            error(path, "\"distinct\" compares variants, but the pipeline has no \"variants\"")
+            return
+        }
+        guard !keys.isEmpty, minimum > 0 else { return }
+        guard
+            let variants = factors.first(where: { f in keys.allSatisfy { k in f.allSatisfy { $0.values[k] != nil } } })
+        else {
+            let missing = keys.first { k in !factors.contains { f in f.allSatisfy { $0.values[k] != nil } } }
+            error(
+                path.key("keys"),
+                missing.map { "not every variant has the key \"\($0)\"" }
+                    ?? "the keys must all come from one list of the product")
+            return
+        }
+        var colors: [[Color]] = []
+        for v in variants {
+            var row: [Color] = []
+            for k in keys {
+                let text = v.values[k]!
+                guard let c = Color(parsing: text) else {
+                    error(path.key("keys"), "variant \"\(v.name)\" key \"\(k)\": " + Say.badColor(text))
+                    return
+                }
+                row.append(c)
+            }
+            colors.append(row)
+        }
+        for i in variants.indices {
+            for j in variants.indices where j > i {
+                let distances = keys.indices.map { Lab.deltaE2000(colors[i][$0], colors[j][$0]) }
+                guard let largest = distances.max(), largest < minimum else { continue }
+                let detail = keys.indices.map {
+                    "\(keys[$0]) \(variants[i].values[keys[$0]]!) vs \(variants[j].values[keys[$0]]!) ΔE00 \(Self.format(distances[$0]))"
+                }
+                diagnostics.append(
+                    Diagnostic(
+                        file: file, path: path,
+                        "variants \"\(variants[i].name)\" and \"\(variants[j].name)\" are too alike: "
+                            + detail.joined(separator: ", ") + " (minDeltaE \(JSON.format(minimum)))",
+                        severity: severity))
+            }
+        }
+    }
+
+    static func format(_ d: Double) -> String { String(format: "%.1f", d) }
 
     static func isSafeName(_ s: String) -> Bool {
         guard let f = s.first, f != "." else { return false }

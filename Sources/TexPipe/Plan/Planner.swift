@@ -46,6 +46,8 @@ public struct Job: Sendable {
 public struct Plan: Sendable {
     public var manifest: Manifest
     public var jobs: [Job]
+    /// Problems that do not stop the run (a `distinct` pair with severity "warning").
+    public var warnings: [Diagnostic] = []
 }
 
 public struct PlanOptions: Sendable {
@@ -71,8 +73,9 @@ public enum Planner {
         let selected = manifest.pipelines.filter { options.pipelines.isEmpty || options.pipelines.contains($0.name) }
         for p in selected { planner.add(p) }
         planner.checkOutputs()
-        guard planner.diagnostics.isEmpty else { throw ManifestError(planner.unique) }
-        return Plan(manifest: manifest, jobs: planner.jobs)
+        let all = planner.unique
+        guard !all.contains(where: { $0.severity == .error }) else { throw ManifestError(all) }
+        return Plan(manifest: manifest, jobs: planner.jobs, warnings: all.sorted())
     }
 
     /// Shows a path relative to the current folder when it lies below it.
