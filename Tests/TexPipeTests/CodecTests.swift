@@ -178,6 +178,28 @@ struct CodecTests {
         }
     }
 
+    @Test("SIMD row filters give the scalar reference's bytes and scores", arguments: [1, 2, 3, 4, 6, 8])
+    func simdFiltersMatchScalar(bpp: Int) {
+        var rng = SeededRandom(seed: UInt64(bpp))
+        for n in [bpp, 15, 16, 17, 47, 64, 1000] where n >= bpp {
+            let x = UnsafeMutablePointer<UInt8>.allocate(capacity: n)
+            let b = UnsafeMutablePointer<UInt8>.allocate(capacity: n)
+            let fast = UnsafeMutablePointer<UInt8>.allocate(capacity: n)
+            let slow = UnsafeMutablePointer<UInt8>.allocate(capacity: n)
+            defer { [x, b, fast, slow].forEach { $0.deallocate() } }
+            for i in 0..<n {
+                // Mostly smooth data with some extremes, so every Paeth branch is taken.
+                x[i] = UInt8(i % 7 == 0 ? rng.int(0...255) : (i * 3) % 256)
+                b[i] = UInt8(i % 5 == 0 ? 255 - rng.int(0...255) : (i * 3 + 1) % 256)
+            }
+            for f in 0...4 {
+                let s1 = PNGWriter.apply(f, x, b, n, bpp, fast)
+                let s2 = PNGWriter.applyScalar(f, x, b, 0, n, bpp, slow)
+                #expect(s1 == s2 && (0..<n).allSatisfy { fast[$0] == slow[$0] }, "filter \(f), \(n) bytes")
+            }
+        }
+    }
+
     @Test func libpngEncoderRefusesLibdeflateLevels() throws {
         var object = JSONObject()
         object.insert("encoder", .string("libpng"))

@@ -19,9 +19,6 @@ enum PNGWriter {
         let bpp = max(1, channels * bitDepth / 8)
         let stride = rowBytes + 1
         var filtered = [UInt8](repeating: 0, count: stride * height)
-        var previous = [UInt8](repeating: 0, count: rowBytes)
-        var current = [UInt8](repeating: 0, count: rowBytes)
-        var candidates = [[UInt8]](repeating: [UInt8](repeating: 0, count: rowBytes), count: 5)
         let choices: [Int] = {
             switch filter {
             case .adaptive: return colorType == 3 ? [0] : [0, 1, 2, 3, 4]
@@ -32,38 +29,39 @@ enum PNGWriter {
             case .paeth: return [4]
             }
         }()
-        for y in 0..<height {
-            // The row as the file stores it: 16-bit samples big-endian.
-            let src = samples.baseAddress! + y * rowBytes
-            current.withUnsafeMutableBytes { dst in
-                dst.copyMemory(from: UnsafeRawBufferPointer(start: src, count: rowBytes))
+        // Scratch, allocated once: the previous and current rows as stored, and one candidate per filter.
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 7 * rowBytes)
+        defer { scratch.deallocate() }
+        scratch.initialize(repeating: 0, count: 7 * rowBytes)
+        var previous = scratch
+        var current = scratch + rowBytes
+        let candidates = scratch + 2 * rowBytes
+        filtered.withUnsafeMutableBufferPointer { out in
+            for y in 0..<height {
+                // The row as the file stores it: 16-bit samples big-endian.
+                current.update(from: samples.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * rowBytes, count: rowBytes)
                 if bitDepth == 16 {
                     var i = 0
                     while i + 1 < rowBytes {
-                        let t = dst[i]
-                        dst[i] = dst[i + 1]
-                        dst[i + 1] = t
+                        let t = current[i]
+                        current[i] = current[i + 1]
+                        current[i + 1] = t
                         i += 2
                     }
                 }
-            }
-            var best = choices[0]
-            var bestScore = Int.max
-            for f in choices {
-                let score = apply(f, current, previous, bpp, &candidates[f])
-                if score < bestScore {
-                    bestScore = score
-                    best = f
+                var best = choices[0]
+                var bestScore = Int.max
+                for f in choices {
+                    let score = apply(f, current, previous, rowBytes, bpp, candidates + f * rowBytes)
+                    if score < bestScore {
+                        bestScore = score
+                        best = f
+                    }
                 }
+                out[y * stride] = UInt8(best)
+                (out.baseAddress! + y * stride + 1).update(from: candidates + best * rowBytes, count: rowBytes)
+                swap(&previous, &current)
             }
-            filtered[y * stride] = UInt8(best)
-            filtered.withUnsafeMutableBufferPointer { out in
-                candidates[best].withUnsafeBufferPointer { row in
-                    UnsafeMutableRawPointer(out.baseAddress! + y * stride + 1)
-                        .copyMemory(from: row.baseAddress!, byteCount: rowBytes)
-                }
-            }
-            swap(&previous, &current)
         }
         let idat = try compress(filtered, level: level)
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -78,35 +76,87 @@ enum PNGWriter {
     }
 
     /// Filters one row into `out`; returns the heuristic score Σ |byte as Int8|.
-    @inline(__always)
-    static func apply(_ f: Int, _ row: [UInt8], _ prior: [UInt8], _ bpp: Int, _ out: inout [UInt8]) -> Int {
-        let n = row.count
-        var score = 0
-        row.withUnsafeBufferPointer { x in
-            prior.withUnsafeBufferPointer { b in
-                out.withUnsafeMutableBufferPointer { o in
-                    for i in 0..<n {
-                        let a = i >= bpp ? x[i - bpp] : 0
-                        let c = i >= bpp ? b[i - bpp] : 0
-                        let predictor: UInt8
-                        switch f {
-                        case 0: predictor = 0
-                        case 1: predictor = a
-                        case 2: predictor = b[i]
-                        case 3: predictor = UInt8((Int(a) + Int(b[i])) >> 1)
-                        default:
-                            let p = Int(a) + Int(b[i]) - Int(c)
-                            let pa = abs(p - Int(a))
-                            let pb = abs(p - Int(b[i]))
-                            let pc = abs(p - Int(c))
-                            predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b[i] : c)
-                        }
-                        let v = x[i] &- predictor
-                        o[i] = v
-                        score += abs(Int(Int8(bitPattern: v)))
-                    }
-                }
+    /// Filters one row with filter `f` into `o` and returns the heuristic's score, the sum of the
+    /// filtered bytes as signed magnitudes. 16 bytes at a time with SIMD (every predictor reads the
+    /// unfiltered rows only, so there is no carried dependency), the first `bpp` bytes and the tail
+    /// scalar; the same bytes as `applyScalar`.
+    static func apply(
+        _ f: Int, _ x: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ n: Int, _ bpp: Int,
+        _ o: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        let head = min(bpp, n)
+        var score = applyScalar(f, x, b, 0, head, bpp, o)
+        var i = head
+        var sum = SIMD16<UInt32>(repeating: 0)
+        @inline(__always) func load(_ p: UnsafeMutablePointer<UInt8>, _ k: Int) -> SIMD16<UInt8> {
+            UnsafeRawPointer(p + k).loadUnaligned(as: SIMD16<UInt8>.self)
+        }
+        @inline(__always) func put(_ v: SIMD16<UInt8>, _ k: Int) {
+            UnsafeMutableRawPointer(o + k).storeBytes(of: v, as: SIMD16<UInt8>.self)
+            let signed = SIMD16<Int8>(truncatingIfNeeded: v)
+            let sign = signed &>> 7
+            sum &+= SIMD16<UInt32>(truncatingIfNeeded: SIMD16<UInt8>(truncatingIfNeeded: (signed ^ sign) &- sign))
+        }
+        while i + 16 <= n {
+            let cur = load(x, i)
+            switch f {
+            case 0: put(cur, i)
+            case 1: put(cur &- load(x, i - bpp), i)
+            case 2: put(cur &- load(b, i), i)
+            case 3:
+                let a = load(x, i - bpp)
+                let up = load(b, i)
+                put(cur &- ((a & up) &+ ((a ^ up) &>> 1)), i)
+            default:
+                let a = SIMD16<Int16>(truncatingIfNeeded: load(x, i - bpp))
+                let up = SIMD16<Int16>(truncatingIfNeeded: load(b, i))
+                let c = SIMD16<Int16>(truncatingIfNeeded: load(b, i - bpp))
+                let pa = magnitude(up &- c)
+                let pb = magnitude(a &- c)
+                let pc = magnitude(a &+ up &- 2 &* c)
+                // Branch-free selects: all-ones lanes where a condition holds.
+                let takeUp = SIMD16<Int16>(truncatingIfNeeded: (pc &- pb) &>> 15) ^ -1  // pb <= pc
+                let takeA = ((pb &- pa) | (pc &- pa)) &>> 15 ^ -1  // pa <= pb && pa <= pc
+                var predictor = (up & takeUp) | (c & ~takeUp)
+                predictor = (a & takeA) | (predictor & ~takeA)
+                put(cur &- SIMD16<UInt8>(truncatingIfNeeded: predictor), i)
             }
+            i += 16
+        }
+        score += Int(sum.wrappedSum())
+        return score + applyScalar(f, x, b, i, n, bpp, o)
+    }
+
+    @inline(__always) static func magnitude(_ d: SIMD16<Int16>) -> SIMD16<Int16> {
+        let sign = d &>> 15
+        return (d ^ sign) &- sign
+    }
+
+    /// Filters bytes `from..<to` of a row one at a time (the reference, and the edges of `apply`).
+    static func applyScalar(
+        _ f: Int, _ x: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ from: Int, _ to: Int,
+        _ bpp: Int, _ o: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        var score = 0
+        for i in from..<to {
+            let a = i >= bpp ? Int(x[i - bpp]) : 0
+            let up = Int(b[i])
+            let c = i >= bpp ? Int(b[i - bpp]) : 0
+            let predictor: Int
+            switch f {
+            case 0: predictor = 0
+            case 1: predictor = a
+            case 2: predictor = up
+            case 3: predictor = (a + up) >> 1
+            default:
+                let pa = abs(up - c)
+                let pb = abs(a - c)
+                let pc = abs(a + up - 2 * c)
+                predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? up : c)
+            }
+            let v = x[i] &- UInt8(truncatingIfNeeded: predictor)
+            o[i] = v
+            score += Int(Int8(bitPattern: v).magnitude)
         }
         return score
     }

@@ -1,4 +1,5 @@
 internal import Foundation
+import Synchronization
 
 /// The sources of `composite`'s layers, each as canvas-sized straight RGBA Floats in 0…1.
 enum LayerCanvas {
@@ -47,15 +48,36 @@ enum LayerCanvas {
         }
     }
 
+    /// Layer images and masks decoded so far in this process, by their file's bytes: the jersey
+    /// case reads the same few masks in every job, and decoding them was most of a job's time.
+    /// Holds at most `decodedBudget` bytes of pixels; past that, images are decoded per job.
+    static let decoded = Mutex<(images: [[UInt8]: Image], bytes: Int)>(([:], 0))
+    static let decodedBudget = 256 << 20
+
     static func decode(_ path: String, _ l: Composite.Layer, _ key: String, _ maxPixels: Int) throws -> Image {
         guard case .success(let data) = FileReader.read(path) else {
             throw StageError("\(l.label).\(key): cannot read \(Planner.display(path))")
         }
+        if let known = decoded.withLock({ $0.images[data] }) {
+            guard known.width * known.height <= maxPixels else {
+                throw StageError("\(l.label).\(key): \(Planner.display(path)): over the pixel limit")
+            }
+            return known
+        }
+        let image: Image
         do {
-            return try Decoder.decode(data, path: path, maxPixels: maxPixels)
+            image = try Decoder.decode(data, path: path, maxPixels: maxPixels)
         } catch {
             throw StageError("\(l.label).\(key): \(Planner.display(path)): \(error)")
         }
+        let size = image.width * image.height * image.depth / 2
+        decoded.withLock {
+            if $0.bytes + size <= decodedBudget && $0.images[data] == nil {
+                $0.images[data] = image
+                $0.bytes += size
+            }
+        }
+        return image
     }
 
     /// A w × h layer (straight Floats) placed on the canvas by `fit` and `offset`; transparent
