@@ -69,6 +69,22 @@ def fresh(d):
     return d
 
 
+SHADING = os.path.join(WORK, "shading.png")
+
+
+def write_shading(path, n=256):
+    """A 256² opaque gray fold pattern (mid-gray = neutral), the overlay's layer, tiled."""
+    import math, struct, zlib
+    def gray(x, y):
+        return max(0, min(255, round(128 + 50 * math.sin(x / 9 + 2 * math.sin(y / 23)) + 20 * math.sin((x + y) / 5))))
+    rows = b"".join(b"\x00" + bytes(v for x in range(n) for v in (gray(x, y),) * 3 + (255,)) for y in range(n))
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", n, n, 8, 6, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+
+
 def texpipe_manifest(op, files, out):
     stages = {
         "color-key": [{"stage": "color-key", "color": "#000000", "tolerance": 0.1}],
@@ -76,6 +92,7 @@ def texpipe_manifest(op, files, out):
         "mipmaps": [{"stage": "mipmaps"}],
         "rotate": [{"stage": "rotate", "degrees": 17}],
         "alpha-split": [{"stage": "alpha-split"}],
+        "overlay": [{"stage": "composite", "layers": [{"image": SHADING, "blend": "overlay", "fit": "tile"}]}],
         "floor": [],
     }[op]
     m = {"version": 1, "output": out, "pipelines": [{"name": "b", "inputs": ["corpus/*.png"],
@@ -96,6 +113,7 @@ def commands(op, files, out, parallel):
         "color-key": f"{x} {im_env} mogrify -path {out} -fuzz 10% -transparent black -quality 65",
         "premultiply": f"{x} {im_env} mogrify -path {out} -channel RGB -fx 'u*u.a' -quality 65",
         "rotate": f"{x} {im_env} mogrify -path {out} -background none -rotate 17 -quality 65",
+        "overlay": f"{x} sh -c 'for f; do b=$(basename \"$f\" .png); {im_env} composite -compose Overlay -tile {SHADING} \"$f\" -quality 65 {out}/\"$b\".png; done' _",
         "alpha-split": f"{x} sh -c 'for f; do b=$(basename \"$f\" .png); {im_env} convert \"$f\" \\( +clone -alpha extract -write {out}/\"$b\"_alpha.png +delete \\) -alpha off -quality 65 {out}/\"$b\"_diffuse.png; done' _",
         "mipmaps": f"{x} sh -c 'for f; do b=$(basename \"$f\" .png); {im_env} convert \"$f\" -write {out}/\"$b\"_mip0.png -resize 50% -write {out}/\"$b\"_mip1.png -resize 50% -write {out}/\"$b\"_mip2.png -resize 50% -write {out}/\"$b\"_mip3.png -resize 50% -write {out}/\"$b\"_mip4.png -resize 50% -write {out}/\"$b\"_mip5.png -resize 50% -write {out}/\"$b\"_mip6.png -resize 50% -write {out}/\"$b\"_mip7.png -resize 50% -write {out}/\"$b\"_mip8.png -resize 50% -write {out}/\"$b\"_mip9.png -resize 50% -quality 65 {out}/\"$b\"_mip10.png; done' _",
     }.get(op)
@@ -113,7 +131,8 @@ def main():
     files = corpus()
     mp = megapixels(files)
     print(f"corpus: {len(files)} RGBA textures, {mp:.1f} MP, from {DATA}", file=sys.stderr)
-    ops = ["color-key", "premultiply", "mipmaps", "rotate", "alpha-split"]
+    ops = ["color-key", "premultiply", "mipmaps", "rotate", "overlay", "alpha-split"]
+    write_shading(SHADING)  # libvips' composite2 has no tiling and mixes partial alpha otherwise: IM only
     rows = []
     for parallel in (False, True):
         jobs = CORES if parallel else 1

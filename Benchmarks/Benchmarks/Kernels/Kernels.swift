@@ -35,6 +35,13 @@ let benchmarks: @Sendable () -> Void = {
         }
         bench("shadow σ4") { _ = try Shadow().applied(to: keyed) }
         bench("round-corners r16") { _ = try RoundCorners(radius: [16]).applied(to: keyed) }
+        // Blend-mode families: a plain one, a branching separable one, and the non-separable ones,
+        // each as "@input" over itself (no file: the kernel alone).
+        for mode in [Composite.BlendMode.normal, .multiply, .overlay, .softLight, .colorDodge, .hue, .luminosity] {
+            let stage = Composite(layers: [Composite.Layer(.image(nil), blend: mode)])
+            bench("composite \(mode.rawValue)") { _ = try stage.applied(to: keyed) }
+        }
+        bench("adjust hue+saturation") { _ = try Adjust(hue: 30, saturation: 1.2).applied(to: keyed) }
         bench("png encode (texpipe, level 6)") { _ = try Encoder.png(keyed) }
     }
 }

@@ -39,7 +39,8 @@ enum PNGWriter {
         filtered.withUnsafeMutableBufferPointer { out in
             for y in 0..<height {
                 // The row as the file stores it: 16-bit samples big-endian.
-                current.update(from: samples.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * rowBytes, count: rowBytes)
+                current.update(
+                    from: samples.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * rowBytes, count: rowBytes)
                 if bitDepth == 16 {
                     var i = 0
                     while i + 1 < rowBytes {

@@ -43,20 +43,19 @@ public struct Adjust: Stage {
     }
 
     public func applied(to image: Image) throws -> [Image] {
-        if hue.truncatingRemainder(dividingBy: 360) == 0 && saturation == 1 && brightness == 1 && contrast == 1
-            && gamma == 1
-        {
-            return [image]
-        }
+        if !hsv && contrast == 1 && gamma == 1 { return [image] }
         var out = image
         out.run(Kernel(adjust: self, premultiplied: image.alpha == .premultiplied))
         return [out]
     }
 
+    /// Whether the HSV step changes anything (a whole number of turns of hue does not).
+    var hsv: Bool { hue.truncatingRemainder(dividingBy: 360) != 0 || saturation != 1 || brightness != 1 }
+
     /// One color in 0…1 through the whole chain (the reference the tests evaluate too).
     public func adjusted(_ c: SIMD3<Float>) -> SIMD3<Float> {
         var c = c
-        if hue.truncatingRemainder(dividingBy: 360) != 0 || saturation != 1 || brightness != 1 {
+        if hsv {
             var (h, s, v) = Self.hsv(c)
             h += Float(hue)
             s = min(1, max(0, s * Float(saturation)))
@@ -64,7 +63,7 @@ public struct Adjust: Stage {
             c = Self.rgb(h, s, v)
         }
         if contrast != 1 {
-            c = ((c - 0.5) * Float(contrast) + 0.5).clamped(lowerBound: .zero, upperBound: .one)
+            c = Self.clamped((c - 0.5) * Float(contrast) + 0.5)
         }
         if gamma != 1 {
             let g = Float(gamma)
@@ -74,6 +73,10 @@ public struct Adjust: Stage {
     }
 
     static func power(_ x: Float, _ g: Float) -> Float { x <= 0 ? 0 : powf(x, g) }
+
+    @inline(__always) static func clamped(_ c: SIMD3<Float>) -> SIMD3<Float> {
+        SIMD3(min(1, max(0, c.x)), min(1, max(0, c.y)), min(1, max(0, c.z)))
+    }
 
     /// RGB → HSV, h in degrees 0…360.
     static func hsv(_ c: SIMD3<Float>) -> (Float, Float, Float) {
@@ -91,21 +94,25 @@ public struct Adjust: Stage {
         return (h, delta / v, v)
     }
 
-    /// HSV → RGB (h in degrees, any value).
+    /// HSV → RGB (h in degrees, any value). No fmod: h is brought into 0…360 by whole turns.
     static func rgb(_ h: Float, _ s: Float, _ v: Float) -> SIMD3<Float> {
-        var hh = h.truncatingRemainder(dividingBy: 360)
-        if hh < 0 { hh += 360 }
+        var hh = h  // within a turn or two of 0…360: no floor call (a libm call on baseline x86-64)
+        while hh < 0 { hh += 360 }
+        while hh >= 360 { hh -= 360 }
         hh /= 60
+        let sector = Float(Int(hh))
+        let f = hh - sector
         let c = v * s
-        let x = c * (1 - abs(hh.truncatingRemainder(dividingBy: 2) - 1))
+        // x = c · (1 − |hh mod 2 − 1|): rising in even sectors, falling in odd ones.
+        let x = c * (Int(sector) & 1 == 0 ? f : 1 - f)
         let m = v - c
         let rgb: SIMD3<Float>
-        switch hh {
-        case ..<1: rgb = SIMD3(c, x, 0)
-        case ..<2: rgb = SIMD3(x, c, 0)
-        case ..<3: rgb = SIMD3(0, c, x)
-        case ..<4: rgb = SIMD3(0, x, c)
-        case ..<5: rgb = SIMD3(x, 0, c)
+        switch Int(sector) {
+        case 0: rgb = SIMD3(c, x, 0)
+        case 1: rgb = SIMD3(x, c, 0)
+        case 2: rgb = SIMD3(0, c, x)
+        case 3: rgb = SIMD3(0, x, c)
+        case 4: rgb = SIMD3(x, 0, c)
         default: rgb = SIMD3(c, 0, x)
         }
         return rgb + m
@@ -125,10 +132,10 @@ public struct Adjust: Stage {
                     continue
                 }
                 var c = SIMD3(Float(p[i]), Float(p[i + 1]), Float(p[i + 2])) / max
-                if premultiplied { c = (c / a).clamped(lowerBound: .zero, upperBound: .one) }
+                if premultiplied { c = Adjust.clamped(c / a) }
                 c = adjust.adjusted(c)
                 if premultiplied { c *= a }
-                let v = (c * max + 0.5).rounded(.down)
+                let v = c * max + 0.5  // ≥ 0: truncation below is the floor
                 p[i] = C(truncatingIfNeeded: Int(v.x))
                 p[i + 1] = C(truncatingIfNeeded: Int(v.y))
                 p[i + 2] = C(truncatingIfNeeded: Int(v.z))

@@ -67,6 +67,20 @@ extension Composite {
     }
 }
 
+/// The Porter-Duff half: Fa (the source's factor) and the result's alpha.
+protocol PorterDuff {
+    static func sourceFactor(_ αb: Float) -> Float
+    static func alpha(_ αs: Float, _ αb: Float) -> Float
+}
+enum SourceOver: PorterDuff {
+    @inline(__always) static func sourceFactor(_ αb: Float) -> Float { 1 }
+    @inline(__always) static func alpha(_ αs: Float, _ αb: Float) -> Float { αs + αb * (1 - αs) }
+}
+enum SourceAtop: PorterDuff {
+    @inline(__always) static func sourceFactor(_ αb: Float) -> Float { αb }
+    @inline(__always) static func alpha(_ αs: Float, _ αb: Float) -> Float { αb }
+}
+
 /// One blend function B(Cb, Cs); a type per mode so each compositing loop is specialised.
 protocol BlendFunction {
     static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float>
@@ -74,9 +88,19 @@ protocol BlendFunction {
 
 enum Blending {
     /// Composites `source` (straight RGBA) over `canvas` (straight RGBA) in place, pixel by pixel.
-    @inline(__always)
     static func composite<B: BlendFunction>(
         _: B.Type, _ source: [SIMD4<Float>], _ canvas: inout [SIMD4<Float>], atop: Bool
+    ) {
+        if atop {
+            composite(B.self, SourceAtop.self, source, &canvas)
+        } else {
+            composite(B.self, SourceOver.self, source, &canvas)
+        }
+    }
+
+    @inline(__always)
+    static func composite<B: BlendFunction, O: PorterDuff>(
+        _: B.Type, _: O.Type, _ source: [SIMD4<Float>], _ canvas: inout [SIMD4<Float>]
     ) {
         source.withUnsafeBufferPointer { src in
             canvas.withUnsafeMutableBufferPointer { dst in
@@ -88,9 +112,10 @@ enum Blending {
                     let αb = d.w
                     let cs = SIMD3(s.x, s.y, s.z)
                     let cb = SIMD3(d.x, d.y, d.z)
-                    let mixed = (1 - αb) * cs + αb * B.blend(cb, cs)
-                    let co = αs * (atop ? αb : 1) * mixed + αb * (1 - αs) * cb
-                    let αo = atop ? αb : αs + αb * (1 - αs)
+                    // Where the backdrop is transparent, B(Cb, Cs) does not matter: skip it.
+                    let mixed = αb > 0 ? (1 - αb) * cs + αb * B.blend(cb, cs) : cs
+                    let co = αs * O.sourceFactor(αb) * mixed + αb * (1 - αs) * cb
+                    let αo = O.alpha(αs, αb)
                     dst[i] = αo > 0 ? SIMD4(co / αo, αo) : SIMD4(0, 0, 0, 0)
                 }
             }
@@ -161,10 +186,10 @@ enum Overlay: BlendFunction {
     }
 }
 enum Darken: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> { pointwiseMin(cb, cs) }
+    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> { Blending.each(cb, cs, Swift.min) }
 }
 enum Lighten: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> { pointwiseMax(cb, cs) }
+    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> { Blending.each(cb, cs, Swift.max) }
 }
 enum ColorDodge: BlendFunction {
     static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> {
@@ -188,7 +213,7 @@ enum SoftLight: BlendFunction {
 }
 enum Difference: BlendFunction {
     static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> {
-        pointwiseMax(cb, cs) - pointwiseMin(cb, cs)
+        Blending.each(cb, cs) { abs($0 - $1) }
     }
 }
 enum Exclusion: BlendFunction {

@@ -34,14 +34,17 @@ enum LayerCanvas {
 
     static func channels<C: PixelChannel>(_ f: [SIMD4<Float>]) -> [C] {
         let max = Float(C.maxValue)
+        // Clamp, scale, add ½ and truncate (≥ 0, so truncation is the floor): lane by lane, no libm.
+        @inline(__always) func quantized(_ v: Float) -> C {
+            C(truncatingIfNeeded: Int(Swift.min(1, Swift.max(0, v)) * max + 0.5))
+        }
         return [C](unsafeUninitializedCapacity: f.count * 4) { out, n in
             f.withUnsafeBufferPointer { f in
                 for i in 0..<f.count {
-                    let v = (f[i].clamped(lowerBound: .zero, upperBound: .one) * max + 0.5).rounded(.down)
-                    out[4 * i] = C(truncatingIfNeeded: Int(v.x))
-                    out[4 * i + 1] = C(truncatingIfNeeded: Int(v.y))
-                    out[4 * i + 2] = C(truncatingIfNeeded: Int(v.z))
-                    out[4 * i + 3] = C(truncatingIfNeeded: Int(v.w))
+                    out[4 * i] = quantized(f[i].x)
+                    out[4 * i + 1] = quantized(f[i].y)
+                    out[4 * i + 2] = quantized(f[i].z)
+                    out[4 * i + 3] = quantized(f[i].w)
                 }
             }
             n = f.count * 4

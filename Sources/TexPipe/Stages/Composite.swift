@@ -245,8 +245,9 @@ public struct Composite: Stage {
     }
 
     public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
-        let incoming = LayerCanvas.floats(image)
-        var canvas = incoming
+        var canvas = LayerCanvas.floats(image)
+        // The incoming image as it arrived, kept only when a layer draws it ("@input").
+        let incoming = layers.contains { if case .image(nil) = $0.content { true } else { false } } ? canvas : []
         let size = (width: image.width, height: image.height)
         for l in layers {
             var source: [SIMD4<Float>]
