@@ -103,6 +103,34 @@ struct CLITests {
         #expect(r.stdout.contains("39 jobs: 39 ok (0 up to date), 0 failed"))
     }
 
+    @Test func distinctWarnsAndRunsOrStopsBeforeWritingAnything() throws {
+        let w = try Workspace()
+        func manifest(_ severity: String) -> String {
+            ##"""
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "kits", "inputs": ["cards/a-spades.png"], "output": "{variant}.png",
+                "variants": [ { "name": "reds", "shirt": "#c8102e" }, { "name": "crimson", "shirt": "#b8141f" } ],
+                "distinct": { "keys": ["shirt"], "minDeltaE": 10, "severity": "\##(severity)" },
+                "stages": [ { "stage": "composite", "layers": [ { "color": "{shirt}", "blend": "multiply" } ] } ] } ] }
+            """##
+        }
+        let message =
+            "pipelines[0].distinct: variants \"reds\" and \"crimson\" are too alike: shirt #c8102e vs #b8141f ΔE00 4.5 (minDeltaE 10)"
+        w.manifest(manifest("warning"))
+        let warned = try CLI.run(["--quiet", "--report", "r.json"], in: w.path)
+        #expect(warned.status == 0)
+        #expect(warned.stderr == "warning: pipeline.json: \(message)\n")
+        #expect(w.files(under: "out").keys.sorted() == ["crimson.png", "reds.png"])
+        let report = try JSONSerialization.jsonObject(with: FileManager.default.contents(atPath: w.path + "/r.json")!)
+        #expect((report as? [String: Any])?["warnings"] as? [String] == [message])
+        try FileManager.default.removeItem(atPath: w.path + "/out")
+        w.manifest(manifest("error"))
+        let stopped = try CLI.run(["--quiet"], in: w.path)
+        #expect(stopped.status == 2)
+        #expect(stopped.stderr == "error: pipeline.json: \(message)\n")
+        #expect(w.files(under: "out").isEmpty)
+    }
+
     @Test func jobsCountNeverChangesABit() throws {
         let w = try Workspace()
         w.manifest(Workspace.cardsManifest)

@@ -7,6 +7,8 @@ public enum Reports {
         var texpipe: String
         var manifest: String
         var summary: Summary
+        /// Plan warnings (a `distinct` pair with severity "warning"), as printed.
+        var warnings: [String]
         var jobs: [JobEntry]
 
         struct Summary: Codable {
@@ -63,7 +65,7 @@ public enum Reports {
             summary: .init(
                 jobs: results.count, ok: results.count - failed, failed: failed,
                 upToDate: results.filter(\.cacheHit).count, seconds: seconds),
-            jobs: entries)
+            warnings: plan.warnings.map { ($0.path.map { "\($0): " } ?? "") + $0.message }, jobs: entries)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(report))
