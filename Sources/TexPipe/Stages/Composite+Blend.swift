@@ -142,35 +142,15 @@ enum Blending {
 
     @inline(__always) static func sat(_ c: SIMD3<Float>) -> Float { c.max() - c.min() }
 
+    /// cb + cs − cb·cs, written so that 1 stays exactly 1.
+    @inline(__always) static func screen(_ cb: Float, _ cs: Float) -> Float { 1 - (1 - cb) * (1 - cs) }
+
     /// SetSat: the largest component becomes s, the smallest 0, the middle one keeps its place
     /// proportionally; a gray color stays 0.
     @inline(__always) static func setSat(_ c: SIMD3<Float>, _ s: Float) -> SIMD3<Float> {
         let lo = c.min()
         let range = c.max() - lo
         return range > 0 ? (c - lo) * (s / range) : SIMD3(repeating: 0)
-    }
-
-    @inline(__always) static func hardLight(_ cb: Float, _ cs: Float) -> Float {
-        cs <= 0.5 ? cb * 2 * cs : screen(cb, 2 * cs - 1)
-    }
-    /// cb + cs − cb·cs, written so that 1 stays exactly 1.
-    @inline(__always) static func screen(_ cb: Float, _ cs: Float) -> Float { 1 - (1 - cb) * (1 - cs) }
-
-    @inline(__always) static func colorDodge(_ cb: Float, _ cs: Float) -> Float {
-        cb == 0 ? 0 : cs >= 1 ? 1 : min(1, cb / (1 - cs))
-    }
-    @inline(__always) static func colorBurn(_ cb: Float, _ cs: Float) -> Float {
-        cb >= 1 ? 1 : cs == 0 ? 0 : 1 - min(1, (1 - cb) / cs)
-    }
-    @inline(__always) static func softLight(_ cb: Float, _ cs: Float) -> Float {
-        if cs <= 0.5 { return cb - (1 - 2 * cs) * cb * (1 - cb) }
-        let d = cb <= 0.25 ? ((16 * cb - 12) * cb + 4) * cb : cb.squareRoot()
-        return cb + (2 * cs - 1) * (d - cb)
-    }
-    @inline(__always) static func each(
-        _ cb: SIMD3<Float>, _ cs: SIMD3<Float>, _ f: (Float, Float) -> Float
-    ) -> SIMD3<Float> {
-        SIMD3(f(cb.x, cs.x), f(cb.y, cs.y), f(cb.z, cs.z))
     }
 }
 
@@ -179,43 +159,43 @@ enum Multiply: BlendFunction { static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3
 enum Screen: BlendFunction {
     static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> { 1 - (1 - cb) * (1 - cs) }
 }
+/// A separable mode: B applied to each channel alone.
+protocol SeparableBlend: BlendFunction {
+    static func channel(_ cb: Float, _ cs: Float) -> Float
+}
+
+extension SeparableBlend {
+    @inline(__always) static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> {
+        SIMD3(channel(cb.x, cs.x), channel(cb.y, cs.y), channel(cb.z, cs.z))
+    }
+}
+
 /// Overlay(Cb, Cs) = HardLight(Cs, Cb): the backdrop decides multiply or screen.
-enum Overlay: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> {
-        Blending.each(cs, cb, Blending.hardLight)
+enum Overlay: SeparableBlend {
+    static func channel(_ cb: Float, _ cs: Float) -> Float { HardLight.channel(cs, cb) }
+}
+enum Darken: SeparableBlend { static func channel(_ cb: Float, _ cs: Float) -> Float { min(cb, cs) } }
+enum Lighten: SeparableBlend { static func channel(_ cb: Float, _ cs: Float) -> Float { max(cb, cs) } }
+enum ColorDodge: SeparableBlend {
+    static func channel(_ cb: Float, _ cs: Float) -> Float { cb == 0 ? 0 : cs >= 1 ? 1 : min(1, cb / (1 - cs)) }
+}
+enum ColorBurn: SeparableBlend {
+    static func channel(_ cb: Float, _ cs: Float) -> Float { cb >= 1 ? 1 : cs == 0 ? 0 : 1 - min(1, (1 - cb) / cs) }
+}
+/// HardLight: multiply by 2Cs below ½, screen with 2Cs − 1 above.
+enum HardLight: SeparableBlend {
+    static func channel(_ cb: Float, _ cs: Float) -> Float {
+        cs <= 0.5 ? cb * 2 * cs : Blending.screen(cb, 2 * cs - 1)
     }
 }
-enum Darken: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> { Blending.each(cb, cs, Swift.min) }
-}
-enum Lighten: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> { Blending.each(cb, cs, Swift.max) }
-}
-enum ColorDodge: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> {
-        Blending.each(cb, cs, Blending.colorDodge)
+enum SoftLight: SeparableBlend {
+    static func channel(_ cb: Float, _ cs: Float) -> Float {
+        if cs <= 0.5 { return cb - (1 - 2 * cs) * cb * (1 - cb) }
+        let d = cb <= 0.25 ? ((16 * cb - 12) * cb + 4) * cb : cb.squareRoot()
+        return cb + (2 * cs - 1) * (d - cb)
     }
 }
-enum ColorBurn: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> {
-        Blending.each(cb, cs, Blending.colorBurn)
-    }
-}
-enum HardLight: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> {
-        Blending.each(cb, cs, Blending.hardLight)
-    }
-}
-enum SoftLight: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> {
-        Blending.each(cb, cs, Blending.softLight)
-    }
-}
-enum Difference: BlendFunction {
-    static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> {
-        Blending.each(cb, cs) { abs($0 - $1) }
-    }
-}
+enum Difference: SeparableBlend { static func channel(_ cb: Float, _ cs: Float) -> Float { abs(cb - cs) } }
 enum Exclusion: BlendFunction {
     static func blend(_ cb: SIMD3<Float>, _ cs: SIMD3<Float>) -> SIMD3<Float> { cb + cs - 2 * cb * cs }
 }
