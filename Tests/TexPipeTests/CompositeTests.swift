@@ -349,6 +349,32 @@ struct CompositeTests {
         }
     }
 
+    @Test func missingLayerFilesFailThePlanAndMismatchedSizesFailTheJob() throws {
+        let t = TempDir()
+        t.png("in.png", width: 4, height: 3)
+        t.png("small.png", width: 2, height: 2)
+        let missing = t.errors(
+            #"""
+            { "version": 1, "pipelines": [ { "name": "p", "inputs": ["in.png"], "stages": [
+              { "stage": "composite", "layers": [ { "color": "red", "mask": "masks/nope.png" } ] } ] } ] }
+            """#)
+        #expect(
+            missing == [
+                "error: $T/pipeline.json: pipelines[0].stages[0]: composite: layers[0].mask: cannot read $T/masks/nope.png"
+            ])
+        let plan = try t.plan(
+            #"""
+            { "version": 1, "pipelines": [ { "name": "p", "inputs": ["in.png"], "stages": [
+              { "stage": "composite", "layers": [ { "image": "small.png" } ] } ] } ] }
+            """#
+        ).get()
+        #expect(plan.jobs[0].failureStage == "composite")
+        #expect(
+            plan.jobs[0].failure?.replacingOccurrences(of: t.path, with: "$T")
+                == "layers[0].image $T/small.png is 2×2 but the image is 4×3; add \"fit\": \"stretch\", \"center\" or \"tile\""
+        )
+    }
+
     @Test func unknownBlendModeIsAManifestErrorWithItsPath() throws {
         let t = TempDir()
         t.png("in.png")

@@ -211,11 +211,11 @@ public struct Composite: Stage {
 
     public func planned(_ input: Signature) throws -> [Signature] {
         try input.requireAlpha(.straight, for: Self.name)
-        if let w = input.width, let h = input.height {
-            for l in layers {
-                if case .image(let p?) = l.content { try check(p, l, "image", w, h) }
-                if let m = l.mask { try check(m, l, "mask", w, h) }
-            }
+        // Without a size (the manifest-wide pass) a missing or unreadable layer file is a manifest
+        // error; with this input's size, a mismatch fails this job only.
+        for l in layers {
+            if case .image(let p?) = l.content { try check(p, l, "image", input.width, input.height) }
+            if let m = l.mask { try check(m, l, "mask", input.width, input.height) }
         }
         var out = input
         out.layout = .rgba
@@ -223,8 +223,8 @@ public struct Composite: Stage {
         return [out]
     }
 
-    /// A layer image or mask must exist and, without `fit`, match the canvas.
-    func check(_ path: String, _ l: Layer, _ key: String, _ w: Int, _ h: Int) throws {
+    /// A layer image or mask must exist and, without `fit`, match the canvas (when its size is known).
+    func check(_ path: String, _ l: Layer, _ key: String, _ w: Int?, _ h: Int?) throws {
         guard case .success(let data) = FileReader.read(path) else {
             throw StageError("\(l.label).\(key): cannot read \(Planner.display(path))")
         }
@@ -232,7 +232,7 @@ public struct Composite: Stage {
         do { header = try Decoder.header(data, path: path) } catch {
             throw StageError("\(l.label).\(key): \(Planner.display(path)): \(error)")
         }
-        if l.fit == nil && (header.width != w || header.height != h) {
+        if let w, let h, l.fit == nil && (header.width != w || header.height != h) {
             throw StageError(
                 "\(l.label).\(key) \(Planner.display(path)) is \(header.width)×\(header.height) but the image is \(w)×\(h); add \"fit\": \"stretch\", \"center\" or \"tile\""
             )
