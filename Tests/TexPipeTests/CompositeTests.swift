@@ -315,6 +315,17 @@ struct CompositeTests {
         }
     }
 
+    @Test func aLayerMovedEntirelyOffTheCanvasDrawsNothing() throws {
+        let t = TempDir()
+        t.write("layer.png", try Encoder.png(image8(2, 2, Array(repeating: [255, 0, 0, 255], count: 4))))
+        let backdrop = image8(2, 2, Array(repeating: [9, 9, 9, 255], count: 4))
+        for offset in [[0, 5], [5, 0], [-3, 0], [0, -3], [7, 7]] {
+            let stage = try decodeStage(
+                Composite.self, #"{"layers": [{"image": "layer.png", "offset": \#(offset)}]}"#, base: t.path)
+            #expect(try stage.applied(to: backdrop)[0] == backdrop, "offset \(offset)")
+        }
+    }
+
     @Test func gradientRunsTopToBottomAtZeroAndClockwise() throws {
         let canvas = image8(1, 4, Array(repeating: [0, 0, 0, 0], count: 4))
         let down = try decodeStage(

@@ -83,19 +83,24 @@ enum LayerCanvas {
         return image
     }
 
-    /// A w × h layer (straight Floats) placed on the canvas by `fit` and `offset`; transparent
-    /// where it does not reach. `stretch` resizes (premultiplied, triangle filter, in `colorSpace`).
+    /// The layer image or mask as it will be placed: resized to the canvas for `fit: stretch`
+    /// (premultiplied, triangle filter, in `colorSpace` — linear light for images, as stored for
+    /// masks, whose values are coverage), otherwise as it is.
+    static func fitted(_ image: Image, _ fit: Composite.Fit?, canvas: Size, colorSpace: ColorSpace) throws -> Image {
+        guard fit == .stretch, image.width != canvas.width || image.height != canvas.height else { return image }
+        var resize = Resize(width: canvas.width, height: canvas.height, filter: .triangle)
+        resize.colorSpace = colorSpace
+        return try resize.applied(to: image)[0]
+    }
+
+    /// A w × h layer (straight Floats) placed on the canvas by `fit` (`center`, `tile`; a stretched
+    /// layer already has the canvas's size) and `offset`; transparent where it does not reach.
     static func placed(
-        _ src: [SIMD4<Float>], _ w: Int, _ h: Int, fit: Composite.Fit?, offset: (x: Int, y: Int), canvas: Size,
-        colorSpace: ColorSpace
+        _ src: [SIMD4<Float>], _ w: Int, _ h: Int, fit: Composite.Fit?, offset: (x: Int, y: Int), canvas: Size
     ) -> [SIMD4<Float>] {
         let cw = canvas.width
         let ch = canvas.height
-        if fit == .stretch && (w != cw || h != ch) {
-            let stretched = stretch(src, w, h, to: canvas, colorSpace: colorSpace)
-            return placed(stretched, cw, ch, fit: nil, offset: offset, canvas: canvas, colorSpace: colorSpace)
-        }
-        if fit == nil && w == cw && h == ch && offset == (0, 0) { return src }
+        if w == cw && h == ch && offset == (0, 0) { return src }
         var out = [SIMD4<Float>](repeating: .zero, count: cw * ch)
         if fit == .tile {
             for y in 0..<ch {
@@ -110,8 +115,10 @@ enum LayerCanvas {
         let top = offset.y + (fit == .center ? (ch - h) / 2 : 0)
         let x0 = max(0, left)
         let x1 = min(cw, left + w)
-        guard x0 < x1 else { return out }
-        for y in max(0, top)..<min(ch, top + h) {
+        let y0 = max(0, top)
+        let y1 = min(ch, top + h)
+        guard x0 < x1, y0 < y1 else { return out }  // entirely off the canvas
+        for y in y0..<y1 {
             let s = (y - top) * w + (x0 - left)
             out.withUnsafeMutableBufferPointer { o in
                 src.withUnsafeBufferPointer { src in
@@ -120,20 +127,6 @@ enum LayerCanvas {
             }
         }
         return out
-    }
-
-    static func stretch(_ src: [SIMD4<Float>], _ w: Int, _ h: Int, to canvas: Size, colorSpace: ColorSpace)
-        -> [SIMD4<Float>]
-    {
-        // Through 16-bit so the resampler's premultiplied linear-light path is the one `resize` uses.
-        let image = Image(width: w, height: h, pixels: .rgba16(channels(src)))
-        var resize = Resize(width: canvas.width, height: canvas.height, filter: .triangle)
-        resize.colorSpace = colorSpace
-        let out = FloatImage(image, colorSpace: colorSpace).resampled(
-            width: canvas.width, height: canvas.height, filter: resize.filter, edge: .clamp
-        )
-        .image(depth: 16, alpha: .straight, colorSpace: colorSpace)
-        return floats(out)
     }
 
     /// A linear gradient as CSS draws it: along the direction at `angle` degrees clockwise from

@@ -255,20 +255,26 @@ public struct Composite: Stage {
             case .color(let c):
                 source = Array(repeating: SIMD4(Float(c.r), Float(c.g), Float(c.b), Float(c.a)), count: canvas.count)
             case .image(let path):
-                let layerImage = try path.map { try LayerCanvas.decode($0, l, "image", context.maxPixels) } ?? image
-                source = LayerCanvas.placed(
-                    path == nil ? incoming : LayerCanvas.floats(layerImage), layerImage.width, layerImage.height,
-                    fit: l.fit, offset: l.offset, canvas: size, colorSpace: .srgb)
+                if let path {
+                    let layerImage = try LayerCanvas.fitted(
+                        LayerCanvas.decode(path, l, "image", context.maxPixels), l.fit, canvas: size, colorSpace: .srgb)
+                    source = LayerCanvas.placed(
+                        LayerCanvas.floats(layerImage), layerImage.width, layerImage.height, fit: l.fit,
+                        offset: l.offset, canvas: size)
+                } else {
+                    source = LayerCanvas.placed(
+                        incoming, image.width, image.height, fit: l.fit, offset: l.offset, canvas: size)
+                }
             case .gradient(let from, let to, let angle):
                 source = LayerCanvas.gradient(from: from, to: to, angle: angle, canvas: size)
             case .text(let t):
                 source = try LayerCanvas.text(t, offset: l.offset, canvas: size)
             }
             if let m = l.mask {
-                let mask = try LayerCanvas.decode(m, l, "mask", context.maxPixels)
+                let mask = try LayerCanvas.fitted(
+                    LayerCanvas.decode(m, l, "mask", context.maxPixels), l.fit, canvas: size, colorSpace: .linear)
                 let placed = LayerCanvas.placed(
-                    LayerCanvas.floats(mask), mask.width, mask.height, fit: l.fit, offset: (0, 0), canvas: size,
-                    colorSpace: .linear)
+                    LayerCanvas.floats(mask), mask.width, mask.height, fit: l.fit, offset: (0, 0), canvas: size)
                 LayerCanvas.scaleAlpha(&source, byCoverageOf: placed, opacity: Float(l.opacity))
             } else if l.opacity < 1 {
                 LayerCanvas.scaleAlpha(&source, by: Float(l.opacity))
