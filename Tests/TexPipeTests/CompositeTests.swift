@@ -397,5 +397,14 @@ struct CompositeTests {
         #expect(errors.count == 1)
         #expect(errors.first?.hasPrefix("error: $T/pipeline.json: pipelines[0].stages[0].layers[1].blend: ") == true)
         #expect(errors.first?.contains("\"overlay\"") == true)
+        let notAnObject = t.errors(
+            #"""
+            { "version": 1, "pipelines": [ { "name": "p", "inputs": ["in.png"], "stages": [
+              { "stage": "composite", "layers": [ { "text": "1", "outline": 3 } ] } ] } ] }
+            """#)
+        #expect(
+            notAnObject == [
+                "error: $T/pipeline.json: pipelines[0].stages[0].layers[0].outline: expected an object with \"width\", \"color\", found 3"
+            ])
     }
 }

@@ -90,10 +90,6 @@ public struct ParameterDecoder {
             if case .value = outcome { return .value(.list(out)) }
             return outcome
         }
-        if case .object = kind {
-            error(path, Say.expected("an object", found: raw))
-            return .invalid
-        }
         var value = raw
         var fromPlaceholder: String?
         if case .string(let s) = raw, Template.hasPlaceholders(s) {

@@ -45,7 +45,7 @@ public struct Adjust: Stage {
     public func applied(to image: Image) throws -> [Image] {
         if !hsv && contrast == 1 && gamma == 1 { return [image] }
         var out = image
-        out.run(Kernel(adjust: self, premultiplied: image.alpha == .premultiplied))
+        out.run(Kernel(adjust: self, hsv: hsv, premultiplied: image.alpha == .premultiplied))
         return [out]
     }
 
@@ -53,7 +53,10 @@ public struct Adjust: Stage {
     var hsv: Bool { hue.truncatingRemainder(dividingBy: 360) != 0 || saturation != 1 || brightness != 1 }
 
     /// One color in 0…1 through the whole chain (the reference the tests evaluate too).
-    public func adjusted(_ c: SIMD3<Float>) -> SIMD3<Float> {
+    public func adjusted(_ c: SIMD3<Float>) -> SIMD3<Float> { adjusted(c, hsv: hsv) }
+
+    /// The same with `hsv` decided once per image (it costs an fmod), not per pixel.
+    @inline(__always) func adjusted(_ c: SIMD3<Float>, hsv: Bool) -> SIMD3<Float> {
         var c = c
         if hsv {
             var (h, s, v) = Self.hsv(c)
@@ -120,6 +123,7 @@ public struct Adjust: Stage {
 
     struct Kernel: InPlaceKernel {
         var adjust: Adjust
+        var hsv: Bool
         var premultiplied: Bool
 
         func run<C: PixelChannel>(_ p: UnsafeMutableBufferPointer<C>, width: Int, height: Int) {
@@ -133,7 +137,7 @@ public struct Adjust: Stage {
                 }
                 var c = SIMD3(Float(p[i]), Float(p[i + 1]), Float(p[i + 2])) / max
                 if premultiplied { c = Adjust.clamped(c / a) }
-                c = adjust.adjusted(c)
+                c = adjust.adjusted(c, hsv: hsv)
                 if premultiplied { c *= a }
                 let v = c * max + 0.5  // ≥ 0: truncation below is the floor
                 p[i] = C(truncatingIfNeeded: Int(v.x))
