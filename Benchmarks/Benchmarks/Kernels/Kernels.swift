@@ -43,6 +43,9 @@ let benchmarks: @Sendable () -> Void = {
         }
         bench("adjust hue+saturation") { _ = try Adjust(hue: 30, saturation: 1.2).applied(to: keyed) }
         bench("png encode (texpipe, level 6)") { _ = try Encoder.png(keyed) }
+        let encoded = try! Encoder.png(keyed)
+        bench("png decode (texpipe reader)") { _ = try Decoder.decode(encoded) }
+        bench("png decode (libpng)") { _ = try Decoder.decode(encoded, pngReader: .libpng) }
     }
 }
 

@@ -79,7 +79,14 @@ public struct ImageHeader: Sendable {
     }
 }
 
-/// Decoding: bytes → RGBA8 / RGBA16 Image, through the C shims.
+/// Which reader decodes a PNG: texpipe's own for the common 8-bit layouts (libpng for the rest
+/// and for every irregular file), or libpng always — the reference the tests compare against.
+public enum PNGReaderChoice: Sendable {
+    case texpipe
+    case libpng
+}
+
+/// Decoding: bytes → RGBA8 / RGBA16 Image, through the C shims (and `PNGReader`).
 public enum Decoder {
     public static let defaultMaxPixels = 1 << 28
 
@@ -106,12 +113,19 @@ public enum Decoder {
 
     /// Decodes a PNG or JPEG (sniffed) into straight RGBA; refuses more than `maxPixels`
     /// before allocating.
-    public static func decode(_ bytes: [UInt8], path: String = "", maxPixels: Int = defaultMaxPixels) throws -> Image {
+    public static func decode(
+        _ bytes: [UInt8], path: String = "", maxPixels: Int = defaultMaxPixels, pngReader: PNGReaderChoice = .texpipe
+    ) throws -> Image {
         let h = try header(bytes, path: path)
         guard h.width > 0, h.height > 0 else { throw CodecError("zero image size") }
         let (w, ht) = (UInt64(h.width), UInt64(h.height))
         guard w * ht <= UInt64(maxPixels) else {
             throw CodecError("image is \(w)x\(ht) (\(w * ht) pixels), over the limit of \(maxPixels) (--max-pixels)")
+        }
+        if pngReader == .texpipe, h.format == .png, h.fileBitDepth == 8, !h.interlaced, !h.hasTransparency,
+            h.colorType != "palette", let image = PNGReader.decode(bytes, maxPixels: maxPixels)
+        {
+            return image
         }
         let count = h.width * h.height * 4
         var info = tp_info()

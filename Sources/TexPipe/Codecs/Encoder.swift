@@ -19,7 +19,7 @@ public struct PNGSettings: Sendable, Hashable {
             doc: "bits per channel written"),
     ]
 
-    public enum Filter: String, Sendable { case adaptive, none, sub, up, average, paeth }
+    public enum Filter: String, Sendable, CaseIterable { case adaptive, none, sub, up, average, paeth }
     public enum ColorMode: String, Sendable { case rgba, auto }
 
     public enum Writer: String, Sendable { case texpipe, libpng }
