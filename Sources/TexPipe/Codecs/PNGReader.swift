@@ -171,7 +171,7 @@ enum PNGReader {
         case 1:
             out.update(from: raw, count: min(bpp, n))
             if bpp == 4 {
-                unfilterPixels(raw, prior, out, n) { a, _, _ in a }
+                unfilterPixels(raw, prior, out, n, SubPredictor.self)
             } else {
                 for i in bpp..<max(bpp, n) { out[i] = raw[i] &+ out[i - bpp] }
             }
@@ -180,22 +180,14 @@ enum PNGReader {
         case 3:
             for i in 0..<min(bpp, n) { out[i] = raw[i] &+ prior[i] >> 1 }
             if bpp == 4 {
-                unfilterPixels(raw, prior, out, n) { a, b, _ in (a &+ b) &>> 1 }
+                unfilterPixels(raw, prior, out, n, AveragePredictor.self)
             } else {
                 for i in bpp..<max(bpp, n) { out[i] = raw[i] &+ UInt8((Int(out[i - bpp]) + Int(prior[i])) >> 1) }
             }
         case 4:
             for i in 0..<min(bpp, n) { out[i] = raw[i] &+ prior[i] }
             if bpp == 4 {
-                unfilterPixels(raw, prior, out, n) { a, b, c in
-                    let pa = magnitude(b &- c)
-                    let pb = magnitude(a &- c)
-                    let pc = magnitude(a &+ b &- c &- c)
-                    var predictor = c
-                    predictor.replace(with: b, where: pb .<= pc)
-                    predictor.replace(with: a, where: (pa .<= pb) .& (pa .<= pc))
-                    return predictor
-                }
+                unfilterPixels(raw, prior, out, n, PaethPredictor.self)
             } else {
                 for i in bpp..<max(bpp, n) {
                     let (a, b, c) = (Int(out[i - bpp]), Int(prior[i]), Int(prior[i - bpp]))
@@ -209,11 +201,11 @@ enum PNGReader {
         return true
     }
 
-    /// The predictors of one RGBA row from its second pixel on: `predict(a, b, c)` with a the pixel
-    /// to the left (already unfiltered), b above, c above-left, each channel a 16-bit lane.
-    @inline(__always) static func unfilterPixels(
+    /// One RGBA row from its second pixel on, through predictor `P` (a type, so the loop is
+    /// specialised for it; a closure stayed a call per pixel).
+    static func unfilterPixels<P: PixelPredictor>(
         _ raw: UnsafePointer<UInt8>, _ prior: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
-        _ predict: (SIMD4<Int16>, SIMD4<Int16>, SIMD4<Int16>) -> SIMD4<Int16>
+        _: P.Type
     ) {
         @inline(__always) func load(_ p: UnsafePointer<UInt8>, _ k: Int) -> SIMD4<Int16> {
             SIMD4<Int16>(truncatingIfNeeded: UnsafeRawPointer(p + k).loadUnaligned(as: SIMD4<UInt8>.self))
@@ -223,7 +215,7 @@ enum PNGReader {
         var k = 4
         while k + 4 <= n {
             let b = load(prior, k)
-            let value = SIMD4<UInt8>(truncatingIfNeeded: load(raw, k) &+ predict(a, b, c))
+            let value = SIMD4<UInt8>(truncatingIfNeeded: load(raw, k) &+ P.predict(a, b, c))
             UnsafeMutableRawPointer(out + k).storeBytes(of: value, as: SIMD4<UInt8>.self)
             a = SIMD4<Int16>(truncatingIfNeeded: value)
             c = b
@@ -231,10 +223,6 @@ enum PNGReader {
         }
     }
 
-    @inline(__always) static func magnitude(_ d: SIMD4<Int16>) -> SIMD4<Int16> {
-        let sign = d &>> 15
-        return (d ^ sign) &- sign
-    }
 
     /// One unfiltered row of `samples`-per-pixel bytes → RGBA8 (gray spread to R, G, B; alpha 255 when absent).
     static func widen(_ row: UnsafePointer<UInt8>, to out: UnsafeMutablePointer<UInt8>, width w: Int, samples s: Int) {
@@ -265,5 +253,39 @@ enum PNGReader {
                 out[4 * x + 3] = 255
             }
         }
+    }
+}
+
+/// A PNG predictor on one RGBA pixel: a the pixel to the left (already unfiltered), b above, c
+/// above-left, each channel a 16-bit lane.
+protocol PixelPredictor {
+    static func predict(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>, _ c: SIMD4<Int16>) -> SIMD4<Int16>
+}
+
+enum SubPredictor: PixelPredictor {
+    @inline(__always) static func predict(_ a: SIMD4<Int16>, _: SIMD4<Int16>, _: SIMD4<Int16>) -> SIMD4<Int16> { a }
+}
+
+enum AveragePredictor: PixelPredictor {
+    @inline(__always) static func predict(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>, _: SIMD4<Int16>) -> SIMD4<Int16> {
+        (a &+ b) &>> 1
+    }
+}
+
+/// Paeth (PNG spec §9.4): of a, b, c the one nearest p = a + b − c, ties in that order; branch-free.
+enum PaethPredictor: PixelPredictor {
+    @inline(__always) static func predict(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>, _ c: SIMD4<Int16>) -> SIMD4<Int16> {
+        let pa = magnitude(b &- c)
+        let pb = magnitude(a &- c)
+        let pc = magnitude(a &+ b &- c &- c)
+        var predictor = c
+        predictor.replace(with: b, where: pb .<= pc)
+        predictor.replace(with: a, where: (pa .<= pb) .& (pa .<= pc))
+        return predictor
+    }
+
+    @inline(__always) static func magnitude(_ d: SIMD4<Int16>) -> SIMD4<Int16> {
+        let sign = d &>> 15
+        return (d ^ sign) &- sign
     }
 }

@@ -76,11 +76,12 @@ enum PNGWriter {
         return png
     }
 
-    /// Filters one row into `out`; returns the heuristic score Σ |byte as Int8|.
     /// Filters one row with filter `f` into `o` and returns the heuristic's score, the sum of the
     /// filtered bytes as signed magnitudes. 16 bytes at a time with SIMD (every predictor reads the
     /// unfiltered rows only, so there is no carried dependency), the first `bpp` bytes and the tail
-    /// scalar; the same bytes as `applyScalar`.
+    /// scalar; the same bytes as `applyScalar`. Widening goes through 8-lane halves: the standard
+    /// library's SIMD16<UInt8> → SIMD16<Int16 or UInt32> conversions are out-of-line calls on
+    /// x86-64 (a 256-bit type without AVX2), while the 8-lane ones are one unpack instruction.
     static func apply(
         _ f: Int, _ x: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ n: Int, _ bpp: Int,
         _ o: UnsafeMutablePointer<UInt8>
@@ -88,15 +89,23 @@ enum PNGWriter {
         let head = min(bpp, n)
         var score = applyScalar(f, x, b, 0, head, bpp, o)
         var i = head
-        var sum = SIMD16<UInt32>(repeating: 0)
+        // Lane sums of |byte|, at most 2 · 255 per block: flushed every 128 blocks, before UInt16 overflows.
+        var sum = SIMD8<UInt16>(repeating: 0)
+        var blocks = 0
         @inline(__always) func load(_ p: UnsafeMutablePointer<UInt8>, _ k: Int) -> SIMD16<UInt8> {
             UnsafeRawPointer(p + k).loadUnaligned(as: SIMD16<UInt8>.self)
         }
         @inline(__always) func put(_ v: SIMD16<UInt8>, _ k: Int) {
             UnsafeMutableRawPointer(o + k).storeBytes(of: v, as: SIMD16<UInt8>.self)
-            let signed = SIMD16<Int8>(truncatingIfNeeded: v)
-            let sign = signed &>> 7
-            sum &+= SIMD16<UInt32>(truncatingIfNeeded: SIMD16<UInt8>(truncatingIfNeeded: (signed ^ sign) &- sign))
+            let magnitude = pointwiseMinBytes(v, 0 &- v)  // |v as Int8|, as an unsigned byte
+            sum &+= SIMD8<UInt16>(truncatingIfNeeded: magnitude.lowHalf)
+                &+ SIMD8<UInt16>(truncatingIfNeeded: magnitude.highHalf)
+            blocks += 1
+            if blocks == 128 {
+                score += sum.indices.reduce(0) { $0 + Int(sum[$1]) }
+                sum = .zero
+                blocks = 0
+            }
         }
         while i + 16 <= n {
             let cur = load(x, i)
@@ -109,26 +118,41 @@ enum PNGWriter {
                 let up = load(b, i)
                 put(cur &- ((a & up) &+ ((a ^ up) &>> 1)), i)
             default:
-                let a = SIMD16<Int16>(truncatingIfNeeded: load(x, i - bpp))
-                let up = SIMD16<Int16>(truncatingIfNeeded: load(b, i))
-                let c = SIMD16<Int16>(truncatingIfNeeded: load(b, i - bpp))
-                let pa = magnitude(up &- c)
-                let pb = magnitude(a &- c)
-                let pc = magnitude(a &+ up &- 2 &* c)
-                // Branch-free selects: all-ones lanes where a condition holds.
-                let takeUp = SIMD16<Int16>(truncatingIfNeeded: (pc &- pb) &>> 15) ^ -1  // pb <= pc
-                let takeA = ((pb &- pa) | (pc &- pa)) &>> 15 ^ -1  // pa <= pb && pa <= pc
-                var predictor = (up & takeUp) | (c & ~takeUp)
-                predictor = (a & takeA) | (predictor & ~takeA)
-                put(cur &- SIMD16<UInt8>(truncatingIfNeeded: predictor), i)
+                let a = load(x, i - bpp)
+                let up = load(b, i)
+                let c = load(b, i - bpp)
+                let low = paeth(widen(a.lowHalf), widen(up.lowHalf), widen(c.lowHalf))
+                let high = paeth(widen(a.highHalf), widen(up.highHalf), widen(c.highHalf))
+                let predictor = SIMD16(
+                    lowHalf: SIMD8<UInt8>(truncatingIfNeeded: low), highHalf: SIMD8<UInt8>(truncatingIfNeeded: high))
+                put(cur &- predictor, i)
             }
             i += 16
         }
-        score += Int(sum.wrappedSum())
+        score += sum.indices.reduce(0) { $0 + Int(sum[$1]) }
         return score + applyScalar(f, x, b, i, n, bpp, o)
     }
 
-    @inline(__always) static func magnitude(_ d: SIMD16<Int16>) -> SIMD16<Int16> {
+    @inline(__always) static func widen(_ v: SIMD8<UInt8>) -> SIMD8<Int16> { SIMD8<Int16>(truncatingIfNeeded: v) }
+
+    /// min(v, w) per byte, unsigned (one pminub).
+    @inline(__always) static func pointwiseMinBytes(_ v: SIMD16<UInt8>, _ w: SIMD16<UInt8>) -> SIMD16<UInt8> {
+        v.replacing(with: w, where: w .< v)
+    }
+
+    /// The Paeth predictor (PNG spec §9.4) in 16-bit lanes, branch-free.
+    @inline(__always) static func paeth(_ a: SIMD8<Int16>, _ up: SIMD8<Int16>, _ c: SIMD8<Int16>) -> SIMD8<Int16> {
+        let pa = magnitude(up &- c)
+        let pb = magnitude(a &- c)
+        let pc = magnitude(a &+ up &- 2 &* c)
+        // All-ones lanes where a condition holds.
+        let takeUp = (pc &- pb) &>> 15 ^ -1  // pb <= pc
+        let takeA = ((pb &- pa) | (pc &- pa)) &>> 15 ^ -1  // pa <= pb && pa <= pc
+        let predictor = (up & takeUp) | (c & ~takeUp)
+        return (a & takeA) | (predictor & ~takeA)
+    }
+
+    @inline(__always) static func magnitude(_ d: SIMD8<Int16>) -> SIMD8<Int16> {
         let sign = d &>> 15
         return (d ^ sign) &- sign
     }
