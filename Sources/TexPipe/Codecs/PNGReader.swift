@@ -223,7 +223,6 @@ enum PNGReader {
         }
     }
 
-
     /// One unfiltered row of `samples`-per-pixel bytes → RGBA8 (gray spread to R, G, B; alpha 255 when absent).
     static func widen(_ row: UnsafePointer<UInt8>, to out: UnsafeMutablePointer<UInt8>, width w: Int, samples s: Int) {
         switch s {

@@ -98,7 +98,8 @@ enum PNGWriter {
         @inline(__always) func put(_ v: SIMD16<UInt8>, _ k: Int) {
             UnsafeMutableRawPointer(o + k).storeBytes(of: v, as: SIMD16<UInt8>.self)
             let magnitude = pointwiseMinBytes(v, 0 &- v)  // |v as Int8|, as an unsigned byte
-            sum &+= SIMD8<UInt16>(truncatingIfNeeded: magnitude.lowHalf)
+            sum &+=
+                SIMD8<UInt16>(truncatingIfNeeded: magnitude.lowHalf)
                 &+ SIMD8<UInt16>(truncatingIfNeeded: magnitude.highHalf)
             blocks += 1
             if blocks == 128 {
