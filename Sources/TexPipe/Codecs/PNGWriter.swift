@@ -64,16 +64,13 @@ enum PNGWriter {
                 swap(&previous, &current)
             }
         }
-        let idat = try compress(filtered, level: level)
-        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        chunk(&png, "IHDR", be32(width) + be32(height) + [UInt8(bitDepth), UInt8(colorType), 0, 0, 0])
+        var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        chunk(&head, "IHDR", be32(width) + be32(height) + [UInt8(bitDepth), UInt8(colorType), 0, 0, 0])
         if colorType == 3 {
-            chunk(&png, "PLTE", palette)
-            if !trns.isEmpty { chunk(&png, "tRNS", trns) }
+            chunk(&head, "PLTE", palette)
+            if !trns.isEmpty { chunk(&head, "tRNS", trns) }
         }
-        chunk(&png, "IDAT", idat)
-        chunk(&png, "IEND", [])
-        return png
+        return try assemble(head: head, compressing: filtered, level: level)
     }
 
     /// Filters one row with filter `f` into `o` and returns the heuristic's score, the sum of the
@@ -187,21 +184,41 @@ enum PNGWriter {
         return score
     }
 
-    static func compress(_ data: [UInt8], level: Int) throws -> [UInt8] {
+    /// `head` (signature, IHDR, PLTE, tRNS), then one IDAT compressed by libdeflate straight into
+    /// the file's own buffer, then IEND. The buffer is reserved at libdeflate's bound but never
+    /// zero-filled, so only the pages the compressed bytes reach are touched: a large image's peak
+    /// is its pixels, its filtered rows and its compressed size, not a second uncompressed copy.
+    static func assemble(head: [UInt8], compressing data: [UInt8], level: Int) throws -> [UInt8] {
         guard let compressor = libdeflate_alloc_compressor(Int32(level)) else {
             throw CodecError("PNG encoder: cannot allocate a level \(level) compressor")
         }
         defer { libdeflate_free_compressor(compressor) }
         let bound = libdeflate_zlib_compress_bound(compressor, data.count)
-        var out = [UInt8](repeating: 0, count: bound)
-        let size = data.withUnsafeBytes { src in
-            out.withUnsafeMutableBytes { dst in
-                libdeflate_zlib_compress(compressor, src.baseAddress, src.count, dst.baseAddress, dst.count)
+        let iend: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+        var failure: String?
+        let png = [UInt8](unsafeUninitializedCapacity: head.count + 8 + bound + 4 + iend.count) { out, count in
+            let base = out.baseAddress!
+            base.initialize(from: head, count: head.count)
+            let idat = base + head.count
+            let size = data.withUnsafeBytes { src in
+                libdeflate_zlib_compress(compressor, src.baseAddress, src.count, idat + 8, bound)
             }
+            guard size > 0, size <= 0x7FFF_FFFF else {
+                failure = size > 0 ? "image data over 2 GiB compressed" : "compression failed"
+                count = 0
+                return
+            }
+            (idat + 4).initialize(from: [0x49, 0x44, 0x41, 0x54], count: 4)  // "IDAT"
+            let crc = UInt32(libdeflate_crc32(0, idat + 4, size + 4))
+            for (k, v) in [UInt32(size), crc].enumerated() {
+                let at = k == 0 ? idat : idat + 8 + size
+                for b in 0..<4 { at[b] = UInt8(truncatingIfNeeded: v >> (24 - 8 * b)) }
+            }
+            (idat + 12 + size).initialize(from: iend, count: iend.count)
+            count = head.count + 12 + size + iend.count
         }
-        guard size > 0 else { throw CodecError("PNG encoder: compression failed") }
-        out.removeSubrange(size...)
-        return out
+        if let failure { throw CodecError("PNG encoder: \(failure)") }
+        return png
     }
 
     static func chunk(_ png: inout [UInt8], _ type: String, _ data: [UInt8]) {
