@@ -298,3 +298,75 @@ struct MipmapsTests {
         #expect(throws: StageError("give either \"scale\" or \"width\"/\"height\", not both")) { try Resize(args) }
     }
 }
+
+/// The streaming resampler (a ring of horizontally filtered rows) against the plain two passes it
+/// replaced — a horizontal pass over the whole image, then a vertical one — written here from the
+/// same taps: the Floats must be identical, not just close. And level 0 read a row at a time
+/// must give the Floats of the whole-image conversion.
+@Suite("Streaming resampler")
+struct StreamingResamplerTests {
+    static func twoPass(_ src: FloatImage, _ w: Int, _ h: Int, _ filter: ResampleFilter, _ edge: EdgeMode)
+        -> [SIMD4<Float>]
+    {
+        let tx = Taps(from: src.width, to: w, filter: filter, edge: edge)
+        let ty = Taps(from: src.height, to: h, filter: filter, edge: edge)
+        var mid = [SIMD4<Float>](repeating: .zero, count: w * src.height)
+        for y in 0..<src.height {
+            for x in 0..<w {
+                var acc = SIMD4<Float>()
+                for t in tx.start[x]..<tx.start[x + 1] { acc += tx.weight[t] * src.pixels[y * src.width + tx.index[t]] }
+                mid[y * w + x] = acc
+            }
+        }
+        var out = [SIMD4<Float>](repeating: .zero, count: w * h)
+        for y in 0..<h {
+            for t in ty.start[y]..<ty.start[y + 1] {
+                for x in 0..<w { out[y * w + x] += ty.weight[t] * mid[ty.index[t] * w + x] }
+            }
+        }
+        return out
+    }
+
+    @Test(
+        "identical to two whole passes, every filter and edge, down and up",
+        arguments: ResampleFilter.allCases, [EdgeMode.clamp, .wrap])
+    func matchesTwoPasses(filter: ResampleFilter, edge: EdgeMode) {
+        var seed: UInt64 = 11
+        for (sw, sh, w, h) in [(37, 29, 18, 14), (37, 29, 9, 7), (5, 40, 2, 20), (16, 16, 1, 1), (7, 9, 20, 23)] {
+            seed += 1
+            for (alpha, space) in [(AlphaState.straight, ColorSpace.srgb), (.premultiplied, .linear)] {
+                var image = CodecTests.randomImage(sw, sh, depth: 8, seed: seed)
+                image.alpha = alpha
+                let whole = FloatImage(image, colorSpace: space)
+                let rows = ConvertedRows(image: image, colorSpace: space)
+                let expected = Self.twoPass(whole, w, h, filter, edge)
+                #expect(whole.resampled(width: w, height: h, filter: filter, edge: edge).pixels == expected)
+                #expect(rows.streamResampled(width: w, height: h, filter: filter, edge: edge).pixels == expected)
+            }
+        }
+    }
+
+    /// The streamed chain (no Float level ever whole) against the chain made of whole Float
+    /// images: level n from level n − 1 (box) or from level 0 (the others), then quantised.
+    @Test("streamed mip chain = whole-image chain, byte for byte", arguments: ResampleFilter.allCases)
+    func streamedChainMatchesWholeImages(filter: ResampleFilter) throws {
+        for (n, (w, h, edge, space)) in [
+            (45, 31, EdgeMode.clamp, ColorSpace.srgb), (64, 8, .wrap, .linear), (7, 50, .clamp, .linear),
+        ].enumerated() {
+            for depth in [8, 16] {
+                let image = CodecTests.randomImage(w, h, depth: depth, seed: UInt64(90 + n))
+                var stage = Mipmaps()
+                (stage.filter, stage.edge, stage.colorSpace) = (filter, edge, space)
+                let levels = try stage.applied(to: image)
+                let base = FloatImage(image, colorSpace: space)
+                var previous = base
+                for (k, size) in stage.sizes(w, h).enumerated().dropFirst() {
+                    let source = filter == .box ? previous : base
+                    previous = source.resampled(width: size.width, height: size.height, filter: filter, edge: edge)
+                    let expected = previous.image(depth: depth, alpha: .straight, colorSpace: space)
+                    #expect(levels[k].pixels == expected.pixels, "\(w)x\(h) depth \(depth) level \(k)")
+                }
+            }
+        }
+    }
+}

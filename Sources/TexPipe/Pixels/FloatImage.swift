@@ -52,26 +52,31 @@ public struct FloatImage: Sendable {
     static func load<C: PixelChannel>(_ p: [C], premultiplied: Bool, space: ColorSpace, table: [Float]) -> [SIMD4<
         Float
     >] {
-        let n = p.count / 4
+        [SIMD4<Float>](unsafeUninitializedCapacity: p.count / 4) { out, count in
+            p.withUnsafeBufferPointer { load($0, into: out, premultiplied: premultiplied, space: space, table: table) }
+            count = p.count / 4
+        }
+    }
+
+    /// Converts `p.count / 4` pixels into `out` (whole images, or one row for the streaming resampler).
+    static func load<C: PixelChannel>(
+        _ p: UnsafeBufferPointer<C>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>, premultiplied: Bool,
+        space: ColorSpace, table: [Float]
+    ) {
         let inv = 1 / Float(C.maxValue)
-        return [SIMD4<Float>](unsafeUninitializedCapacity: n) { out, count in
-            p.withUnsafeBufferPointer { p in
-                for i in 0..<n {
-                    let a = Float(p[4 * i + 3]) * inv
-                    var c = SIMD3<Float>(Float(p[4 * i]), Float(p[4 * i + 1]), Float(p[4 * i + 2]))
-                    if premultiplied {
-                        // Unpremultiply before decoding: the transfer curve is not linear.
-                        c = a > 0 ? elementMin(c * inv / a, SIMD3(repeating: 1)) : .zero
-                        if space == .srgb { c = SIMD3(SRGB.toLinear(c.x), SRGB.toLinear(c.y), SRGB.toLinear(c.z)) }
-                    } else if space == .srgb {
-                        c = SIMD3(table[Int(p[4 * i])], table[Int(p[4 * i + 1])], table[Int(p[4 * i + 2])])
-                    } else {
-                        c *= inv
-                    }
-                    out[i] = SIMD4(c * a, a)
-                }
+        for i in 0..<(p.count / 4) {
+            let a = Float(p[4 * i + 3]) * inv
+            var c = SIMD3<Float>(Float(p[4 * i]), Float(p[4 * i + 1]), Float(p[4 * i + 2]))
+            if premultiplied {
+                // Unpremultiply before decoding: the transfer curve is not linear.
+                c = a > 0 ? elementMin(c * inv / a, SIMD3(repeating: 1)) : .zero
+                if space == .srgb { c = SIMD3(SRGB.toLinear(c.x), SRGB.toLinear(c.y), SRGB.toLinear(c.z)) }
+            } else if space == .srgb {
+                c = SIMD3(table[Int(p[4 * i])], table[Int(p[4 * i + 1])], table[Int(p[4 * i + 2])])
+            } else {
+                c *= inv
             }
-            count = n
+            out[i] = SIMD4(c * a, a)
         }
     }
 
@@ -86,36 +91,46 @@ public struct FloatImage: Sendable {
     }
 
     func store<C: PixelChannel>(_: C.Type, alpha: AlphaState, space: ColorSpace) -> [C] {
-        let m = Float(C.maxValue)
-        let eightBitSRGB = C.self == UInt8.self && space == .srgb
-        return [C](unsafeUninitializedCapacity: pixels.count * 4) { out, count in
-            for (i, px) in pixels.enumerated() {
-                let a = min(max(px.w, 0), 1)
-                let qa = Int(a * m + 0.5)
-                guard qa > 0 else {
-                    out[4 * i] = 0; out[4 * i + 1] = 0; out[4 * i + 2] = 0; out[4 * i + 3] = 0
-                    continue
-                }
-                // The ratio to the unclamped alpha: an overshooting lobe scales color and alpha
-                // together, so the color itself is unchanged.
-                var c = elementClamp(SIMD3(px.x, px.y, px.z) / px.w, .zero, SIMD3(repeating: 1))
-                if eightBitSRGB {
-                    let q = (c * 65535 + 0.5)
-                    c =
-                        SIMD3(
-                            Float(SRGB.encode8[Int(q.x)]), Float(SRGB.encode8[Int(q.y)]), Float(SRGB.encode8[Int(q.z)]))
-                        / 255
-                } else if space == .srgb {
-                    c = SIMD3(SRGB.fromLinear(c.x), SRGB.fromLinear(c.y), SRGB.fromLinear(c.z))
-                }
-                if alpha == .premultiplied { c *= Float(qa) / m }
-                let q = c * m + 0.5
-                out[4 * i] = C(truncatingIfNeeded: Int(q.x))
-                out[4 * i + 1] = C(truncatingIfNeeded: Int(q.y))
-                out[4 * i + 2] = C(truncatingIfNeeded: Int(q.z))
-                out[4 * i + 3] = C(truncatingIfNeeded: qa)
+        [C](unsafeUninitializedCapacity: pixels.count * 4) { out, count in
+            pixels.withUnsafeBufferPointer {
+                FloatImage.store($0, into: out.baseAddress!, alpha: alpha, space: space)
             }
             count = pixels.count * 4
+        }
+    }
+
+    /// Quantises `px.count` pixels into `out` (whole images, or one row of a streamed level).
+    static func store<C: PixelChannel>(
+        _ pixels: UnsafeBufferPointer<SIMD4<Float>>, into out: UnsafeMutablePointer<C>, alpha: AlphaState,
+        space: ColorSpace
+    ) {
+        let m = Float(C.maxValue)
+        let eightBitSRGB = C.self == UInt8.self && space == .srgb
+        for (i, px) in pixels.enumerated() {
+            let a = min(max(px.w, 0), 1)
+            let qa = Int(a * m + 0.5)
+            guard qa > 0 else {
+                out[4 * i] = 0; out[4 * i + 1] = 0; out[4 * i + 2] = 0; out[4 * i + 3] = 0
+                continue
+            }
+            // The ratio to the unclamped alpha: an overshooting lobe scales color and alpha
+            // together, so the color itself is unchanged.
+            var c = elementClamp(SIMD3(px.x, px.y, px.z) / px.w, .zero, SIMD3(repeating: 1))
+            if eightBitSRGB {
+                let q = (c * 65535 + 0.5)
+                c =
+                    SIMD3(
+                        Float(SRGB.encode8[Int(q.x)]), Float(SRGB.encode8[Int(q.y)]), Float(SRGB.encode8[Int(q.z)]))
+                    / 255
+            } else if space == .srgb {
+                c = SIMD3(SRGB.fromLinear(c.x), SRGB.fromLinear(c.y), SRGB.fromLinear(c.z))
+            }
+            if alpha == .premultiplied { c *= Float(qa) / m }
+            let q = c * m + 0.5
+            out[4 * i] = C(truncatingIfNeeded: Int(q.x))
+            out[4 * i + 1] = C(truncatingIfNeeded: Int(q.y))
+            out[4 * i + 2] = C(truncatingIfNeeded: Int(q.z))
+            out[4 * i + 3] = C(truncatingIfNeeded: qa)
         }
     }
 }

@@ -101,27 +101,28 @@ public struct Mipmaps: Stage {
 
     public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
         let chain = sizes(image.width, image.height)
-        let base = FloatImage(image, colorSpace: colorSpace)
-        var floats: [FloatImage] = [base]
-        for n in 1..<chain.count {
-            let source = filter == .box ? floats[n - 1] : base
-            floats.append(source.resampled(width: chain[n].width, height: chain[n].height, filter: filter, edge: edge))
-        }
-        if let reference = coverage {
-            let coverage = Coverage(reference: Float(reference), edge: edge)
-            let target = coverage.measure(base)
-            var report = ["coverage ≥ \(JSON.format(reference)): level 0 \(Coverage.percent(target))"]
-            for n in 1..<floats.count {
-                let (scaled, achieved) = coverage.preserved(
-                    floats[n], target: target, levels: image.depth == 16 ? 65535 : 255)
-                floats[n] = scaled
-                report.append("level \(n) \(Coverage.percent(achieved))")
-            }
-            context.notes.append(report.joined(separator: ", "))
-        }
         var levels: [Image] = [image]
-        for n in 1..<floats.count {
-            levels.append(floats[n].image(depth: image.depth, alpha: image.alpha, colorSpace: colorSpace))
+        if let reference = coverage {
+            levels += coverageLevels(image, chain, reference: reference, context: &context)
+        } else {
+            // Streamed: level 0 is read a row at a time as premultiplied Float, each level pulls
+            // its rows from the one above (box) or from level 0 (the others), and only the
+            // quantised levels are ever whole — the chain never holds a Float image.
+            let rows = ConvertedRows(image: image, colorSpace: colorSpace)
+            var streamed: [StreamedLevel] = []
+            for (w, h) in chain.dropFirst() {
+                var above: any FloatRowSource = rows
+                if filter == .box, let last = streamed.last { above = last }
+                streamed.append(
+                    StreamedLevel(
+                        from: above, width: w, height: h, depth: image.depth, alpha: image.alpha,
+                        colorSpace: colorSpace, filter: filter, edge: edge))
+            }
+            // The last level first: pulling its rows makes every row of a box chain, in order.
+            let pixels = streamed.reversed().map { $0.finished() }.reversed()
+            for (level, storage) in zip(streamed, pixels) {
+                levels.append(Image(width: level.width, height: level.height, pixels: storage, alpha: image.alpha))
+            }
         }
         if bleed { levels = levels.map { Bleed().bled($0).image } }
         for n in levels.indices {
@@ -132,6 +133,28 @@ public struct Mipmaps: Stage {
         }
         guard layout == .strip else { return levels }
         return [strip(levels, like: image)]
+    }
+
+    /// Levels 1… when `coverage` is set: it measures level 0 and rescales each level's alpha as a
+    /// whole, so these levels are made as Float images (the box chain continues from the unscaled level).
+    func coverageLevels(
+        _ image: Image, _ chain: [(width: Int, height: Int)], reference: Double, context: inout StageContext
+    ) -> [Image] {
+        let base = FloatImage(image, colorSpace: colorSpace)
+        let coverage = Coverage(reference: Float(reference), edge: edge)
+        let target = coverage.measure(base)
+        var report = ["coverage ≥ \(JSON.format(reference)): level 0 \(Coverage.percent(target))"]
+        var levels: [Image] = []
+        var previous = base
+        for (n, (w, h)) in chain.enumerated().dropFirst() {
+            let level = (filter == .box ? previous : base).resampled(width: w, height: h, filter: filter, edge: edge)
+            previous = level
+            let (scaled, achieved) = coverage.preserved(level, target: target, levels: image.depth == 16 ? 65535 : 255)
+            report.append("level \(n) \(Coverage.percent(achieved))")
+            levels.append(scaled.image(depth: image.depth, alpha: image.alpha, colorSpace: colorSpace))
+        }
+        context.notes.append(report.joined(separator: ", "))
+        return levels
     }
 
     /// All levels left to right, top-aligned, on a transparent canvas.
