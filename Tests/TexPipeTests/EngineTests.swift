@@ -57,6 +57,23 @@ struct EngineTests {
         #expect(results[5].written.map(\.relative) == ["5.png"])
     }
 
+    /// Jobs start largest input first (so no core waits out a long tail), and results still come
+    /// in plan order — the ordering test above runs with that scheduling.
+    @Test func largestInputsStartFirst() throws {
+        let t = TempDir()
+        for (name, bytes) in [("a", 10), ("b", 300), ("c", 40), ("d", 300)] {
+            t.write("in/\(name).png", [UInt8](repeating: 1, count: bytes))
+        }
+        let plan = try t.plan(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "p", "inputs": ["in/*.png"], "output": "{file}.png", "stages": [] } ] }
+            """
+        ).get()
+        #expect(plan.jobs.map(\.inputDisplay).map { String($0.suffix(5)) } == ["a.png", "b.png", "c.png", "d.png"])
+        #expect(Runner.largestFirst(plan.jobs) == [1, 3, 2, 0])
+    }
+
     @Test func jpegWithAlphaNeedsFlatten() throws {
         let t = TempDir()
         t.write(

@@ -18,7 +18,6 @@ enum PNGWriter {
     ) throws -> [UInt8] {
         let bpp = max(1, channels * bitDepth / 8)
         let stride = rowBytes + 1
-        var filtered = [UInt8](repeating: 0, count: stride * height)
         let choices: [Int] = {
             switch filter {
             case .adaptive: return colorType == 3 ? [0] : [0, 1, 2, 3, 4]
@@ -29,40 +28,16 @@ enum PNGWriter {
             case .paeth: return [4]
             }
         }()
-        // Scratch, allocated once: the previous and current rows as stored, and one candidate per filter.
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 7 * rowBytes)
-        defer { scratch.deallocate() }
-        scratch.initialize(repeating: 0, count: 7 * rowBytes)
-        var previous = scratch
-        var current = scratch + rowBytes
-        let candidates = scratch + 2 * rowBytes
-        filtered.withUnsafeMutableBufferPointer { out in
-            for y in 0..<height {
-                // The row as the file stores it: 16-bit samples big-endian.
-                current.update(
-                    from: samples.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * rowBytes, count: rowBytes)
-                if bitDepth == 16 {
-                    var i = 0
-                    while i + 1 < rowBytes {
-                        let t = current[i]
-                        current[i] = current[i + 1]
-                        current[i + 1] = t
-                        i += 2
-                    }
-                }
-                var best = choices[0]
-                var bestScore = Int.max
-                for f in choices {
-                    let score = apply(f, current, previous, rowBytes, bpp, candidates + f * rowBytes)
-                    if score < bestScore {
-                        bestScore = score
-                        best = f
-                    }
-                }
-                out[y * stride] = UInt8(best)
-                (out.baseAddress! + y * stride + 1).update(from: candidates + best * rowBytes, count: rowBytes)
-                swap(&previous, &current)
+        let source = samples.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        // Every byte is written (a filter byte and the row), so no zero fill. Rows depend only on
+        // the unfiltered rows, so bands of them run on the cores the engine lends, same bytes.
+        let filtered = [UInt8](unsafeUninitializedCapacity: stride * height) { out, count in
+            let out = out.baseAddress!
+            CoreLender.forEachBand(rows: height, pixelsPerRow: width) { rows in
+                filterRows(
+                    rows, source, rowBytes: rowBytes, bpp: bpp, swapBytes: bitDepth == 16, choices: choices, into: out)
             }
+            count = stride * height
         }
         var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         chunk(&head, "IHDR", be32(width) + be32(height) + [UInt8(bitDepth), UInt8(colorType), 0, 0, 0])
@@ -182,6 +157,51 @@ enum PNGWriter {
             score += Int(Int8(bitPattern: v).magnitude)
         }
         return score
+    }
+
+    /// Filters rows `rows` of `source` into `out` (stride rowBytes + 1): per row the filter of
+    /// `choices` with the smallest score. The band's first row is predicted from the source row
+    /// above it, exactly as in one pass over the image.
+    static func filterRows(
+        _ rows: Range<Int>, _ source: UnsafePointer<UInt8>, rowBytes: Int, bpp: Int, swapBytes: Bool, choices: [Int],
+        into out: UnsafeMutablePointer<UInt8>
+    ) {
+        // Scratch: the previous and current rows as stored, and one candidate per filter.
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 7 * rowBytes)
+        defer { scratch.deallocate() }
+        scratch.initialize(repeating: 0, count: 7 * rowBytes)
+        var previous = scratch
+        var current = scratch + rowBytes
+        let candidates = scratch + 2 * rowBytes
+        /// Row y as the file stores it (16-bit samples big-endian) into `row`.
+        func stored(_ y: Int, into row: UnsafeMutablePointer<UInt8>) {
+            row.update(from: source + y * rowBytes, count: rowBytes)
+            guard swapBytes else { return }
+            var i = 0
+            while i + 1 < rowBytes {
+                let t = row[i]
+                row[i] = row[i + 1]
+                row[i + 1] = t
+                i += 2
+            }
+        }
+        if rows.lowerBound > 0 { stored(rows.lowerBound - 1, into: previous) }
+        for y in rows {
+            stored(y, into: current)
+            var best = choices[0]
+            var bestScore = Int.max
+            for f in choices {
+                let score = apply(f, current, previous, rowBytes, bpp, candidates + f * rowBytes)
+                if score < bestScore {
+                    bestScore = score
+                    best = f
+                }
+            }
+            let stride = rowBytes + 1
+            out[y * stride] = UInt8(best)
+            (out + y * stride + 1).update(from: candidates + best * rowBytes, count: rowBytes)
+            swap(&previous, &current)
+        }
     }
 
     /// `head` (signature, IHDR, PLTE, tRNS), then one IDAT compressed by libdeflate straight into

@@ -88,15 +88,25 @@ public enum Runner {
         }
         let state = Mutex(State(results: Array(repeating: nil, count: jobs.count)))
         let workers = min(options.jobs, max(1, jobs.count))
+        // Cores without a job (fewer jobs than --jobs, or a worker whose queue ran dry) are lent
+        // to the jobs still running, for the row bands of a large image.
+        let lender = CoreLender(idle: options.jobs - workers)
+        // Biggest inputs first (file size stands in for work): the long jobs start early and the
+        // run does not end on one large image while the other cores wait. Results are still
+        // delivered in plan order.
+        let order = Self.largestFirst(jobs)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let i: Int? = state.withLock { s in
                     guard s.next < jobs.count else { return nil }
                     defer { s.next += 1 }
-                    return s.next
+                    return order[s.next]
                 }
-                guard let i else { return }
-                let result = execute(jobs[i], in: plan, options)
+                guard let i else {
+                    lender.workerFinished()
+                    return
+                }
+                let result = CoreLender.$current.withValue(lender) { execute(jobs[i], in: plan, options) }
                 state.withLock { s in
                     s.results[i] = result
                     s.done += 1
@@ -109,6 +119,18 @@ public enum Runner {
             }
         }
         return state.withLock { $0.results.map { $0! } }
+    }
+
+    /// Job indices by input file size, largest first; ties in plan order.
+    static func largestFirst(_ jobs: [Job]) -> [Int] {
+        var sizes: [String: Int] = [:]
+        for job in jobs where sizes[job.input] == nil {
+            sizes[job.input] = (try? FileManager.default.attributesOfItem(atPath: job.input)[.size] as? Int) ?? 0
+        }
+        return jobs.indices.sorted { a, b in
+            let (sa, sb) = (sizes[jobs[a].input]!, sizes[jobs[b].input]!)
+            return sa != sb ? sa > sb : a < b
+        }
     }
 
     /// Whether a job would run, and why (for `--dry-run`).

@@ -45,7 +45,7 @@ public struct Adjust: Stage {
     public func applied(to image: Image) throws -> [Image] {
         if !hsv && contrast == 1 && gamma == 1 { return [image] }
         var out = image
-        out.run(Kernel(adjust: self, hsv: hsv, premultiplied: image.alpha == .premultiplied))
+        out.runInBands(Kernel(adjust: self, hsv: hsv, premultiplied: image.alpha == .premultiplied))
         return [out]
     }
 

@@ -31,11 +31,11 @@ public struct AlphaSplit: Stage {
 
     public func applied(to image: Image) throws -> [Image] {
         var diffuse = bleed ? Bleed().bled(image).image : image
-        diffuse.run(AlphaToMax())
+        diffuse.runInBands(AlphaToMax())
         diffuse.layout = .rgb
         diffuse.suffix += "_diffuse"
         var alpha = image
-        alpha.run(AlphaToGray())
+        alpha.runInBands(AlphaToGray())
         alpha.layout = .gray
         alpha.suffix += "_alpha"
         alpha.lossless = true

@@ -47,7 +47,8 @@ public struct ColorKey: Stage {
 
     public func applied(to image: Image) throws -> [Image] {
         var out = image
-        out.run(Kernel(stage: self))
+        // `all` is per pixel, so it may run in row bands; `edges` floods from the border.
+        if region == .all { out.runInBands(Kernel(stage: self)) } else { out.run(Kernel(stage: self)) }
         return [out]
     }
 

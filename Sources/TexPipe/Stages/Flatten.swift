@@ -15,7 +15,7 @@ public struct Flatten: Stage {
 
     public func applied(to image: Image) throws -> [Image] {
         var out = image
-        out.run(Kernel(color: color, premultiplied: image.alpha == .premultiplied))
+        out.runInBands(Kernel(color: color, premultiplied: image.alpha == .premultiplied))
         return [out]
     }
 
@@ -51,7 +51,7 @@ public struct Flatten: Stage {
     static func under(_ image: Image, _ bg: Color) throws -> Image {
         var out = image
         let premultiplied = image.alpha == .premultiplied
-        out.run(Under(bg: bg, premultiplied: premultiplied))
+        out.runInBands(Under(bg: bg, premultiplied: premultiplied))
         return out
     }
 

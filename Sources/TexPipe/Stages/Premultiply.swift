@@ -12,7 +12,7 @@ public struct Premultiply: Stage {
 
     public func applied(to image: Image) throws -> [Image] {
         var out = image
-        out.run(Kernel())
+        out.runInBands(Kernel())
         out.alpha = .premultiplied
         return [out]
     }

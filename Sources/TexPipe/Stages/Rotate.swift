@@ -145,48 +145,51 @@ public struct Rotate: Stage {
         let (c, s) = (Float(cos(t)), Float(sin(t)))
         let taps = 2 * K.radius
         var out = [SIMD4<Float>](repeating: .zero, count: ow * oh)
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * taps) { weights in
-            src.pixels.withUnsafeBufferPointer { p in
-                out.withUnsafeMutableBufferPointer { out in
-                    for oy in 0..<oh {
-                        let dy = Float(oy) + 0.5 - Float(oh) / 2
-                        for ox in 0..<ow {
-                            let dx = Float(ox) + 0.5 - Float(ow) / 2
-                            let u = dx * c + dy * s + Float(w) / 2 - 0.5
-                            let v = -dx * s + dy * c + Float(h) / 2 - 0.5
-                            let x0 = floorToInt(u) - K.radius + 1
-                            let y0 = floorToInt(v) - K.radius + 1
-                            if x0 + taps <= 0 || y0 + taps <= 0 || x0 >= w || y0 >= h { continue }
-                            var sx: Float = 0
-                            var sy: Float = 0
-                            for k in 0..<taps {
-                                let wx = K.weight(u - Float(x0 + k))
-                                let wy = K.weight(v - Float(y0 + k))
-                                weights[k] = wx
-                                weights[taps + k] = wy
-                                sx += wx
-                                sy += wy
-                            }
-                            var acc = SIMD4<Float>()
-                            if x0 >= 0, y0 >= 0, x0 + taps <= w, y0 + taps <= h {
-                                // Inside: every tap exists, and the trip counts are the kernel's constant.
+        // Output rows are independent: bands of them run on the cores the engine lends.
+        src.pixels.withUnsafeBufferPointer { p in
+            out.withUnsafeMutableBufferPointer { out in
+                CoreLender.forEachBand(rows: oh, pixelsPerRow: ow) { rows in
+                    withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * taps) { weights in
+                        for oy in rows {
+                            let dy = Float(oy) + 0.5 - Float(oh) / 2
+                            for ox in 0..<ow {
+                                let dx = Float(ox) + 0.5 - Float(ow) / 2
+                                let u = dx * c + dy * s + Float(w) / 2 - 0.5
+                                let v = -dx * s + dy * c + Float(h) / 2 - 0.5
+                                let x0 = floorToInt(u) - K.radius + 1
+                                let y0 = floorToInt(v) - K.radius + 1
+                                if x0 + taps <= 0 || y0 + taps <= 0 || x0 >= w || y0 >= h { continue }
+                                var sx: Float = 0
+                                var sy: Float = 0
                                 for k in 0..<taps {
-                                    var row = SIMD4<Float>()
-                                    let base = (y0 + k) * w + x0
-                                    for j in 0..<taps { row += weights[j] * p[base + j] }
-                                    acc += weights[taps + k] * row
+                                    let wx = K.weight(u - Float(x0 + k))
+                                    let wy = K.weight(v - Float(y0 + k))
+                                    weights[k] = wx
+                                    weights[taps + k] = wy
+                                    sx += wx
+                                    sy += wy
                                 }
-                            } else {
-                                let xa = max(0, x0), xb = min(w, x0 + taps)
-                                let ya = max(0, y0), yb = min(h, y0 + taps)
-                                for yy in ya..<yb {
-                                    var row = SIMD4<Float>()
-                                    let base = yy * w
-                                    for xx in xa..<xb { row += weights[xx - x0] * p[base + xx] }
-                                    acc += weights[taps + yy - y0] * row
+                                var acc = SIMD4<Float>()
+                                if x0 >= 0, y0 >= 0, x0 + taps <= w, y0 + taps <= h {
+                                    // Inside: every tap exists, and the trip counts are the kernel's constant.
+                                    for k in 0..<taps {
+                                        var row = SIMD4<Float>()
+                                        let base = (y0 + k) * w + x0
+                                        for j in 0..<taps { row += weights[j] * p[base + j] }
+                                        acc += weights[taps + k] * row
+                                    }
+                                } else {
+                                    let xa = max(0, x0), xb = min(w, x0 + taps)
+                                    let ya = max(0, y0), yb = min(h, y0 + taps)
+                                    for yy in ya..<yb {
+                                        var row = SIMD4<Float>()
+                                        let base = yy * w
+                                        for xx in xa..<xb { row += weights[xx - x0] * p[base + xx] }
+                                        acc += weights[taps + yy - y0] * row
+                                    }
                                 }
+                                out[oy * ow + ox] = acc / (sx * sy)
                             }
-                            out[oy * ow + ox] = acc / (sx * sy)
                         }
                     }
                 }
