@@ -121,36 +121,44 @@ public struct Rotate: Stage {
         }
     }
 
-    /// General angles: inverse mapping with a separable kernel, outside = transparent.
+    /// General angles: inverse mapping with a separable kernel, outside = transparent. The source
+    /// is premultiplied Float (sampled at random); each output row is made in Float and quantised
+    /// straight into the result, so no Float output image exists.
     func resampled(_ image: Image) -> Image {
         let src = FloatImage(image, colorSpace: colorSpace)
         let (ow, oh) = size(image.width, image.height)
-        let out: [SIMD4<Float>]
-        switch filter {
-        case .bilinear: out = inverseMapped(src, ow, oh, Tent.self)
-        case .bicubic: out = inverseMapped(src, ow, oh, KeysCubic.self)
-        case .lanczos3: out = inverseMapped(src, ow, oh, Lanczos3.self)
+        let pixels: PixelStorage
+        switch (filter, image.depth) {
+        case (.bilinear, 16): pixels = .rgba16(inverseMapped(src, ow, oh, Tent.self, alpha: image.alpha))
+        case (.bilinear, _): pixels = .rgba8(inverseMapped(src, ow, oh, Tent.self, alpha: image.alpha))
+        case (.bicubic, 16): pixels = .rgba16(inverseMapped(src, ow, oh, KeysCubic.self, alpha: image.alpha))
+        case (.bicubic, _): pixels = .rgba8(inverseMapped(src, ow, oh, KeysCubic.self, alpha: image.alpha))
+        case (.lanczos3, 16): pixels = .rgba16(inverseMapped(src, ow, oh, Lanczos3.self, alpha: image.alpha))
+        case (.lanczos3, _): pixels = .rgba8(inverseMapped(src, ow, oh, Lanczos3.self, alpha: image.alpha))
         }
-        let result = FloatImage(width: ow, height: oh, pixels: out)
-            .image(depth: image.depth, alpha: image.alpha, colorSpace: colorSpace)
-        return image.with(width: ow, height: oh, pixels: result.pixels)
+        return image.with(width: ow, height: oh, pixels: pixels)
     }
 
     /// The inner loop, specialised per kernel so the weight function inlines: for each output
     /// pixel, rotate its centre back, take `2 · radius` taps per axis, normalise by the weight sum
     /// (taps outside the source count as transparent).
-    func inverseMapped<K: InterpolationKernel>(_ src: FloatImage, _ ow: Int, _ oh: Int, _: K.Type) -> [SIMD4<Float>] {
+    func inverseMapped<K: InterpolationKernel, C: PixelChannel>(
+        _ src: FloatImage, _ ow: Int, _ oh: Int, _: K.Type, alpha: AlphaState
+    ) -> [C] {
         let (w, h) = (src.width, src.height)
         let t = degrees * Double.pi / 180
         let (c, s) = (Float(cos(t)), Float(sin(t)))
         let taps = 2 * K.radius
-        var out = [SIMD4<Float>](repeating: .zero, count: ow * oh)
+        var result = [C](repeating: 0, count: ow * oh * 4)
         // Output rows are independent: bands of them run on the cores the engine lends.
         src.pixels.withUnsafeBufferPointer { p in
-            out.withUnsafeMutableBufferPointer { out in
+            result.withUnsafeMutableBufferPointer { result in
                 CoreLender.forEachBand(rows: oh, pixelsPerRow: ow) { rows in
+                    let out = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: ow)
+                    defer { out.deallocate() }
                     withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * taps) { weights in
                         for oy in rows {
+                            out.initialize(repeating: .zero)
                             let dy = Float(oy) + 0.5 - Float(oh) / 2
                             for ox in 0..<ow {
                                 let dx = Float(ox) + 0.5 - Float(ow) / 2
@@ -188,14 +196,17 @@ public struct Rotate: Stage {
                                         acc += weights[taps + yy - y0] * row
                                     }
                                 }
-                                out[oy * ow + ox] = acc / (sx * sy)
+                                out[ox] = acc / (sx * sy)
                             }
+                            FloatImage.store(
+                                UnsafeBufferPointer(out), into: result.baseAddress! + 4 * ow * oy, alpha: alpha,
+                                space: colorSpace)
                         }
                     }
                 }
             }
         }
-        return out
+        return result
     }
 }
 
