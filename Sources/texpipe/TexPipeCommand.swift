@@ -15,6 +15,7 @@ struct TexPipeCommand: ParsableCommand {
         defaultSubcommand: Run.self)
 
     static func main() {
+        Allocator.keepLargeBuffersForReuse()
         do {
             var command = try parseAsRoot()
             try command.run()

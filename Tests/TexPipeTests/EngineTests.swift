@@ -74,6 +74,13 @@ struct EngineTests {
         #expect(Runner.largestFirst(plan.jobs) == [1, 3, 2, 0])
     }
 
+    #if os(Linux)
+        /// The CLI's allocator policy reaches glibc (the shim's mallopt calls both succeed).
+        @Test func allocatorPolicyIsAccepted() {
+            #expect(Allocator.keepLargeBuffersForReuse())
+        }
+    #endif
+
     @Test func jpegWithAlphaNeedsFlatten() throws {
         let t = TempDir()
         t.write(

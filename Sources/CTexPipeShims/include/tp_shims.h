@@ -65,6 +65,11 @@ int tp_jpeg_encode(const uint8_t *samples, uint32_t width, uint32_t height, size
 
 void tp_free(void *p);
 
+// Allocator policy for a process that runs many image-sized jobs (see Allocator.swift): serve
+// blocks up to 32 MiB from the threads' arenas and do not trim freed memory below 1 GiB.
+// Returns 0 when the C library has no such settings.
+int tp_keep_large_buffers(void);
+
 // --- Text (FreeType + fontconfig). No longjmp here: both report by return codes. ---
 
 // Resolves a fontconfig pattern ("DejaVu Sans:bold") to a font file. Returns -1 with a message
