@@ -357,7 +357,11 @@ struct StreamingResamplerTests {
                 let image = CodecTests.randomImage(w, h, depth: depth, seed: UInt64(90 + n))
                 var stage = Mipmaps()
                 (stage.filter, stage.edge, stage.colorSpace) = (filter, edge, space)
+                var context = StageContext()
                 let levels = try stage.applied(to: image)
+                // Level 0 converted per level (as for textures over the whole-level-0 limit).
+                let perLevel = try stage.applied(to: image, context: &context, wholeLevel0Pixels: 0)
+                #expect(perLevel.map(\.pixels) == levels.map(\.pixels))
                 let base = FloatImage(image, colorSpace: space)
                 var previous = base
                 for (k, size) in stage.sizes(w, h).enumerated().dropFirst() {

@@ -99,7 +99,15 @@ public struct Mipmaps: Stage {
         return try applied(to: image, context: &context)
     }
 
+    /// Up to this many pixels, the filters that read level 0 for every level (all but `box`)
+    /// convert it to Float once (16 B a pixel) instead of once per level; above it, memory wins.
+    static let wholeLevel0Pixels = 1 << 24
+
     public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+        try applied(to: image, context: &context, wholeLevel0Pixels: Self.wholeLevel0Pixels)
+    }
+
+    func applied(to image: Image, context: inout StageContext, wholeLevel0Pixels: Int) throws -> [Image] {
         let chain = sizes(image.width, image.height)
         var levels: [Image] = [image]
         if let reference = coverage {
@@ -107,8 +115,13 @@ public struct Mipmaps: Stage {
         } else {
             // Streamed: level 0 is read a row at a time as premultiplied Float, each level pulls
             // its rows from the one above (box) or from level 0 (the others), and only the
-            // quantised levels are ever whole — the chain never holds a Float image.
-            let rows = ConvertedRows(image: image, colorSpace: colorSpace)
+            // quantised levels are ever whole. The box chain never holds a Float image; the
+            // others reread level 0 for every level, so a level 0 up to `wholeLevel0Pixels` is
+            // converted once and kept (converting it per level cost them 2–3×).
+            let rows: any FloatRowSource =
+                filter != .box && image.pixelCount <= wholeLevel0Pixels
+                ? WholeFloatRows(image: FloatImage(image, colorSpace: colorSpace))
+                : ConvertedRows(image: image, colorSpace: colorSpace)
             var streamed: [StreamedLevel] = []
             for (w, h) in chain.dropFirst() {
                 var above: any FloatRowSource = rows

@@ -130,6 +130,17 @@ struct FloatRows: FloatRowSource {
     }
 }
 
+/// A whole Float image's rows, copied out one at a time.
+struct WholeFloatRows: FloatRowSource {
+    var image: FloatImage
+    var width: Int { image.width }
+    var height: Int { image.height }
+    func row(_ y: Int, scratch: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafePointer<SIMD4<Float>> {
+        image.pixels.withUnsafeBufferPointer { scratch.update(from: $0.baseAddress! + y * width, count: width) }
+        return UnsafePointer(scratch)
+    }
+}
+
 /// An 8/16-bit image read as premultiplied Float rows, exactly as `FloatImage.init(_:colorSpace:)` converts it.
 struct ConvertedRows: FloatRowSource {
     var image: Image
