@@ -122,9 +122,8 @@ public enum Decoder {
         guard w * ht <= UInt64(maxPixels) else {
             throw CodecError("image is \(w)x\(ht) (\(w * ht) pixels), over the limit of \(maxPixels) (--max-pixels)")
         }
-        if pngReader == .texpipe, h.format == .png, h.fileBitDepth == 8, !h.interlaced, !h.hasTransparency,
-            h.colorType != "palette", let image = PNGReader.decode(bytes, maxPixels: maxPixels)
-        {
+        // The reader checks the layout itself and steps aside (nil) for anything but its own.
+        if pngReader == .texpipe, h.format == .png, let image = PNGReader.decode(bytes, maxPixels: maxPixels) {
             return image
         }
         let count = h.width * h.height * 4

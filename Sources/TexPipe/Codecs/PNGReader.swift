@@ -57,8 +57,7 @@ enum PNGReader {
 
     /// Walks the chunks (every CRC checked) and returns the layout, or nil for anything irregular.
     static func scan(_ file: UnsafeBufferPointer<UInt8>) -> Layout? {
-        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        guard let base = file.baseAddress, file.count >= 8, signature.elementsEqual(file.prefix(8)) else { return nil }
+        guard let base = file.baseAddress, ImageFormat.sniff(Array(file.prefix(8))) == .png else { return nil }
         func be32(_ at: Int) -> Int {
             Int(base[at]) << 24 | Int(base[at + 1]) << 16 | Int(base[at + 2]) << 8 | Int(base[at + 3])
         }

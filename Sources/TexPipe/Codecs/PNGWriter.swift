@@ -214,11 +214,13 @@ enum PNGWriter {
         }
         defer { libdeflate_free_compressor(compressor) }
         let bound = libdeflate_zlib_compress_bound(compressor, data.count)
-        let iend: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+        var iend: [UInt8] = []
+        chunk(&iend, "IEND", [])
         var failure: String?
         let png = [UInt8](unsafeUninitializedCapacity: head.count + 8 + bound + 4 + iend.count) { out, count in
             let base = out.baseAddress!
             base.initialize(from: head, count: head.count)
+            // IDAT: length, type, the compressed bytes written in place, CRC of type and data.
             let idat = base + head.count
             let size = data.withUnsafeBytes { src in
                 libdeflate_zlib_compress(compressor, src.baseAddress, src.count, idat + 8, bound)
@@ -228,13 +230,9 @@ enum PNGWriter {
                 count = 0
                 return
             }
-            (idat + 4).initialize(from: [0x49, 0x44, 0x41, 0x54], count: 4)  // "IDAT"
+            idat.initialize(from: be32(size) + Array("IDAT".utf8), count: 8)
             let crc = UInt32(libdeflate_crc32(0, idat + 4, size + 4))
-            for (k, v) in [UInt32(size), crc].enumerated() {
-                let at = k == 0 ? idat : idat + 8 + size
-                for b in 0..<4 { at[b] = UInt8(truncatingIfNeeded: v >> (24 - 8 * b)) }
-            }
-            (idat + 12 + size).initialize(from: iend, count: iend.count)
+            (idat + 8 + size).initialize(from: be32(Int(crc)) + iend, count: 4 + iend.count)
             count = head.count + 12 + size + iend.count
         }
         if let failure { throw CodecError("PNG encoder: \(failure)") }

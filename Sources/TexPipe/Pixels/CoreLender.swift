@@ -21,7 +21,7 @@ public final class CoreLender: Sendable {
         self.minimumPixels = minimumPixels
     }
 
-    /// How many times rows were split across lent cores (for tests and `--verbose`).
+    /// How many times rows were split across lent cores (the tests check bands really happened).
     public var splitCount: Int { splits.withLock { $0 } }
 
     /// A worker has run out of jobs: one more core to lend.

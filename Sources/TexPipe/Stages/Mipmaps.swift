@@ -118,23 +118,14 @@ public struct Mipmaps: Stage {
             // quantised levels are ever whole. The box chain never holds a Float image; the
             // others reread level 0 for every level, so a level 0 up to `wholeLevel0Pixels` is
             // converted once and kept (converting it per level cost them 2–3×).
-            let rows: any FloatRowSource =
-                filter != .box && image.pixelCount <= wholeLevel0Pixels
-                ? WholeFloatRows(image: FloatImage(image, colorSpace: colorSpace))
-                : ConvertedRows(image: image, colorSpace: colorSpace)
-            var streamed: [StreamedLevel] = []
-            for (w, h) in chain.dropFirst() {
-                var above: any FloatRowSource = rows
-                if filter == .box, let last = streamed.last { above = last }
-                streamed.append(
-                    StreamedLevel(
-                        from: above, width: w, height: h, depth: image.depth, alpha: image.alpha,
-                        colorSpace: colorSpace, filter: filter, edge: edge))
-            }
-            // The last level first: pulling its rows makes every row of a box chain, in order.
-            let pixels = streamed.reversed().map { $0.finished() }.reversed()
-            for (level, storage) in zip(streamed, pixels) {
-                levels.append(Image(width: level.width, height: level.height, pixels: storage, alpha: image.alpha))
+            if filter != .box && image.pixelCount <= wholeLevel0Pixels {
+                let base = FloatImage(image, colorSpace: colorSpace)
+                levels += base.pixels.withUnsafeBufferPointer {
+                    streamedLevels(
+                        image, chain, from: FloatRows(base: $0.baseAddress!, width: base.width, height: base.height))
+                }
+            } else {
+                levels += streamedLevels(image, chain, from: ConvertedRows(image: image, colorSpace: colorSpace))
             }
         }
         if bleed { levels = levels.map { Bleed().bled($0).image } }
@@ -146,6 +137,24 @@ public struct Mipmaps: Stage {
         }
         guard layout == .strip else { return levels }
         return [strip(levels, like: image)]
+    }
+
+    /// Levels 1… streamed from `rows` (level 0 as premultiplied Float rows): each level pulls its
+    /// rows from the one above (box) or from level 0 (the others).
+    func streamedLevels(_ image: Image, _ chain: [(width: Int, height: Int)], from rows: any FloatRowSource)
+        -> [Image]
+    {
+        var streamed: [StreamedLevel] = []
+        for (w, h) in chain.dropFirst() {
+            var above: any FloatRowSource = rows
+            if filter == .box, let last = streamed.last { above = last }
+            streamed.append(
+                StreamedLevel(
+                    from: above, width: w, height: h, depth: image.depth, alpha: image.alpha,
+                    colorSpace: colorSpace, filter: filter, edge: edge))
+        }
+        // The last level first: pulling its rows makes every row of a box chain, in order.
+        return streamed.reversed().map { $0.finished() }.reversed()
     }
 
     /// Levels 1… when `coverage` is set: it measures level 0 and rescales each level's alpha as a

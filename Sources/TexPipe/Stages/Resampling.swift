@@ -130,17 +130,6 @@ struct FloatRows: FloatRowSource {
     }
 }
 
-/// A whole Float image's rows, copied out one at a time.
-struct WholeFloatRows: FloatRowSource {
-    var image: FloatImage
-    var width: Int { image.width }
-    var height: Int { image.height }
-    func row(_ y: Int, scratch: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafePointer<SIMD4<Float>> {
-        image.pixels.withUnsafeBufferPointer { scratch.update(from: $0.baseAddress! + y * width, count: width) }
-        return UnsafePointer(scratch)
-    }
-}
-
 /// An 8/16-bit image read as premultiplied Float rows, exactly as `FloatImage.init(_:colorSpace:)` converts it.
 struct ConvertedRows: FloatRowSource {
     var image: Image
@@ -260,7 +249,7 @@ final class StreamedLevel: FloatRowSource {
     let colorSpace: ColorSpace
     var width: Int { resampler.width }
     var height: Int { resampler.height }
-    private var pixels: PixelStorage
+    private var image: Image
     private var stored: [Bool]
 
     init(
@@ -269,9 +258,7 @@ final class StreamedLevel: FloatRowSource {
     ) {
         resampler = RowResampler(source, width: width, height: height, filter: filter, edge: edge)
         (self.alpha, self.colorSpace) = (alpha, colorSpace)
-        let count = width * height * 4
-        pixels =
-            depth == 16 ? .rgba16([UInt16](repeating: 0, count: count)) : .rgba8([UInt8](repeating: 0, count: count))
+        image = Image(width: width, height: height, depth: depth, alpha: alpha)
         stored = [Bool](repeating: false, count: height)
     }
 
@@ -281,30 +268,22 @@ final class StreamedLevel: FloatRowSource {
             stored[y] = true
             let row = UnsafeBufferPointer(start: UnsafePointer(scratch), count: width)
             let offset = 4 * width * y
-            switch pixels {
-            case .rgba8(var p):
-                pixels = .rgba8([])  // keep the storage unique while writing
+            func store<C: PixelChannel>(_ p: inout [C]) {
                 p.withUnsafeMutableBufferPointer {
                     FloatImage.store(row, into: $0.baseAddress! + offset, alpha: alpha, space: colorSpace)
                 }
-                pixels = .rgba8(p)
-            case .rgba16(var p):
-                pixels = .rgba16([])
-                p.withUnsafeMutableBufferPointer {
-                    FloatImage.store(row, into: $0.baseAddress! + offset, alpha: alpha, space: colorSpace)
-                }
-                pixels = .rgba16(p)
             }
+            image.pixels.modify({ store(&$0) }, { store(&$0) })
         }
         return UnsafePointer(scratch)
     }
 
-    /// The level's pixels, making any row nobody pulled.
-    func finished() -> PixelStorage {
+    /// The level, making any row nobody pulled.
+    func finished() -> Image {
         let scratch = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: width)
         defer { scratch.deallocate() }
         for y in 0..<height where !stored[y] { _ = row(y, scratch: scratch) }
-        return pixels
+        return image
     }
 }
 

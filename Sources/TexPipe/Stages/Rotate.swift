@@ -127,15 +127,14 @@ public struct Rotate: Stage {
     func resampled(_ image: Image) -> Image {
         let src = FloatImage(image, colorSpace: colorSpace)
         let (ow, oh) = size(image.width, image.height)
-        let pixels: PixelStorage
-        switch (filter, image.depth) {
-        case (.bilinear, 16): pixels = .rgba16(inverseMapped(src, ow, oh, Tent.self, alpha: image.alpha))
-        case (.bilinear, _): pixels = .rgba8(inverseMapped(src, ow, oh, Tent.self, alpha: image.alpha))
-        case (.bicubic, 16): pixels = .rgba16(inverseMapped(src, ow, oh, KeysCubic.self, alpha: image.alpha))
-        case (.bicubic, _): pixels = .rgba8(inverseMapped(src, ow, oh, KeysCubic.self, alpha: image.alpha))
-        case (.lanczos3, 16): pixels = .rgba16(inverseMapped(src, ow, oh, Lanczos3.self, alpha: image.alpha))
-        case (.lanczos3, _): pixels = .rgba8(inverseMapped(src, ow, oh, Lanczos3.self, alpha: image.alpha))
+        func rotated<C: PixelChannel>(_: C.Type) -> [C] {
+            switch filter {
+            case .bilinear: inverseMapped(src, ow, oh, Tent.self, alpha: image.alpha)
+            case .bicubic: inverseMapped(src, ow, oh, KeysCubic.self, alpha: image.alpha)
+            case .lanczos3: inverseMapped(src, ow, oh, Lanczos3.self, alpha: image.alpha)
+            }
         }
+        let pixels: PixelStorage = image.depth == 16 ? .rgba16(rotated(UInt16.self)) : .rgba8(rotated(UInt8.self))
         return image.with(width: ow, height: oh, pixels: pixels)
     }
 
