@@ -36,9 +36,32 @@ let package = Package(
             providers: [.apt(["libfontconfig-dev"])]),
         // The only C code: every call into libpng / libjpeg / FreeType / fontconfig, with setjmp armed per call.
         .target(name: "CTexPipeShims", dependencies: ["CPNG", "CJPEG", "CFreeType", "CFontconfig"]),
+        // The layers, bottom to top (docs/ARCHITECTURE.md). Each imports only those below it, so a
+        // back-edge is a build error.
+        .target(name: "TexPipePixels", swiftSettings: strict),
+        .target(
+            name: "TexPipeCodecs", dependencies: ["TexPipePixels", "CTexPipeShims", "CDeflate"],
+            swiftSettings: strict),
+        .target(name: "TexPipeStages", dependencies: ["TexPipePixels"], swiftSettings: strict),
+        .target(
+            name: "TexPipeManifest", dependencies: ["TexPipeStages", "TexPipeCodecs"], swiftSettings: strict),
+        .target(
+            name: "TexPipePlan", dependencies: ["TexPipeManifest", "TexPipeStages", "TexPipeCodecs"],
+            swiftSettings: strict),
+        .target(
+            name: "TexPipeEngine",
+            dependencies: [
+                "TexPipePlan", "TexPipeCodecs", "CTexPipeShims", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+        .target(name: "TexPipeReport", dependencies: ["TexPipeEngine"], swiftSettings: strict),
+        // The library product: re-exports the layers' public API, nothing else.
         .target(
             name: "TexPipe",
-            dependencies: ["CTexPipeShims", "CDeflate", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "TexPipePixels", "TexPipeCodecs", "TexPipeStages", "TexPipeManifest", "TexPipePlan",
+                "TexPipeEngine", "TexPipeReport",
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "texpipe",

@@ -68,7 +68,7 @@ struct Run: ParsableCommand {
     @Option(help: "Write a JUnit XML report for CI dashboards.") var junit: String?
     @Option(help: "Write a static HTML report with thumbnails into this folder.") var html: String?
     @Option(help: "Run only shard K of N (1-based), e.g. 2/4.") var shard: String?
-    @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Decoder
+    @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Image
         .defaultMaxPixels
     @Flag(help: "Print only errors.") var quiet = false
     @Flag(help: "Print stage timings per job.") var verbose = false
@@ -224,7 +224,7 @@ struct Inspect: ParsableCommand {
         abstract: "Describe image files: size, color type, depth, alpha stats, likely key color.")
 
     @Argument(help: "Image files.") var files: [String]
-    @Option(help: "Refuse images with more pixels than this.") var maxPixels: Int = Decoder.defaultMaxPixels
+    @Option(help: "Refuse images with more pixels than this.") var maxPixels: Int = Image.defaultMaxPixels
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one file") }

@@ -2,6 +2,13 @@ import Foundation
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 @Suite("alpha-split / alpha-merge")
 struct AlphaSplitTests {
@@ -24,10 +31,10 @@ struct AlphaSplitTests {
         #expect(parts.map(\.layout) == [.rgb, .gray])
         #expect(parts[1].lossless && !parts[0].lossless)
         // Through real files: the diffuse map as RGB PNG, the alpha map as gray PNG.
-        t.write("x_alpha.png", try Encoder.png(parts[1]))
-        #expect(try Decoder.header(Encoder.png(parts[1])).colorType == "gray")
-        #expect(try Decoder.header(Encoder.png(parts[0])).colorType == "RGB")
-        let diffuse = try Decoder.decode(Encoder.png(parts[0]))
+        t.write("x_alpha.png", try ImageEncoder.png(parts[1]))
+        #expect(try ImageDecoder.header(ImageEncoder.png(parts[1])).colorType == "gray")
+        #expect(try ImageDecoder.header(ImageEncoder.png(parts[0])).colorType == "RGB")
+        let diffuse = try ImageDecoder.decode(ImageEncoder.png(parts[0]))
         let merged = try AlphaMerge(path: t.path + "/x_alpha.png").applied(to: diffuse)[0]
         #expect(merged.depth == depth)
         for (a, b) in zip(quads(img), quads(merged)) {
@@ -45,16 +52,31 @@ struct AlphaSplitTests {
     }
 
     @Test func sizeMismatchNamesBothFiles() throws {
+        // The stage itself, in memory: a map of another size is refused.
+        let map = image8(2, 2, Array(repeating: [9, 9, 9, 255], count: 4))
+        let stage = AlphaMerge(path: "/maps/small_alpha.png")
+        #expect(stage.reads == [.image(path: "/maps/small_alpha.png", label: "alpha", sameSize: true)])
+        #expect(throws: StageError("alpha: the map is 2×2 but the image is 4×3")) {
+            try stage.applied(
+                to: image8(4, 3, Array(repeating: [1, 2, 3, 255], count: 12)), images: ["/maps/small_alpha.png": map])
+        }
+        // The planner checks the declared map: another size fails that job, a missing one the manifest.
         let t = TempDir()
+        t.png("in.png", width: 4, height: 3)
         t.png("small_alpha.png", width: 2, height: 2)
-        let stage = AlphaMerge(path: t.path + "/small_alpha.png")
-        #expect(throws: StageError("the alpha map \(t.path)/small_alpha.png is 2×2 but the image is 4×3")) {
-            try stage.applied(to: image8(4, 3, Array(repeating: [1, 2, 3, 255], count: 12)))
+        func manifest(_ map: String) -> String {
+            #"{"version": 1, "pipelines": [{"name": "m", "inputs": ["in.png"], "stages": ["#
+                + #"{"stage": "alpha-merge", "alpha": "\#(map)"}]}]}"#
         }
-        #expect(throws: StageError("cannot read the alpha map \(t.path)/nope.png")) {
-            try AlphaMerge(path: t.path + "/nope.png").planned(
-                Signature(width: 4, height: 3, depth: 8, alpha: .straight))
+        let plan = try t.plan(manifest("small_alpha.png")).get()
+        #expect(plan.jobs[0].failure == "alpha \(t.path)/small_alpha.png is 2×2 but the image is 4×3")
+        #expect(plan.jobs[0].failureStage == "alpha-merge")
+        guard case .failure(let error) = t.plan(manifest("nope.png")) else {
+            Issue.record("a missing map plans")
+            return
         }
+        #expect(
+            error.diagnostics.map(\.message) == ["alpha-merge: alpha: cannot read \(t.path)/nope.png"])
     }
 
     @Test func pipelineSplitsToJPEGAndKeepsTheAlphaMapPNGThenMergesBack() throws {
@@ -75,7 +97,8 @@ struct AlphaSplitTests {
         #expect(plan.jobs[0].outputs.map(\.relative) == ["rock_diffuse.jpg", "rock_alpha.png"])
         #expect(Runner.run(plan, RunOptions(jobs: 1)).allSatisfy { $0.status == .ok })
         #expect(
-            try Decoder.header(Array(FileManager.default.contents(atPath: t.path + "/out/rock_diffuse.jpg")!)).format
+            try ImageDecoder.header(Array(FileManager.default.contents(atPath: t.path + "/out/rock_diffuse.jpg")!))
+                .format
                 == .jpeg)
 
         // Merge: inputs are the diffuse maps, the alpha map found with {file%_diffuse}.
@@ -88,7 +111,7 @@ struct AlphaSplitTests {
         ).get()
         #expect(merge.jobs[0].outputs.map(\.relative) == ["rock.png"])
         #expect(Runner.run(merge, RunOptions(jobs: 1)).allSatisfy { $0.status == .ok })
-        let back = try Decoder.decode(Array(FileManager.default.contents(atPath: t.path + "/merged/rock.png")!))
+        let back = try ImageDecoder.decode(Array(FileManager.default.contents(atPath: t.path + "/merged/rock.png")!))
         #expect(quads(back).map { $0[3] } == stride(from: 0, to: px.count, by: 4).map { px[$0 + 3] })
     }
 }

@@ -2,6 +2,13 @@ import Foundation
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 @Suite("PNG and JPEG codecs")
 struct CodecTests {
@@ -44,7 +51,7 @@ struct CodecTests {
             for (w, h) in [(13, 11), (1, 1), (3, 1), (9, 2)] {
                 let spec = Self.fixture(
                     type: layout.type, depth: layout.depth, interlaced: interlaced, trns: trns, width: w, height: h)
-                let image = try Decoder.decode(ReferencePNG.encode(spec))
+                let image = try ImageDecoder.decode(ReferencePNG.encode(spec))
                 #expect(image.width == w && image.height == h)
                 #expect(image.depth == (layout.depth == 16 ? 16 : 8))
                 #expect(
@@ -56,7 +63,7 @@ struct CodecTests {
 
     @Test func headerReportsFileFacts() throws {
         let spec = Self.fixture(type: 3, depth: 4, interlaced: true, trns: true)
-        let h = try Decoder.header(ReferencePNG.encode(spec))
+        let h = try ImageDecoder.header(ReferencePNG.encode(spec))
         #expect(h.format == .png)
         #expect(h.colorType == "palette")
         #expect(h.fileBitDepth == 4)
@@ -72,20 +79,20 @@ struct CodecTests {
         var badSignature = Self.goodFile()
         badSignature[1] = 0x51
         #expect(throws: CodecError("not a PNG file (bad signature)")) {
-            try Decoder.decode(badSignature, path: "x.png")
+            try ImageDecoder.decode(badSignature, path: "x.png")
         }
 
         var badCRC = Self.goodFile()
         badCRC[29] ^= 0xFF  // last byte of IHDR's CRC
-        #expect(throws: CodecError("IHDR: CRC error")) { try Decoder.decode(badCRC) }
+        #expect(throws: CodecError("IHDR: CRC error")) { try ImageDecoder.decode(badCRC) }
 
         let good = Self.goodFile()
         let truncated = Array(good[0..<(good.count - 200)])
-        #expect(throws: CodecError("truncated data")) { try Decoder.decode(truncated) }
+        #expect(throws: CodecError("truncated data")) { try ImageDecoder.decode(truncated) }
 
         var zeroWidth = ReferencePNG.Spec(width: 0, height: 4, colorType: 6, bitDepth: 8, samples: [])
         zeroWidth.samples = []
-        #expect(throws: CodecError.self) { try Decoder.decode(ReferencePNG.encode(zeroWidth)) }
+        #expect(throws: CodecError.self) { try ImageDecoder.decode(ReferencePNG.encode(zeroWidth)) }
 
         // A header claiming 100000×100000 with a tiny IDAT: refused before allocating.
         let huge = ReferencePNG.encode(
@@ -98,19 +105,19 @@ struct CodecTests {
             throws: CodecError(
                 "image is 100000x100000 (10000000000 pixels), over the limit of 268435456 (--max-pixels)")
         ) {
-            try Decoder.decode(claimed)
+            try ImageDecoder.decode(claimed)
         }
-        #expect(throws: CodecError("empty file")) { try Decoder.decode([]) }
+        #expect(throws: CodecError("empty file")) { try ImageDecoder.decode([]) }
         #expect(throws: CodecError("not a JPEG file (bad signature)")) {
-            try Decoder.decode(Array("hello".utf8), path: "photo.jpg")
+            try ImageDecoder.decode(Array("hello".utf8), path: "photo.jpg")
         }
     }
 
     @Test func maxPixelsIsEnforced() throws {
         let good = Self.goodFile()  // 40×30 = 1200 pixels
-        _ = try Decoder.decode(good, maxPixels: 1200)
+        _ = try ImageDecoder.decode(good, maxPixels: 1200)
         #expect(throws: CodecError("image is 40x30 (1200 pixels), over the limit of 1199 (--max-pixels)")) {
-            try Decoder.decode(good, maxPixels: 1199)
+            try ImageDecoder.decode(good, maxPixels: 1199)
         }
     }
 
@@ -134,11 +141,11 @@ struct CodecTests {
         let img = Self.randomImage(37, 23, depth: depth, seed: 7)
         for encoder in [PNGSettings.Writer.texpipe, .libpng] {
             for level in encoder == .texpipe ? [0, 1, 6, 12] : [0, 6, 9] {
-                var s = PNGSettings()
+                var s = PNGSettings.standard
                 s.filter = PNGSettings.Filter(rawValue: filter)!
                 s.level = level
                 s.encoder = encoder
-                let back = try Decoder.decode(Encoder.png(img, s))
+                let back = try ImageDecoder.decode(ImageEncoder.png(img, s))
                 #expect(back.pixels == img.pixels, "\(encoder) level \(level)")
             }
         }
@@ -149,10 +156,10 @@ struct CodecTests {
     @Test func texpipeWriterPassesPngcheck() throws {
         let t = TempDir()
         var images: [(String, Image, PNGSettings)] = []
-        var auto = PNGSettings()
+        var auto = PNGSettings.standard
         auto.color = .auto
         for depth in [8, 16] {
-            images.append(("rgba\(depth)", Self.randomImage(19, 7, depth: depth, seed: 21), PNGSettings()))
+            images.append(("rgba\(depth)", Self.randomImage(19, 7, depth: depth, seed: 21), PNGSettings.standard))
             images.append(("rgb\(depth)", Self.randomImage(19, 7, depth: depth, seed: 22, opaque: true), auto))
             images.append(
                 ("gray\(depth)", Self.randomImage(19, 7, depth: depth, seed: 23, opaque: true, gray: true), auto))
@@ -165,8 +172,8 @@ struct CodecTests {
             ["/usr/bin/pngcheck", "/usr/local/bin/pngcheck"].first { FileManager.default.isExecutableFile(atPath: $0) },
             "pngcheck is needed (Scripts/test installs it)")
         for (name, img, settings) in images {
-            let bytes = try Encoder.png(img, settings)
-            #expect(try Decoder.decode(bytes).pixels == img.pixels, "\(name)")
+            let bytes = try ImageEncoder.png(img, settings)
+            #expect(try ImageDecoder.decode(bytes).pixels == img.pixels, "\(name)")
             t.write(name + ".png", bytes)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: pngcheck)
@@ -207,11 +214,11 @@ struct CodecTests {
         var d = ParameterDecoder(file: "", placeholders: [:], knownNames: [])
         let decoded = d.decode(object, at: .root, table: PNGSettings.parameters)
         let args = try #require(decoded)
-        #expect(throws: StageError.self) { try PNGSettings(args) }
+        #expect(throws: ManifestMessage.libpngLevel) { try PNGSettings(args) }
     }
 
     @Test func autoColorPicksTheSmallestLosslessType() throws {
-        var s = PNGSettings()
+        var s = PNGSettings.standard
         s.color = .auto
         let cases: [(Image, String)] = [
             (Self.randomImage(20, 20, depth: 8, seed: 1, opaque: true, gray: true), "gray"),
@@ -221,17 +228,17 @@ struct CodecTests {
             (image8(3, 1, [[255, 0, 0, 255], [0, 0, 255, 128], [255, 0, 0, 255]]), "palette"),
         ]
         for (img, type) in cases {
-            let bytes = try Encoder.png(img, s)
-            #expect(try Decoder.header(bytes).colorType == type)
-            #expect(try Decoder.decode(bytes).pixels == img.pixels, "\(type) is lossless")
+            let bytes = try ImageEncoder.png(img, s)
+            #expect(try ImageDecoder.header(bytes).colorType == type)
+            #expect(try ImageDecoder.decode(bytes).pixels == img.pixels, "\(type) is lossless")
         }
     }
 
     @Test func depthSettingConverts() throws {
         let img = Self.randomImage(9, 9, depth: 8, seed: 5)
-        var s = PNGSettings()
+        var s = PNGSettings.standard
         s.depth = 16
-        let wide = try Decoder.decode(Encoder.png(img, s))
+        let wide = try ImageDecoder.decode(ImageEncoder.png(img, s))
         #expect(wide.depth == 16)
         #expect(wide.to8Bit().pixels == img.pixels)
     }
@@ -239,17 +246,17 @@ struct CodecTests {
     @Test func rgbAndGrayLayoutsWriteWithoutAlpha() throws {
         var img = Self.randomImage(5, 4, depth: 8, seed: 6, opaque: true, gray: true)
         img.layout = .gray
-        let gray = try Encoder.png(img)
-        #expect(try Decoder.header(gray).colorType == "gray")
-        #expect(try Decoder.decode(gray).pixels == img.pixels)
+        let gray = try ImageEncoder.png(img)
+        #expect(try ImageDecoder.header(gray).colorType == "gray")
+        #expect(try ImageDecoder.decode(gray).pixels == img.pixels)
         img.layout = .rgb
-        #expect(try Decoder.header(Encoder.png(img)).colorType == "RGB")
+        #expect(try ImageDecoder.header(ImageEncoder.png(img)).colorType == "RGB")
     }
 
     @Test func pngHasNoRunDependentBytes() throws {
         let img = Self.randomImage(16, 16, depth: 8, seed: 8)
-        let a = try Encoder.png(img)
-        let b = try Encoder.png(img)
+        let a = try ImageEncoder.png(img)
+        let b = try ImageEncoder.png(img)
         #expect(a == b)
         let text = String(decoding: a, as: UTF8.self)
         #expect(!text.contains("tIME") && !text.contains("tEXt"))
@@ -260,44 +267,44 @@ struct CodecTests {
         // A smooth gradient survives JPEG at quality 95 within a few levels.
         let w = 32, h = 16
         let px: [[Int]] = (0..<(w * h)).map { i in [(i % w) * 8, (i / w) * 16, 128, 255] }
-        var s = JPEGSettings()
+        var s = JPEGSettings.standard
         s.quality = 95
         s.progressive = progressive
-        let bytes = try Encoder.jpeg(image8(w, h, px), s)
-        let header = try Decoder.header(bytes)
+        let bytes = try ImageEncoder.jpeg(image8(w, h, px), s)
+        let header = try ImageDecoder.header(bytes)
         #expect(header.format == .jpeg && header.progressive == progressive)
-        let back = try Decoder.decode(bytes)
+        let back = try ImageDecoder.decode(bytes)
         let maxError = zip(quads(back).joined(), px.joined()).map { abs($0 - $1) }.max()!
         #expect(maxError <= 8)
 
         var gray = image8(w, h, px.map { [$0[0], $0[0], $0[0], 255] })
         gray.layout = .gray
-        let gbytes = try Encoder.jpeg(gray, s)
-        #expect(try Decoder.header(gbytes).colorType == "gray")
-        let gback = try Decoder.decode(gbytes)
+        let gbytes = try ImageEncoder.jpeg(gray, s)
+        #expect(try ImageDecoder.header(gbytes).colorType == "gray")
+        let gback = try ImageDecoder.decode(gbytes)
         #expect(quads(gback).allSatisfy { $0[0] == $0[1] && $0[1] == $0[2] && $0[3] == 255 })
     }
 
     @Test func jpegRefusesAlphaWithoutFlatten() throws {
         let img = image8(2, 1, [[10, 20, 30, 255], [10, 20, 30, 100]])
-        #expect(throws: CodecError.self) { try Encoder.jpeg(img) }
-        var s = JPEGSettings()
+        #expect(throws: CodecError.self) { try ImageEncoder.jpeg(img) }
+        var s = JPEGSettings.standard
         s.flatten = .white
         s.quality = 100
-        let back = try Decoder.decode(Encoder.jpeg(img, s))
+        let back = try ImageDecoder.decode(ImageEncoder.jpeg(img, s))
         #expect(back.alphaStatistics().min == 255)
     }
 
     @Test func corruptJPEGIsAnError() throws {
         let px: [[Int]] = (0..<64).map { [$0 * 4, 0, 0, 255] }
-        let good = try Encoder.jpeg(image8(8, 8, px))
-        #expect(throws: CodecError.self) { try Decoder.decode(Array(good[0..<(good.count / 2)])) }
+        let good = try ImageEncoder.jpeg(image8(8, 8, px))
+        #expect(throws: CodecError.self) { try ImageDecoder.decode(Array(good[0..<(good.count / 2)])) }
         var badHuffman = good
         // Corrupt the DHT segment's code counts.
         if let dht = (0..<(good.count - 1)).first(where: { good[$0] == 0xFF && good[$0 + 1] == 0xC4 }) {
             for k in (dht + 5)..<(dht + 21) { badHuffman[k] = 0xFF }
         }
-        #expect(throws: CodecError.self) { try Decoder.decode(badHuffman) }
+        #expect(throws: CodecError.self) { try ImageDecoder.decode(badHuffman) }
     }
 
     @Test func cmykJPEGIsRefusedClearly() throws {
@@ -305,17 +312,17 @@ struct CodecTests {
             "Fixtures/cmyk.jpg"
         ).path
         let bytes = try #require(FileManager.default.contents(atPath: path))
-        #expect(try Decoder.header(Array(bytes)).colorType == "CMYK")
+        #expect(try ImageDecoder.header(Array(bytes)).colorType == "CMYK")
         #expect(throws: CodecError("CMYK JPEG is not supported (convert it to RGB first)")) {
-            try Decoder.decode(Array(bytes))
+            try ImageDecoder.decode(Array(bytes))
         }
     }
 
     @Test func signatureNotExtensionDecides() throws {
         let px: [[Int]] = (0..<16).map { [$0 * 16, 255 - $0 * 16, 0, 255] }
-        let jpeg = try Encoder.jpeg(image8(4, 4, px))
-        let h = try Decoder.header(jpeg, path: "named.png")
+        let jpeg = try ImageEncoder.jpeg(image8(4, 4, px))
+        let h = try ImageDecoder.header(jpeg, path: "named.png")
         #expect(h.format == .jpeg)
-        #expect(try Decoder.decode(jpeg, path: "named.png").width == 4)
+        #expect(try ImageDecoder.decode(jpeg, path: "named.png").width == 4)
     }
 }

@@ -2,6 +2,13 @@ import Foundation
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 /// The W3C Compositing and Blending Level 1 formulas, written out again here in Double, apart
 /// from the kernels: B(Cb, Cs) per mode, Cs' = (1 − αb)·Cs + αb·B, then Porter-Duff.
@@ -137,7 +144,7 @@ struct CompositeTests {
     func blendModeMatchesW3C(mode: Composite.BlendMode) throws {
         let t = TempDir()
         let (backdrop, source) = Self.grid()
-        t.write("source.png", try Encoder.png(source))
+        t.write("source.png", try ImageEncoder.png(source))
         for op in Composite.Operator.allCases {
             let stage = try decodeStage(
                 Composite.self,
@@ -179,8 +186,8 @@ struct CompositeTests {
     func agreesWithImageMagick(mode: String, magick: String) throws {
         let t = TempDir()
         let (backdrop, source) = Self.grid()
-        t.write("backdrop.png", try Encoder.png(backdrop))
-        t.write("source.png", try Encoder.png(source))
+        t.write("backdrop.png", try ImageEncoder.png(backdrop))
+        t.write("source.png", try ImageEncoder.png(source))
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/composite")
         p.arguments = [
@@ -188,7 +195,7 @@ struct CompositeTests {
         ]
         try p.run()
         p.waitUntilExit()
-        let im = try Decoder.decode(Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/im.png"))))
+        let im = try ImageDecoder.decode(Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/im.png"))))
         let stage = try decodeStage(
             Composite.self, #"{"layers": [{"image": "source.png", "blend": "\#(mode)"}]}"#, base: t.path)
         let ours = try stage.applied(to: backdrop)[0]
@@ -240,7 +247,7 @@ struct CompositeTests {
     /// Red through a mask over opaque blue: the expected pixel is the mix by the coverage k.
     func masked(_ mask: Image) throws -> (Image, [Double]) {
         let t = TempDir()
-        t.write("mask.png", try Encoder.png(mask))
+        t.write("mask.png", try ImageEncoder.png(mask))
         let stage = try decodeStage(
             Composite.self, ##"{"layers": [{"color": "#ff0000", "mask": "mask.png", "opacity": 0.8}]}"##, base: t.path)
         let backdrop = image8(
@@ -270,7 +277,7 @@ struct CompositeTests {
         let g = [0, 255, 0, 255]
         let b = [0, 0, 255, 255]
         let w = [255, 255, 255, 255]
-        t.write("small.png", try Encoder.png(image8(2, 2, [r, g, b, w])))
+        t.write("small.png", try ImageEncoder.png(image8(2, 2, [r, g, b, w])))
         let clear = [0, 0, 0, 0]
         let canvas = image8(4, 4, Array(repeating: clear, count: 16))
         func run(_ fit: String, offset: [Int] = [0, 0]) throws -> [[Int]] {
@@ -288,20 +295,19 @@ struct CompositeTests {
         let stretched = try run("stretch")
         #expect(stretched.allSatisfy { $0[3] == 255 })
         #expect(stretched[0] == r && stretched[3] == g && stretched[12] == b && stretched[15] == w)
-        // Without fit, a size mismatch is a plan-time error naming both sizes.
+        // Without fit, the layer must be the canvas's size: the planner checks it (the plan test below).
         let strict = try decodeStage(Composite.self, #"{"layers": [{"image": "small.png"}]}"#, base: t.path)
-        #expect(throws: StageError.self) { try strict.planned(Signature(of: canvas)) }
-        do {
-            _ = try strict.planned(Signature(of: canvas))
-        } catch {
-            #expect("\(error)".contains("is 2×2 but the image is 4×4; add \"fit\""))
+        guard case .image(_, "layers[0].image", true, let hint)? = strict.reads.first else {
+            Issue.record("the layer image is not a same-size resource")
+            return
         }
+        #expect(hint == "; add \"fit\": \"stretch\", \"center\" or \"tile\"")
     }
 
     @Test func offsetPartlyOutsideTheCanvasDrawsOnlyWhatLandsOnIt() throws {
         let t = TempDir()
         let layer = image8(4, 4, (0..<16).map { [$0 * 10, 100, 200, 255] })
-        t.write("layer.png", try Encoder.png(layer))
+        t.write("layer.png", try ImageEncoder.png(layer))
         let backdrop = image8(4, 4, Array(repeating: [9, 9, 9, 255], count: 16))
         let stage = try decodeStage(
             Composite.self, #"{"layers": [{"image": "layer.png", "offset": [2, -1]}]}"#, base: t.path)
@@ -317,7 +323,7 @@ struct CompositeTests {
 
     @Test func aLayerMovedEntirelyOffTheCanvasDrawsNothing() throws {
         let t = TempDir()
-        t.write("layer.png", try Encoder.png(image8(2, 2, Array(repeating: [255, 0, 0, 255], count: 4))))
+        t.write("layer.png", try ImageEncoder.png(image8(2, 2, Array(repeating: [255, 0, 0, 255], count: 4))))
         let backdrop = image8(2, 2, Array(repeating: [9, 9, 9, 255], count: 4))
         for offset in [[0, 5], [5, 0], [-3, 0], [0, -3], [7, 7]] {
             let stage = try decodeStage(

@@ -1,15 +1,22 @@
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 /// Row bands on lent cores must not change a byte: every banded kernel, run with a lender that
 /// has idle cores (and a threshold low enough to split these small images), against the same
 /// kernel with no lender. The split count proves the bands really happened.
 @Suite("Row bands on lent cores")
 struct CoreLenderTests {
-    static func banded<T>(_ body: () throws -> T) rethrows -> (T, splits: Int) {
+    static func banded<T>(_ body: (CoreLender) throws -> T) rethrows -> (T, splits: Int) {
         let lender = CoreLender(idle: 3, minimumPixels: 64)
-        let value = try CoreLender.$current.withValue(lender) { try body() }
+        let value = try body(lender)
         #expect(lender.idleCores == 3, "every lent core is given back")
         return (value, lender.splitCount)
     }
@@ -30,7 +37,7 @@ struct CoreLenderTests {
             var image = CodecTests.randomImage(37, 29, depth: depth, seed: 5)
             if name == "unpremultiply" { image = try Premultiply().applied(to: image)[0] }
             let single = try stage.applied(to: image)
-            let (split, splits) = try Self.banded { try stage.applied(to: image) }
+            let (split, splits) = try Self.banded { try stage.applied(to: image, rows: $0) }
             #expect(splits > 0, "\(name) never split its rows")
             #expect(split == single, "\(name) depth \(depth)")
         }
@@ -40,23 +47,21 @@ struct CoreLenderTests {
     func writerIsBandInvariant(filter: PNGSettings.Filter) throws {
         for depth in [8, 16] {
             let image = CodecTests.randomImage(41, 23, depth: depth, seed: 8)
-            var settings = PNGSettings()
+            var settings = PNGSettings.standard
             settings.filter = filter
-            let single = try Encoder.png(image, settings)
-            let (split, splits) = try Self.banded { try Encoder.png(image, settings) }
+            let single = try ImageEncoder.png(image, settings)
+            let (split, splits) = try Self.banded { try ImageEncoder.png(image, settings, rows: $0) }
             #expect(splits > 0)
             #expect(split == single, "depth \(depth)")
         }
     }
 
-    @Test func noLenderOrNoIdleCoreMeansOneBand() {
+    @Test func serialRowsOrNoIdleCoreMeansOneBand() {
         var calls: [Range<Int>] = []
-        CoreLender.forEachBand(rows: 2000, pixelsPerRow: 2000) { calls.append($0) }
+        SerialRows().forEachBand(rows: 2000, pixelsPerRow: 2000) { calls.append($0) }
         #expect(calls == [0..<2000])
         let busy = CoreLender(idle: 0, minimumPixels: 1)
-        CoreLender.$current.withValue(busy) {
-            CoreLender.forEachBand(rows: 10, pixelsPerRow: 10) { calls.append($0) }
-        }
+        busy.forEachBand(rows: 10, pixelsPerRow: 10) { calls.append($0) }
         #expect(calls == [0..<2000, 0..<10])
         #expect(busy.splitCount == 0)
     }

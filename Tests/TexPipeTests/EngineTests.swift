@@ -3,6 +3,13 @@ import Synchronization
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 @Suite("engine")
 struct EngineTests {
@@ -28,13 +35,13 @@ struct EngineTests {
         ).get()
         let results = Runner.run(plan, RunOptions(jobs: 2))
         #expect(results.allSatisfy { $0.status == .ok })
-        let out = try Decoder.decode(Array(FileManager.default.contents(atPath: t.path + "/out/deep.png")!))
+        let out = try ImageDecoder.decode(Array(FileManager.default.contents(atPath: t.path + "/out/deep.png")!))
         #expect(out.depth == 16)
         // Row 0 of the output is row 2 of the input, premultiplied at 16 bits.
         let p: [Int] = Array(samples[(8 * 4)..<(9 * 4)])
         let expected: [Int] = p[0..<3].map { (c: Int) -> Int in roundHalfUp(Double(c * p[3]) / 65535) } + [p[3]]
         #expect(out.pixel(0, 0) == expected)
-        let eight = try Decoder.decode(Array(FileManager.default.contents(atPath: t.path + "/out/deep_8.png")!))
+        let eight = try ImageDecoder.decode(Array(FileManager.default.contents(atPath: t.path + "/out/deep_8.png")!))
         #expect(eight.depth == 8)
     }
 
@@ -101,7 +108,7 @@ struct EngineTests {
                 "no/a.jpg: JPEG has no alpha but the image has pixels with alpha below max; set \"jpeg\": {\"flatten\": …} or write a .png"
             ) == true)
         #expect(results[1].status == .ok)
-        let flat = try Decoder.decode(Array(FileManager.default.contents(atPath: t.path + "/out/yes/a.jpg")!))
+        let flat = try ImageDecoder.decode(Array(FileManager.default.contents(atPath: t.path + "/out/yes/a.jpg")!))
         #expect(flat.pixel(1, 0)[0] >= 250, "the transparent pixel became white")
     }
 }

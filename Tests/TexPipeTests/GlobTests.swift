@@ -1,6 +1,13 @@
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 @Suite("globs")
 struct GlobTests {

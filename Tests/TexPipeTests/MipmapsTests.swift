@@ -2,6 +2,13 @@ import Foundation
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 @Suite("mipmaps and resize")
 struct MipmapsTests {
@@ -359,8 +366,9 @@ struct StreamingResamplerTests {
                 (stage.filter, stage.edge, stage.colorSpace) = (filter, edge, space)
                 var context = StageContext()
                 let levels = try stage.applied(to: image)
-                // Level 0 converted per level (as for textures over the whole-level-0 limit).
-                let perLevel = try stage.applied(to: image, context: &context, wholeLevel0Pixels: 0)
+                // Level 0 converted per level (as for textures over the engine's whole-image limit).
+                context.wholeFloatPixels = 0
+                let perLevel = try stage.applied(to: image, context: &context)
                 #expect(perLevel.map(\.pixels) == levels.map(\.pixels))
                 let base = FloatImage(image, colorSpace: space)
                 var previous = base

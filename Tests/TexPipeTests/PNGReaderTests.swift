@@ -2,6 +2,13 @@ import Foundation
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 /// texpipe's own PNG reader against two independent references: the test's own PNG writer (every
 /// filter on every row, stored zlib, expected pixels computed from the spec) and libpng (the
@@ -27,12 +34,12 @@ struct PNGReaderTests {
     func agreesWithLibpngOnCompressedFiles(filter: PNGSettings.Filter) throws {
         for (seed, (gray, opaque)) in [(false, false), (false, true), (true, false), (true, true)].enumerated() {
             let image = CodecTests.randomImage(37, 23, depth: 8, seed: UInt64(seed + 7), opaque: opaque, gray: gray)
-            var settings = PNGSettings()
+            var settings = PNGSettings.standard
             settings.filter = filter
             settings.color = .auto  // writes gray / gray+alpha / RGB / RGBA as the pixels allow
-            let file = try Encoder.png(image, settings)
+            let file = try ImageEncoder.png(image, settings)
             let fast = try #require(PNGReader.decode(file))
-            #expect(fast == (try Decoder.decode(file, pngReader: .libpng)))
+            #expect(fast == (try ImageDecoder.decode(file, pngReader: .libpng)))
             #expect(fast.pixels == image.pixels)
         }
     }
@@ -86,7 +93,7 @@ struct PNGReaderTests {
             #expect(Self.outcome(file, .texpipe) == Self.outcome(file, .libpng), "\(name)")
         }
         // The libpng answers are the ones users see: an ancillary CRC error is only a warning.
-        #expect(Self.outcome(cases[2].1, .libpng) == .pixels(try Decoder.decode(good, pngReader: .libpng)))
+        #expect(Self.outcome(cases[2].1, .libpng) == .pixels(try ImageDecoder.decode(good, pngReader: .libpng)))
     }
 
     @Test func everyFixtureAndSampleDecodesAsLibpngDoes() throws {
@@ -119,9 +126,9 @@ struct PNGReaderTests {
         for (i, type) in Self.fastLayouts.enumerated() {
             let spec = CodecTests.fixture(type: type, depth: 8, interlaced: false, trns: false, width: 7, height: 5)
             bases.append(ReferencePNG.encode(spec))
-            var settings = PNGSettings()
+            var settings = PNGSettings.standard
             settings.level = 1
-            bases.append(try Encoder.png(CodecTests.randomImage(9, 4, depth: 8, seed: UInt64(40 + i)), settings))
+            bases.append(try ImageEncoder.png(CodecTests.randomImage(9, 4, depth: 8, seed: UInt64(40 + i)), settings))
         }
         var rng = SeededRandom(seed: 2026)
         var answered = 0
@@ -154,7 +161,7 @@ struct PNGReaderTests {
     }
 
     static func outcome(_ file: [UInt8], _ reader: PNGReaderChoice) -> Outcome {
-        do { return .pixels(try Decoder.decode(file, path: "m.png", pngReader: reader)) } catch {
+        do { return .pixels(try ImageDecoder.decode(file, path: "m.png", pngReader: reader)) } catch {
             return .error("\(error)")
         }
     }

@@ -2,6 +2,13 @@ import Foundation
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 @Suite("text layers")
 struct TextTests {
@@ -30,7 +37,7 @@ struct TextTests {
         let a = try render(#"{"text": "8", "font": "DejaVu Sans:bold", "size": 40, "color": "white"}"#)
         let b = try render(#"{"text": "8", "font": "DejaVu Sans:bold", "size": 40, "color": "white"}"#)
         #expect(a == b, "byte-identical across runs")
-        let font = try Font.resolve("DejaVu Sans:bold", baseDirectory: "/").get()
+        let font = try FontFinder.resolve("DejaVu Sans:bold", baseDirectory: "/").get()
         #expect(font.path.hasSuffix("DejaVuSans-Bold.ttf"))
         let bitmap = try TextBitmap.rendered("8", font: font, size: 40)
         let ink = try #require(Self.ink(a))
@@ -59,7 +66,7 @@ struct TextTests {
     }
 
     @Test func kerningAndAdvancesLayOutOneLine() throws {
-        let font = try Font.resolve("DejaVu Sans", baseDirectory: "/").get()
+        let font = try FontFinder.resolve("DejaVu Sans", baseDirectory: "/").get()
         let one = try TextBitmap.rendered("1", font: font, size: 32)
         let eleven = try TextBitmap.rendered("11", font: font, size: 32)
         #expect(eleven.height == one.height)
@@ -111,11 +118,11 @@ struct TextTests {
 
     @Test func aFontFileRelativeToTheManifestWorks() throws {
         let t = TempDir()
-        let dejavu = try Font.resolve("DejaVu Sans", baseDirectory: "/").get()
+        let dejavu = try FontFinder.resolve("DejaVu Sans", baseDirectory: "/").get()
         t.write("fonts/mine.ttf", Array(try Data(contentsOf: URL(fileURLWithPath: dejavu.path))))
         let stage = try decodeStage(
             Composite.self, #"{"layers": [{"text": "5", "font": "fonts/mine.ttf", "size": 30}]}"#, base: t.path)
-        #expect(stage.reads == [t.path + "/fonts/mine.ttf"])
+        #expect(stage.reads == [.font(spec: "fonts/mine.ttf", base: t.path, label: "layers[0].font")])
         let ink = try #require(Self.ink(try stage.applied(to: Self.clear)[0]))
         #expect(ink.sum > 0)
     }

@@ -42,10 +42,10 @@ let benchmarks: @Sendable () -> Void = {
             bench("composite \(mode.rawValue)") { _ = try stage.applied(to: keyed) }
         }
         bench("adjust hue+saturation") { _ = try Adjust(hue: 30, saturation: 1.2).applied(to: keyed) }
-        bench("png encode (texpipe, level 6)") { _ = try Encoder.png(keyed) }
-        let encoded = try! Encoder.png(keyed)
-        bench("png decode (texpipe reader)") { _ = try Decoder.decode(encoded) }
-        bench("png decode (libpng)") { _ = try Decoder.decode(encoded, pngReader: .libpng) }
+        bench("png encode (texpipe, level 6)") { _ = try ImageEncoder.png(keyed) }
+        let encoded = try! ImageEncoder.png(keyed)
+        bench("png decode (texpipe reader)") { _ = try ImageDecoder.decode(encoded) }
+        bench("png decode (libpng)") { _ = try ImageDecoder.decode(encoded, pngReader: .libpng) }
     }
 }
 

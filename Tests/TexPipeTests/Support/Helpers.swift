@@ -1,4 +1,13 @@
+import Foundation
+
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 /// Builds an 8-bit image from RGBA quadruples, row-major.
 func image8(_ width: Int, _ height: Int, _ pixels: [[Int]], alpha: AlphaState = .straight) -> Image {
@@ -18,3 +27,28 @@ func quads(_ image: Image) -> [[Int]] {
 
 /// The formula's rounding, written independently: nearest integer, halves up.
 func roundHalfUp(_ x: Double) -> Int { Int((x + 0.5).rounded(.down)) }
+
+extension Stage {
+    /// A stage run as the tests run it: in memory, one band (or on `rows`), with `images` as the
+    /// files it declared in `reads`; declared files not given are decoded here and fonts found,
+    /// as the engine's loader and the planner would.
+    func applied(
+        to image: Image, images: [String: Image] = [:], rows: any RowScheduler = SerialRows()
+    ) throws -> [Image] {
+        var context = StageContext()
+        context.images = images
+        context.rows = rows
+        context.text = FreeTypeText()
+        for resource in reads {
+            switch resource {
+            case .image(let path, _, _, _) where context.images[path] == nil:
+                let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+                context.images[path] = try ImageDecoder.decode(bytes, path: path)
+            case .font(let spec, let base, _):
+                context.fonts[spec] = try FontFinder.resolve(spec, baseDirectory: base).get()
+            default: break
+            }
+        }
+        return try applied(to: image, context: &context)
+    }
+}

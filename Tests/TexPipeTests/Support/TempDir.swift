@@ -1,6 +1,13 @@
 import Foundation
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
 
 /// A fresh folder under the system temp dir, removed when the value is released.
 final class TempDir {

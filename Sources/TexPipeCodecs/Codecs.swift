@@ -1,0 +1,173 @@
+internal import CTexPipeShims
+public import TexPipePixels
+
+/// A codec failure: one line, already worded for the user ("not a PNG file (bad signature)").
+public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+public enum ImageFormat: String, Sendable {
+    case png = "PNG"
+    case jpeg = "JPEG"
+
+    /// Sniffs the signature; the file name's extension is never trusted.
+    public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        return nil
+    }
+
+    /// What the extension promises, for the "bad signature" message.
+    public static func expected(forPath path: String) -> ImageFormat? {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".png") { return .png }
+        if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") { return .jpeg }
+        return nil
+    }
+}
+
+/// Header facts of an encoded image, read without decoding pixels.
+public struct ImageHeader: Sendable {
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    /// 8 or 16: the depth the decoder produces.
+    public var depth: Int
+    public var colorType: String
+    public var fileBitDepth: Int
+    public var interlaced: Bool
+    public var hasTransparency: Bool
+    public var gamma: Double?
+    public var sRGB: Bool
+    public var iccProfile: Bool
+    public var progressive: Bool
+
+    init(_ i: tp_info) {
+        width = Int(i.width)
+        height = Int(i.height)
+        depth = Int(i.out_depth)
+        interlaced = i.interlaced != 0
+        hasTransparency = i.has_trns != 0
+        gamma = i.has_gamma != 0 ? i.gamma : nil
+        sRGB = i.has_srgb != 0
+        iccProfile = i.has_iccp != 0
+        progressive = i.jpeg_progressive != 0
+        if i.format == TP_FORMAT_JPEG {
+            format = .jpeg
+            fileBitDepth = 8
+            switch i.jpeg_color_space {
+            case 1: colorType = "gray"
+            case 2: colorType = "RGB"
+            case 3: colorType = "YCbCr"
+            case 4: colorType = "CMYK"
+            case 5: colorType = "YCCK"
+            default: colorType = "unknown (\(i.jpeg_color_space))"
+            }
+        } else {
+            format = .png
+            fileBitDepth = Int(i.png_bit_depth)
+            switch i.png_color_type {
+            case 0: colorType = "gray"
+            case 2: colorType = "RGB"
+            case 3: colorType = "palette"
+            case 4: colorType = "gray+alpha"
+            case 6: colorType = "RGBA"
+            default: colorType = "unknown (\(i.png_color_type))"
+            }
+        }
+    }
+}
+
+/// Which reader decodes a PNG: texpipe's own for the common 8-bit layouts (libpng for the rest
+/// and for every irregular file), or libpng always — the reference the tests compare against.
+public enum PNGReaderChoice: Sendable {
+    case texpipe
+    case libpng
+}
+
+/// Decoding: bytes → RGBA8 / RGBA16 Image, through the C shims (and `PNGReader`).
+public enum ImageDecoder {
+    static func describe(_ bytes: [UInt8], path: String) throws -> ImageFormat {
+        if let f = ImageFormat.sniff(bytes) { return f }
+        if bytes.isEmpty { throw CodecError("empty file") }
+        let promised = ImageFormat.expected(forPath: path) ?? .png
+        throw CodecError("not a \(promised.rawValue) file (bad signature)")
+    }
+
+    /// Reads the header only (cheap; used at plan time and by `inspect`).
+    public static func header(_ bytes: [UInt8], path: String = "") throws -> ImageHeader {
+        let format = try describe(bytes, path: path)
+        var info = tp_info()
+        var err = [CChar](repeating: 0, count: 256)
+        let status = bytes.withUnsafeBufferPointer { b in
+            format == .png
+                ? tp_png_info(b.baseAddress, b.count, &info, &err, err.count)
+                : tp_jpeg_info(b.baseAddress, b.count, &info, &err, err.count)
+        }
+        guard status == 0 else { throw CodecError(message(err)) }
+        return ImageHeader(info)
+    }
+
+    /// Decodes a PNG or JPEG (sniffed) into straight RGBA; refuses more than `maxPixels`
+    /// before allocating.
+    public static func decode(
+        _ bytes: [UInt8], path: String = "", maxPixels: Int = Image.defaultMaxPixels,
+        pngReader: PNGReaderChoice = .texpipe
+    ) throws -> Image {
+        let h = try header(bytes, path: path)
+        guard h.width > 0, h.height > 0 else { throw CodecError("zero image size") }
+        let (w, ht) = (UInt64(h.width), UInt64(h.height))
+        guard w * ht <= UInt64(maxPixels) else {
+            throw CodecError("image is \(w)x\(ht) (\(w * ht) pixels), over the limit of \(maxPixels) (--max-pixels)")
+        }
+        // The reader checks the layout itself and steps aside (nil) for anything but its own.
+        if pngReader == .texpipe, h.format == .png, let image = PNGReader.decode(bytes, maxPixels: maxPixels) {
+            return image
+        }
+        let count = h.width * h.height * 4
+        var info = tp_info()
+        var err = [CChar](repeating: 0, count: 256)
+        func run(_ buffer: UnsafeMutableRawPointer, _ bytesCount: Int) -> Int32 {
+            bytes.withUnsafeBufferPointer { b in
+                h.format == .png
+                    ? tp_png_decode(
+                        b.baseAddress, b.count, UInt64(maxPixels), buffer, bytesCount, &info, &err, err.count)
+                    : tp_jpeg_decode(
+                        b.baseAddress, b.count, UInt64(maxPixels), buffer, bytesCount, &info, &err, err.count)
+            }
+        }
+        var status: Int32 = 0
+        let pixels: PixelStorage
+        if h.depth == 16 {
+            let p = [UInt16](unsafeUninitializedCapacity: count) { buf, n in
+                status = run(UnsafeMutableRawPointer(buf.baseAddress!), count * 2)
+                if status != 0 { buf.initialize(repeating: 0) }
+                n = count
+            }
+            pixels = .rgba16(p)
+        } else {
+            let p = [UInt8](unsafeUninitializedCapacity: count) { buf, n in
+                status = run(UnsafeMutableRawPointer(buf.baseAddress!), count)
+                if status != 0 { buf.initialize(repeating: 0) }
+                n = count
+            }
+            pixels = .rgba8(p)
+        }
+        guard status == 0 else { throw CodecError(message(err)) }
+        return Image(width: h.width, height: h.height, pixels: pixels)
+    }
+
+    static func message(_ err: [CChar]) -> String {
+        let s = String(nullTerminated: err)
+        return s.isEmpty ? "unknown decoder error" : s
+    }
+}
+
+extension String {
+    /// The text of a NUL-terminated C buffer (a shim's message, mkstemp's file name).
+    package init(nullTerminated chars: [CChar]) {
+        self.init(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,263 @@
+internal import CTexPipeShims
+public import TexPipePixels
+
+/// The pipeline's `png` settings (SPEC §2). Their parameter table, which the manifest validates,
+/// is `TexPipeManifest`'s `OutputSettings.swift`.
+public struct PNGSettings: Sendable, Hashable {
+    public enum Filter: String, Sendable, CaseIterable { case adaptive, none, sub, up, average, paeth }
+    /// `rgba` keeps RGBA (or RGB/gray where a stage makes those); `auto` writes the smallest
+    /// lossless color type.
+    public enum ColorType: String, Sendable, CaseIterable { case rgba, auto }
+    public enum Writer: String, Sendable, CaseIterable { case texpipe, libpng }
+
+    public var level: Int
+    public var encoder: Writer
+    public var filter: Filter
+    public var color: ColorType
+    /// Bits per channel written; nil: as decoded.
+    public var depth: Int?
+
+    public init(level: Int, encoder: Writer, filter: Filter, color: ColorType, depth: Int?) {
+        self.level = level
+        self.encoder = encoder
+        self.filter = filter
+        self.color = color
+        self.depth = depth
+    }
+
+    /// The defaults, declared once: the manifest's table takes its defaults from here.
+    public static let standard = PNGSettings(level: 6, encoder: .texpipe, filter: .adaptive, color: .rgba, depth: nil)
+}
+
+/// The pipeline's `jpeg` settings (SPEC §2); their table is in `TexPipeManifest`.
+public struct JPEGSettings: Sendable, Hashable {
+    public var quality: Int
+    public var progressive: Bool
+    /// Background composited under non-opaque pixels; nil: such an image is an error.
+    public var flatten: Color?
+
+    public init(quality: Int, progressive: Bool, flatten: Color?) {
+        self.quality = quality
+        self.progressive = progressive
+        self.flatten = flatten
+    }
+
+    /// The defaults, declared once: the manifest's table takes its defaults from here.
+    public static let standard = JPEGSettings(quality: 90, progressive: false, flatten: nil)
+}
+
+/// Encoding: Image → PNG / JPEG bytes. No timestamps or other run-dependent bytes.
+public enum ImageEncoder {
+    /// PNG color types, numbered as in the PNG specification.
+    enum PNGColorType: Int32 {
+        case gray = 0, rgb = 2, palette = 3, grayAlpha = 4, rgba = 6
+        var channels: Int {
+            switch self {
+            case .gray, .palette: 1
+            case .grayAlpha: 2
+            case .rgb: 3
+            case .rgba: 4
+            }
+        }
+    }
+
+    /// `rows`: where the writer's row filtering runs (the engine lends idle cores through it).
+    public static func png(
+        _ image: Image, _ settings: PNGSettings = .standard, rows: any RowScheduler = SerialRows()
+    ) throws -> [UInt8] {
+        var img = image
+        if let d = settings.depth, d != img.depth { img = d == 16 ? img.to16Bit() : img.to8Bit() }
+        switch img.pixels {
+        case .rgba8(let p): return try png(p, img, settings, rows)
+        case .rgba16(let p): return try png(p, img, settings, rows)
+        }
+    }
+
+    static func png<C: PixelChannel>(
+        _ p: [C], _ image: Image, _ settings: PNGSettings, _ rows: any RowScheduler
+    ) throws -> [UInt8] {
+        var type: PNGColorType
+        var palette: [UInt8] = []
+        var trns: [UInt8] = []
+        var indices: [UInt8] = []
+        switch (settings.color, image.layout) {
+        case (.rgba, .rgba): type = .rgba
+        case (.rgba, .rgb): type = .rgb
+        case (.rgba, .gray): type = .gray
+        case (.auto, _):
+            let facts = ColorFacts(p)
+            let opaque = facts.opaque || image.layout != .rgba
+            let gray = facts.gray || image.layout == .gray
+            type = gray ? (opaque ? .gray : .grayAlpha) : (opaque ? .rgb : .rgba)
+            if C.self == UInt8.self, type != .gray,
+                let pal = Palette(p as! [UInt8], keepAlpha: image.layout == .rgba)
+            {
+                type = .palette
+                (palette, trns, indices) = (pal.rgb, pal.alpha, pal.indices)
+            }
+        }
+        let samples: [C] = type == .palette ? [] : pack(p, type, image)
+        let rowSamples = image.width * type.channels
+        if settings.encoder == .texpipe {
+            if type == .palette {
+                return try indices.withUnsafeBytes { b in
+                    try PNGWriter.encode(
+                        samples: b, width: image.width, height: image.height, rowBytes: image.width, colorType: 3,
+                        bitDepth: 8, channels: 1, level: settings.level, filter: settings.filter, palette: palette,
+                        trns: trns, rows: rows)
+                }
+            }
+            return try samples.withUnsafeBytes { b in
+                try PNGWriter.encode(
+                    samples: b, width: image.width, height: image.height, rowBytes: rowSamples * MemoryLayout<C>.size,
+                    colorType: Int(type.rawValue), bitDepth: C.bitWidth, channels: type.channels, level: settings.level,
+                    filter: settings.filter, rows: rows)
+            }
+        }
+        var params = tp_png_params()
+        params.color_type = type.rawValue
+        params.bit_depth = Int32(C.bitWidth)
+        params.level = Int32(settings.level)
+        params.filter = Int32(
+            [.adaptive: -1, .none: 0, .sub: 1, .up: 2, .average: 3, .paeth: 4][settings.filter]!)
+        params.n_palette = Int32(palette.count / 3)
+        params.n_trns = Int32(trns.count)
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var err = [CChar](repeating: 0, count: 256)
+        let status: Int32 = palette.withUnsafeBufferPointer { pal in
+            trns.withUnsafeBufferPointer { tr in
+                params.palette = pal.baseAddress
+                params.trns = tr.baseAddress
+                if type == .palette {
+                    return indices.withUnsafeBytes { b in
+                        tp_png_encode(
+                            b.baseAddress, UInt32(image.width), UInt32(image.height), image.width, &params, &out,
+                            &size, &err, err.count)
+                    }
+                }
+                return samples.withUnsafeBytes { b in
+                    tp_png_encode(
+                        b.baseAddress, UInt32(image.width), UInt32(image.height),
+                        rowSamples * MemoryLayout<C>.size, &params, &out, &size, &err, err.count)
+                }
+            }
+        }
+        guard status == 0, let out else { throw CodecError("PNG encoder: " + ImageDecoder.message(err)) }
+        defer { tp_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+
+    /// Interleaved samples of the chosen color type (RGBA passes through untouched).
+    static func pack<C: PixelChannel>(_ p: [C], _ type: PNGColorType, _ image: Image) -> [C] {
+        let n = image.pixelCount
+        switch type {
+        case .rgba, .palette: return p
+        case .rgb:
+            return [C](unsafeUninitializedCapacity: n * 3) { out, count in
+                for i in 0..<n {
+                    out[3 * i] = p[4 * i]; out[3 * i + 1] = p[4 * i + 1]; out[3 * i + 2] = p[4 * i + 2]
+                }
+                count = n * 3
+            }
+        case .gray:
+            return [C](unsafeUninitializedCapacity: n) { out, count in
+                for i in 0..<n { out[i] = p[4 * i] }
+                count = n
+            }
+        case .grayAlpha:
+            return [C](unsafeUninitializedCapacity: n * 2) { out, count in
+                for i in 0..<n {
+                    out[2 * i] = p[4 * i]; out[2 * i + 1] = p[4 * i + 3]
+                }
+                count = n * 2
+            }
+        }
+    }
+
+    /// Whether every pixel is opaque, and whether every pixel has R = G = B.
+    struct ColorFacts {
+        var opaque = true
+        var gray = true
+        init<C: PixelChannel>(_ p: [C]) {
+            let max = C(truncatingIfNeeded: C.maxValue)
+            var i = 0
+            while i < p.count && (opaque || gray) {
+                if p[i + 3] != max { opaque = false }
+                if p[i] != p[i + 1] || p[i] != p[i + 2] { gray = false }
+                i += 4
+            }
+        }
+    }
+
+    /// An 8-bit palette: at most 256 distinct RGBA colors, non-opaque entries first so tRNS
+    /// stays short, otherwise in order of first appearance (deterministic).
+    struct Palette {
+        var rgb: [UInt8] = []
+        var alpha: [UInt8] = []
+        var indices: [UInt8] = []
+
+        init?(_ p: [UInt8], keepAlpha: Bool) {
+            var seen: [UInt32: Int] = [:]
+            var order: [UInt32] = []
+            var i = 0
+            while i < p.count {
+                let a: UInt32 = keepAlpha ? UInt32(p[i + 3]) : 255
+                let key = UInt32(p[i]) << 24 | UInt32(p[i + 1]) << 16 | UInt32(p[i + 2]) << 8 | a
+                if seen[key] == nil {
+                    if order.count == 256 { return nil }
+                    seen[key] = order.count
+                    order.append(key)
+                }
+                i += 4
+            }
+            let sorted = order.filter { $0 & 0xFF != 0xFF } + order.filter { $0 & 0xFF == 0xFF }
+            var slot: [UInt32: UInt8] = [:]
+            for (k, key) in sorted.enumerated() {
+                slot[key] = UInt8(k)
+                rgb += [UInt8(key >> 24), UInt8((key >> 16) & 0xFF), UInt8((key >> 8) & 0xFF)]
+                if key & 0xFF != 0xFF { alpha.append(UInt8(key & 0xFF)) }
+            }
+            indices.reserveCapacity(p.count / 4)
+            i = 0
+            while i < p.count {
+                let a: UInt32 = keepAlpha ? UInt32(p[i + 3]) : 255
+                indices.append(slot[UInt32(p[i]) << 24 | UInt32(p[i + 1]) << 16 | UInt32(p[i + 2]) << 8 | a]!)
+                i += 4
+            }
+        }
+    }
+
+    /// JPEG: 8-bit RGB (or gray, for a gray-layout image) at `quality`. Non-opaque pixels
+    /// need `flatten`, else a job error.
+    public static func jpeg(
+        _ image: Image, _ settings: JPEGSettings = .standard, rows: any RowScheduler = SerialRows()
+    ) throws -> [UInt8] {
+        var img = image.to8Bit()
+        if let bg = settings.flatten {
+            img.runInBands(FlattenKernel(color: bg, premultiplied: img.alpha == .premultiplied), on: rows)
+        } else if img.layout == .rgba {
+            let stats = img.alphaStatistics()
+            if stats.min < 255 {
+                throw CodecError(
+                    "JPEG has no alpha but the image has pixels with alpha below max; set \"jpeg\": {\"flatten\": …} or write a .png"
+                )
+            }
+        }
+        guard case .rgba8(let p) = img.pixels else { preconditionFailure("8-bit after to8Bit") }
+        let type: PNGColorType = img.layout == .gray ? .gray : .rgb
+        let samples = pack(p, type, img)
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var err = [CChar](repeating: 0, count: 256)
+        let status = samples.withUnsafeBufferPointer { b in
+            tp_jpeg_encode(
+                b.baseAddress, UInt32(img.width), UInt32(img.height), img.width * type.channels,
+                Int32(type.channels), Int32(settings.quality), settings.progressive ? 1 : 0,
+                &out, &size, &err, err.count)
+        }
+        guard status == 0, let out else { throw CodecError("JPEG encoder: " + ImageDecoder.message(err)) }
+        defer { tp_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+}

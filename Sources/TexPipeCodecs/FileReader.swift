@@ -1,0 +1,27 @@
+internal import Foundation
+internal import TexPipePixels
+
+/// Every file texpipe reads (inputs, alpha maps, files to inspect) goes through here.
+public enum FileReader {
+    public struct ReadError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A regular file's bytes. Anything else — a folder, a FIFO (whose open would block), a symlink
+    /// loop, a file we may not read — is a one-line error, never a hang.
+    public static func read(_ path: String) -> Result<[UInt8], ReadError> {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            return .failure(ReadError(description: "cannot read the file (\(reason(errno)))"))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(ReadError(description: "not a regular file")) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let code = access(path, R_OK) == 0 ? EIO : errno
+            return .failure(ReadError(description: "cannot read the file (\(reason(code)))"))
+        }
+        return .success(Array(data))
+    }
+
+    /// The system's words for an errno value ("No such file or directory").
+    public static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

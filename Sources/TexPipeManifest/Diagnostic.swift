@@ -1,0 +1,87 @@
+internal import TexPipeCodecs
+internal import TexPipePixels
+internal import TexPipeStages
+
+/// One manifest or plan problem: where (file and JSON path) and what. Collected, sorted
+/// by path, printed one per line as `error: pipeline.json: pipelines[0].stages[1].radius: …`.
+public struct Diagnostic: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public enum Severity: String, Sendable { case error, warning }
+
+    public var file: String
+    public var path: JSONPath?
+    public var message: String
+    public var severity: Severity
+
+    public init(file: String, path: JSONPath?, _ message: String, severity: Severity = .error) {
+        self.file = file
+        self.path = path
+        self.message = message
+        self.severity = severity
+    }
+
+    public var description: String {
+        "\(severity.rawValue): \(file): " + (path.map { "\($0): " } ?? "") + message
+    }
+
+    public static func < (l: Diagnostic, r: Diagnostic) -> Bool {
+        if l.file != r.file { return l.file < r.file }
+        switch (l.path, r.path) {
+        case (nil, nil): return l.message < r.message
+        case (nil, _): return true
+        case (_, nil): return false
+        case (let a?, let b?): return a == b ? l.message < r.message : a < b
+        }
+    }
+}
+
+/// Thrown when a manifest cannot be planned: every problem found, sorted. Exit status 2.
+public struct ManifestError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics.sorted() }
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+/// The wording of every manifest diagnostic, in one place (STYLE 10).
+public enum Say {
+    public static func unknownKey(_ key: String, valid: [String]) -> String {
+        var s = "unknown key \"\(key)\""
+        if let near = Suggest.nearest(key, in: valid) { s += "; did you mean \"\(near)\"?" }
+        return s
+    }
+    public static func missing(_ key: String, expected: String) -> String {
+        "missing required key \"\(key)\" (\(expected))"
+    }
+    public static func expected(_ what: String, found: JSON) -> String {
+        "expected \(what), found \(found.quoted)"
+    }
+    public static func unknownStage(_ name: String, valid: [String]) -> String {
+        var s = "unknown stage \"\(name)\""
+        if let near = Suggest.nearest(name, in: valid) { s += "; did you mean \"\(near)\"?" }
+        return s
+    }
+    public static func badColor(_ text: String) -> String {
+        "malformed color \"\(text)\" (expected #RGB, #RRGGBB, #RRGGBBAA, rgb(r, g, b), rgba(r, g, b, a), hsv(h, s%, v%), hsl(h, s%, l%) or a CSS color name)"
+    }
+    public static func choice(_ options: [String], found: JSON) -> String {
+        "expected one of " + options.map { "\"\($0)\"" }.joined(separator: ", ") + ", found \(found.quoted)"
+    }
+    public static func emptyGlob(_ pattern: String) -> String {
+        "glob \"\(pattern)\" matches no file"
+    }
+    public static func unresolved(_ name: String, in text: String, known: [String]) -> String {
+        var s = "unresolved placeholder {\(name)} in \"\(text)\""
+        if let near = Suggest.nearest(name, in: known) { s += "; did you mean {\(near)}?" }
+        return s
+    }
+}
+
+/// Errors of the settings blocks' own cross-parameter checks.
+public enum ManifestMessage: Error, Sendable, Equatable, CustomStringConvertible {
+    case libpngLevel
+
+    public var description: String {
+        switch self {
+        case .libpngLevel: "the libpng encoder takes levels 0…9; 10…12 need \"encoder\": \"texpipe\""
+        }
+    }
+}

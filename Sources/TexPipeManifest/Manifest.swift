@@ -1,0 +1,476 @@
+internal import Foundation
+internal import TexPipeCodecs
+public import TexPipePixels
+public import TexPipeStages
+
+/// `pipeline.json`, checked: every structural problem is collected with its JSON path.
+/// Stage parameters that hold placeholders are type-checked per job by the planner. SPEC §1.
+public struct Manifest: Sendable {
+    /// The manifest path as the user gave it (used in messages).
+    public var file: String
+    /// Absolute folder of the manifest; every manifest path is relative to it.
+    public var directory: String
+    /// The output root as written (`build`) and resolved to an absolute path.
+    public var output: String
+    public var outputRoot: String
+    public var pipelines: [PipelineSpec]
+    /// Problems found while reading; the planner adds its own and reports them all at once.
+    public var diagnostics: [Diagnostic] = []
+
+    public static let builtinPlaceholders = ["path", "file", "ext", "pipeline", "variant", "suffix", "level"]
+    static let topKeys = ["version", "output", "pipelines"]
+    static let pipelineKeys = [
+        "name", "inputs", "exclude", "variants", "distinct", "stages", "output", "inputAlpha", "png", "jpeg",
+    ]
+    public static let defaultTemplate = "{pipeline}/{path}/{file}{suffix}.png"
+}
+
+public struct PipelineSpec: Sendable {
+    public var index: Int
+    public var name: String
+    public var path: JSONPath
+    public var inputs: [String]
+    public var exclude: [String]
+    public var variants: [Variant]?
+    public var stages: [StageSpec]
+    public var output: String
+    public var inputAlpha: AlphaState
+    public var png: JSONObject
+    public var jpeg: JSONObject
+    /// False when a stage or setting failed its static check: the planner then still
+    /// expands inputs and checks outputs, but builds no stages.
+    public var valid: Bool
+    /// False when the output template names an unknown placeholder (reported once).
+    public var templateValid: Bool
+}
+
+public struct StageSpec: Sendable {
+    public var type: any Stage.Type
+    public var object: JSONObject
+    public var path: JSONPath
+}
+
+/// One row of a pipeline's variants matrix: a safe `name` and placeholder values.
+public struct Variant: Sendable {
+    public var name: String
+    public var values: [String: String]
+}
+
+extension Manifest {
+    /// Reads and checks a manifest. Throws `ManifestError` only when there is nothing to
+    /// plan (unreadable, not JSON); other problems are in `diagnostics`, so the planner can
+    /// add its own and every error is reported in one run.
+    public static func load(path: String) throws -> Manifest {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        guard let data = FileManager.default.contents(atPath: absolute) else {
+            throw ManifestError([
+                Diagnostic(file: path, path: nil, "cannot read the manifest (no such file or not readable)")
+            ])
+        }
+        return try parse(Array(data), file: path, directory: (absolute as NSString).deletingLastPathComponent)
+    }
+
+    /// Checks a manifest given as bytes; `directory` resolves its relative paths.
+    public static func parse(_ bytes: [UInt8], file: String, directory: String) throws -> Manifest {
+        let json: JSON
+        do {
+            json = try JSONParser.parse(bytes)
+        } catch {
+            throw ManifestError([Diagnostic(file: file, path: nil, "invalid JSON at \(error)")])
+        }
+        var reader = ManifestReader(file: file, directory: directory)
+        guard var manifest = reader.read(json) else { throw ManifestError(reader.diagnostics) }
+        manifest.diagnostics = reader.diagnostics
+        return manifest
+    }
+}
+
+/// The structural pass over the manifest's JSON.
+struct ManifestReader {
+    var file: String
+    var directory: String
+    var diagnostics: [Diagnostic] = []
+
+    mutating func error(_ path: JSONPath?, _ message: String, file: String? = nil) {
+        diagnostics.append(Diagnostic(file: file ?? self.file, path: path, message))
+    }
+
+    mutating func object(_ v: JSON, at path: JSONPath, keys: [String]) -> JSONObject? {
+        guard case .object(let o) = v else {
+            error(path, Say.expected("an object", found: v))
+            return nil
+        }
+        for k in o.keys where !keys.contains(k) { error(path.key(k), Say.unknownKey(k, valid: keys)) }
+        return o
+    }
+
+    mutating func string(_ o: JSONObject, _ key: String, at path: JSONPath, required: Bool = true) -> String? {
+        guard let v = o[key] else {
+            if required { error(path, Say.missing(key, expected: "a string")) }
+            return nil
+        }
+        guard case .string(let s) = v, !s.isEmpty else {
+            error(path.key(key), Say.expected("a non-empty string", found: v))
+            return nil
+        }
+        return s
+    }
+
+    mutating func strings(_ o: JSONObject, _ key: String, at path: JSONPath, required: Bool) -> [String]? {
+        guard let v = o[key] else {
+            if required { error(path, Say.missing(key, expected: "an array of glob strings")) }
+            return required ? nil : []
+        }
+        guard case .array(let items) = v, !items.isEmpty || !required else {
+            error(path.key(key), Say.expected("a non-empty array of glob strings", found: v))
+            return nil
+        }
+        var out: [String] = []
+        for (i, item) in items.enumerated() {
+            guard case .string(let s) = item, !s.isEmpty else {
+                error(path.key(key).index(i), Say.expected("a non-empty string", found: item))
+                continue
+            }
+            out.append(s)
+        }
+        return out
+    }
+
+    mutating func read(_ json: JSON) -> Manifest? {
+        let root = JSONPath.root
+        guard let top = object(json, at: root, keys: Manifest.topKeys) else { return nil }
+        switch top["version"] {
+        case nil: error(root, Say.missing("version", expected: "1"))
+        case .number(1)?: break
+        case let v?: error(root.key("version"), Say.expected("1", found: v))
+        }
+        var output = "build"
+        if top["output"] != nil, let o = string(top, "output", at: root) { output = o }
+        let outputRoot = URL(fileURLWithPath: output, relativeTo: URL(fileURLWithPath: directory + "/"))
+            .standardizedFileURL.path
+        var pipelines: [PipelineSpec] = []
+        switch top["pipelines"] {
+        case nil:
+            error(root, Say.missing("pipelines", expected: "a non-empty array of pipelines"))
+        case .array(let items)? where !items.isEmpty:
+            var names: [String: Int] = [:]
+            for (i, item) in items.enumerated() {
+                let path = root.key("pipelines").index(i)
+                guard let p = pipeline(item, index: i, at: path) else { continue }
+                if let first = names[p.name] {
+                    error(path.key("name"), "duplicate pipeline name \"\(p.name)\" (also pipelines[\(first)])")
+                } else {
+                    names[p.name] = i
+                }
+                pipelines.append(p)
+            }
+        case let v?:
+            error(root.key("pipelines"), Say.expected("a non-empty array of pipelines", found: v))
+        }
+        return Manifest(
+            file: file, directory: directory, output: output, outputRoot: outputRoot, pipelines: pipelines)
+    }
+
+    mutating func pipeline(_ json: JSON, index: Int, at path: JSONPath) -> PipelineSpec? {
+        guard let o = object(json, at: path, keys: Manifest.pipelineKeys) else { return nil }
+        let given = string(o, "name", at: path)
+        let name = given ?? "pipelines[\(index)]"
+        if let given, !Self.isSafeName(given) {
+            error(
+                path.key("name"),
+                "pipeline name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')"
+            )
+        }
+        let inputs = strings(o, "inputs", at: path, required: true) ?? []
+        let exclude = strings(o, "exclude", at: path, required: false) ?? []
+        let template = o["output"] == nil ? Manifest.defaultTemplate : (string(o, "output", at: path) ?? "")
+        var inputAlpha = AlphaState.straight
+        if let v = o["inputAlpha"] {
+            if case .string(let s) = v, let a = AlphaState(rawValue: s) {
+                inputAlpha = a
+            } else {
+                error(path.key("inputAlpha"), Say.choice(AlphaState.allCases.map(\.rawValue), found: v))
+            }
+        }
+        let factors = o["variants"].flatMap { self.variantFactors($0, at: path.key("variants")) }
+        // A broken variants list plans no jobs (its errors are reported) rather than jobs without variants.
+        let variants =
+            o["variants"] == nil ? nil : (factors.flatMap { self.product($0, at: path.key("variants")) } ?? [])
+        if let d = o["distinct"] { distinct(d, factors: factors, at: path.key("distinct")) }
+        var known = Manifest.builtinPlaceholders
+        for v in variants ?? [] { known += v.values.keys }
+        let before = diagnostics.count  // from here on, problems make the stages unusable
+        var png = JSONObject()
+        var jpeg = JSONObject()
+        for (key, table) in [("png", PNGSettings.parameters), ("jpeg", JPEGSettings.parameters)] {
+            guard let v = o[key] else { continue }
+            guard case .object(let obj) = v else {
+                error(path.key(key), Say.expected("an object", found: v))
+                continue
+            }
+            var decoder = ParameterDecoder(file: file, placeholders: nil, knownNames: known)
+            _ = decoder.decode(obj, at: path.key(key), table: table)
+            diagnostics += decoder.diagnostics
+            if key == "png" { png = obj } else { jpeg = obj }
+        }
+        let stages = self.stages(o["stages"], at: path, known: known)
+        let valid = diagnostics.count == before
+        let unknownNames = Template.names(in: template).filter { !known.contains($0) }
+        for name in unknownNames {
+            error(path.key("output"), Say.unresolved(name, in: template, known: known))
+        }
+        return PipelineSpec(
+            index: index, name: name, path: path, inputs: inputs, exclude: exclude, variants: variants,
+            stages: stages, output: template, inputAlpha: inputAlpha, png: png, jpeg: jpeg,
+            valid: valid, templateValid: unknownNames.isEmpty)
+    }
+
+    mutating func stages(_ json: JSON?, at path: JSONPath, known: [String]) -> [StageSpec] {
+        guard let json else {
+            error(path, Say.missing("stages", expected: "an array of stages"))
+            return []
+        }
+        guard case .array(let items) = json else {
+            error(path.key("stages"), Say.expected("an array of stages", found: json))
+            return []
+        }
+        var out: [StageSpec] = []
+        for (i, item) in items.enumerated() {
+            let sp = path.key("stages").index(i)
+            guard case .object(let o) = item else {
+                error(sp, Say.expected("an object with a \"stage\" key", found: item))
+                continue
+            }
+            guard case .string(let name)? = o["stage"] else {
+                error(
+                    sp,
+                    o["stage"] == nil
+                        ? Say.missing("stage", expected: "a stage name")
+                        : Say.expected("a stage name", found: o["stage"]!))
+                continue
+            }
+            guard let type = StageRegistry.named(name) else {
+                error(sp.key("stage"), Say.unknownStage(name, valid: StageRegistry.names))
+                continue
+            }
+            var decoder = ParameterDecoder(file: file, placeholders: nil, knownNames: known, baseDirectory: directory)
+            if let args = decoder.decode(o, at: sp, table: type.parameters, ignoring: ["stage"]) {
+                do { _ = try type.init(args) } catch { decoder.error(sp, "\(error)") }
+            }
+            diagnostics += decoder.diagnostics
+            out.append(StageSpec(type: type, object: o, path: sp))
+        }
+        return out
+    }
+
+    /// `variants`: a list (below), or `{"product": [list, list, …]}` — every combination, one row
+    /// of each list, named by the rows' names joined with "-" (`lions-10`), keys merged. A team
+    /// table times a list of shirt numbers is the jersey case.
+    mutating func variantFactors(_ json: JSON, at path: JSONPath) -> [[Variant]]? {
+        guard case .object(let o) = json else { return variants(json, at: path).map { [$0] } }
+        for k in o.keys where k != "product" { error(path.key(k), Say.unknownKey(k, valid: ["product"])) }
+        guard case .array(let lists)? = o["product"], !lists.isEmpty else {
+            error(path, Say.expected("\"product\": a non-empty array of variant lists", found: o["product"] ?? json))
+            return nil
+        }
+        var factors: [[Variant]] = []
+        for (i, list) in lists.enumerated() {
+            guard let f = variants(list, at: path.key("product").index(i)) else { return nil }
+            factors.append(f)
+        }
+        return factors
+    }
+
+    /// Every combination of the factors' rows, first factor outermost.
+    mutating func product(_ factors: [[Variant]], at path: JSONPath) -> [Variant]? {
+        var rows: [Variant] = [Variant(name: "", values: [:])]
+        for (i, factor) in factors.enumerated() {
+            var next: [Variant] = []
+            for row in rows {
+                for v in factor {
+                    var merged = row
+                    merged.name = row.name.isEmpty ? v.name : row.name + "-" + v.name
+                    for (k, value) in v.values where k != "variant" {
+                        if row.values[k] != nil {
+                            error(
+                                path.key("product").index(i), "variant key \"\(k)\" appears in two lists of the product"
+                            )
+                            return nil
+                        }
+                        merged.values[k] = value
+                    }
+                    merged.values["variant"] = merged.name
+                    next.append(merged)
+                }
+            }
+            rows = next
+        }
+        var seen = Set<String>()
+        for v in rows where !seen.insert(v.name).inserted {
+            error(path, "the product makes the variant name \"\(v.name)\" twice")
+            return nil
+        }
+        return rows
+    }
+
+    /// A list of variants: an inline array of objects, or the path of a JSON file holding one.
+    mutating func variants(_ json: JSON, at path: JSONPath) -> [Variant]? {
+        var items: [JSON]
+        var itemFile = file
+        var itemPath = path
+        switch json {
+        case .array(let a):
+            items = a
+        case .string(let rel):
+            let full = URL(fileURLWithPath: rel, relativeTo: URL(fileURLWithPath: directory + "/")).standardizedFileURL
+                .path
+            guard let data = FileManager.default.contents(atPath: full) else {
+                error(path, "cannot read variants file \"\(rel)\"")
+                return nil
+            }
+            do {
+                guard case .array(let a) = try JSONParser.parse(Array(data)) else {
+                    error(nil, "expected an array of variant objects", file: rel)
+                    return nil
+                }
+                items = a
+                itemFile = rel
+                itemPath = .root
+            } catch {
+                self.error(nil, "invalid JSON at \(error)", file: rel)
+                return nil
+            }
+        default:
+            error(path, Say.expected("an array of variants or the path of a JSON file", found: json))
+            return nil
+        }
+        var out: [Variant] = []
+        var seen: [String: Int] = [:]
+        for (i, item) in items.enumerated() {
+            let vp = itemPath.index(i)
+            guard case .object(let o) = item else {
+                error(vp, Say.expected("an object with a \"name\"", found: item), file: itemFile)
+                continue
+            }
+            guard case .string(let name)? = o["name"] else {
+                error(
+                    vp,
+                    o["name"] == nil
+                        ? Say.missing("name", expected: "a string") : Say.expected("a string", found: o["name"]!),
+                    file: itemFile)
+                continue
+            }
+            if !Self.isSafeName(name) {
+                error(
+                    vp.key("name"),
+                    "variant name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')",
+                    file: itemFile)
+                continue
+            }
+            if let first = seen[name] {
+                error(vp.key("name"), "duplicate variant name \"\(name)\" (also [\(first)])", file: itemFile)
+                continue
+            }
+            seen[name] = i
+            var values: [String: String] = ["variant": name]
+            for key in o.keys where key != "name" {
+                switch o[key]! {
+                case .string(let s): values[key] = s
+                case .number(let n): values[key] = JSON.format(n)
+                case .bool(let b): values[key] = b ? "true" : "false"
+                case let v: error(vp.key(key), Say.expected("a string, number or boolean", found: v), file: itemFile)
+                }
+                if Manifest.builtinPlaceholders.contains(key) {
+                    error(
+                        vp.key(key), "variant key \"\(key)\" would hide the built-in placeholder {\(key)}",
+                        file: itemFile)
+                }
+            }
+            out.append(Variant(name: name, values: values))
+        }
+        if items.isEmpty { error(path, "expected at least one variant") }
+        return out
+    }
+
+    static let distinctKeys = ["keys", "minDeltaE", "severity"]
+
+    /// `distinct`: every pair of variants whose colors under `keys` are all closer than
+    /// `minDeltaE` (CIEDE2000) is reported, as an error or a warning. A pair is told apart when
+    /// any one key differs enough (a jersey with the same shirt but other shorts is distinct),
+    /// so the pair's distance is its largest ΔE over the keys. With a `product`, the rows of the
+    /// list that holds the keys are compared (two shirt numbers of one team are the same kit). SPEC §1.
+    mutating func distinct(_ json: JSON, factors: [[Variant]]?, at path: JSONPath) {
+        guard let o = object(json, at: path, keys: Self.distinctKeys) else { return }
+        var keys: [String] = []
+        switch o["keys"] {
+        case .array(let items)?
+        where !items.isEmpty && items.allSatisfy({ if case .string = $0 { true } else { false } }):
+            keys = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        case nil: error(path, Say.missing("keys", expected: "an array of variant keys holding colors"))
+        case let v?: error(path.key("keys"), Say.expected("a non-empty array of variant keys", found: v))
+        }
+        var minimum = 0.0
+        switch o["minDeltaE"] {
+        case .number(let d)? where d > 0 && d <= 200: minimum = d
+        case nil: error(path, Say.missing("minDeltaE", expected: "a number in 0…200"))
+        case let v?: error(path.key("minDeltaE"), Say.expected("a number in 0…200 (exclusive of 0)", found: v))
+        }
+        var severity = Diagnostic.Severity.error
+        switch o["severity"] {
+        case nil: break
+        case .string("error")?: break
+        case .string("warning")?: severity = .warning
+        case let v?: error(path.key("severity"), Say.choice(["error", "warning"], found: v))
+        }
+        guard let factors else {
+            error(path, "\"distinct\" compares variants, but the pipeline has no \"variants\"")
+            return
+        }
+        guard !keys.isEmpty, minimum > 0 else { return }
+        guard
+            let variants = factors.first(where: { f in keys.allSatisfy { k in f.allSatisfy { $0.values[k] != nil } } })
+        else {
+            let missing = keys.first { k in !factors.contains { f in f.allSatisfy { $0.values[k] != nil } } }
+            error(
+                path.key("keys"),
+                missing.map { "not every variant has the key \"\($0)\"" }
+                    ?? "the keys must all come from one list of the product")
+            return
+        }
+        var colors: [[Color]] = []
+        for v in variants {
+            var row: [Color] = []
+            for k in keys {
+                let text = v.values[k]!
+                guard let c = Color(parsing: text) else {
+                    error(path.key("keys"), "variant \"\(v.name)\" key \"\(k)\": " + Say.badColor(text))
+                    return
+                }
+                row.append(c)
+            }
+            colors.append(row)
+        }
+        for i in variants.indices {
+            for j in variants.indices where j > i {
+                let distances = keys.indices.map { Lab.deltaE2000(colors[i][$0], colors[j][$0]) }
+                guard let largest = distances.max(), largest < minimum else { continue }
+                let detail = keys.indices.map {
+                    "\(keys[$0]) \(variants[i].values[keys[$0]]!) vs \(variants[j].values[keys[$0]]!) ΔE00 \(Self.format(distances[$0]))"
+                }
+                diagnostics.append(
+                    Diagnostic(
+                        file: file, path: path,
+                        "variants \"\(variants[i].name)\" and \"\(variants[j].name)\" are too alike: "
+                            + detail.joined(separator: ", ") + " (minDeltaE \(JSON.format(minimum)))",
+                        severity: severity))
+            }
+        }
+    }
+
+    static func format(_ d: Double) -> String { String(format: "%.1f", d) }
+
+    static func isSafeName(_ s: String) -> Bool {
+        guard let f = s.first, f != "." else { return false }
+        return s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+    }
+}

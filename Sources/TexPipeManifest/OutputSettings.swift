@@ -1,0 +1,47 @@
+public import TexPipeCodecs
+internal import TexPipePixels
+public import TexPipeStages
+
+/// The pipeline's `png` settings as the manifest declares them: a parameter table like a
+/// stage's, defaults taken from `PNGSettings.standard`. SPEC §2.
+extension PNGSettings {
+    public static let parameters: [Parameter] = [
+        .integer(
+            "level", in: 0...12, default: standard.level,
+            doc: "compression level: 0…12 (libdeflate), 0…9 with the libpng encoder"),
+        .choice("filter", Filter.self, default: standard.filter, doc: "row filter; adaptive picks per row"),
+        .choice(
+            "encoder", Writer.self, default: standard.encoder,
+            doc: "texpipe's writer over libdeflate, or libpng's (the reference)"),
+        .choice(
+            "color", ColorType.self, default: standard.color,
+            doc: "rgba (RGB or gray where a stage makes those), or auto: the smallest lossless color type"),
+        Parameter(
+            "depth", .integerChoice([8, 16]), .optional(absentDoc: "as decoded"),
+            doc: "bits per channel written"),
+    ]
+
+    public init(_ a: Arguments) throws {
+        self.init(
+            level: a.integer("level"), encoder: a.choice("encoder", as: Writer.self),
+            filter: a.choice("filter", as: Filter.self), color: a.choice("color", as: ColorType.self),
+            depth: a.optionalInteger("depth"))
+        if encoder == .libpng && level > 9 { throw ManifestMessage.libpngLevel }
+    }
+}
+
+/// The pipeline's `jpeg` settings as the manifest declares them. SPEC §2.
+extension JPEGSettings {
+    public static let parameters: [Parameter] = [
+        .integer("quality", in: 1...100, default: standard.quality, doc: "libjpeg quality"),
+        .boolean("progressive", default: standard.progressive, doc: "write a progressive JPEG"),
+        Parameter(
+            "flatten", .color, .optional(absentDoc: "an image with any non-opaque pixel is a job error"),
+            doc: "background composited under non-opaque pixels before writing"),
+    ]
+
+    public init(_ a: Arguments) {
+        self.init(
+            quality: a.integer("quality"), progressive: a.boolean("progressive"), flatten: a.optionalColor("flatten"))
+    }
+}

@@ -1,0 +1,129 @@
+/// How an image's color channels relate to its alpha. SPEC §2.
+public enum AlphaState: String, Sendable, Hashable, CaseIterable {
+    /// Colors are independent of alpha (what PNG files normally hold).
+    case straight
+    /// Colors are already multiplied by alpha.
+    case premultiplied
+}
+
+/// Which channels an image carries when it is written. Inside, every image is RGBA;
+/// stages that produce maps (alpha-split) mark theirs as `rgb` or `gray`.
+public enum ChannelLayout: String, Sendable, Hashable {
+    case rgba, rgb, gray
+}
+
+/// Pixel storage: interleaved RGBA, 8 or 16 bits per channel, rows top to bottom,
+/// no padding. SPEC §2 "one pixel format inside" (STYLE 5).
+public enum PixelStorage: Sendable, Equatable {
+    case rgba8([UInt8])
+    case rgba16([UInt16])
+
+    public var depth: Int {
+        switch self {
+        case .rgba8: 8
+        case .rgba16: 16
+        }
+    }
+}
+
+/// An image in flight: size, RGBA pixels, alpha state and the labels that name it.
+public struct Image: Sendable, Equatable {
+    /// `--max-pixels`' default (SPEC §5): decoders refuse larger images before allocating.
+    public static let defaultMaxPixels = 1 << 28
+
+    public var width: Int
+    public var height: Int
+    public var pixels: PixelStorage
+    public var alpha: AlphaState
+    public var layout: ChannelLayout
+    /// Accumulated stage suffixes (`_diffuse`, `_mip3`): the `{suffix}` placeholder.
+    public var suffix: String
+    /// Extra placeholder values a stage attaches (`level`).
+    public var labels: [String: String]
+    /// A data map (alpha-split's `_alpha`) that must be stored losslessly: written as PNG
+    /// even when the output template ends in `.jpg`.
+    public var lossless = false
+
+    public init(
+        width: Int, height: Int, pixels: PixelStorage, alpha: AlphaState = .straight,
+        layout: ChannelLayout = .rgba, suffix: String = "", labels: [String: String] = [:]
+    ) {
+        precondition(width > 0 && height > 0, "image sizes are positive")
+        switch pixels {
+        case .rgba8(let p): precondition(p.count == width * height * 4, "rgba8 buffer size")
+        case .rgba16(let p): precondition(p.count == width * height * 4, "rgba16 buffer size")
+        }
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+        self.alpha = alpha
+        self.layout = layout
+        self.suffix = suffix
+        self.labels = labels
+    }
+
+    /// A transparent (all-zero) image.
+    public init(width: Int, height: Int, depth: Int, alpha: AlphaState = .straight) {
+        let count = width * height * 4
+        self.init(
+            width: width, height: height,
+            pixels: depth == 16
+                ? .rgba16([UInt16](repeating: 0, count: count))
+                : .rgba8([UInt8](repeating: 0, count: count)),
+            alpha: alpha)
+    }
+
+    public var depth: Int { pixels.depth }
+    public var pixelCount: Int { width * height }
+
+    /// The same labels and state around new pixels of another size.
+    public func with(width: Int, height: Int, pixels: PixelStorage) -> Image {
+        var out = Image(
+            width: width, height: height, pixels: pixels, alpha: alpha, layout: layout,
+            suffix: suffix, labels: labels)
+        out.lossless = lossless
+        return out
+    }
+
+    /// Pixel (x, y) as 4 channel values, for tests and inspection (not for kernels).
+    public func pixel(_ x: Int, _ y: Int) -> [Int] {
+        let i = (y * width + x) * 4
+        switch pixels {
+        case .rgba8(let p): return (0..<4).map { Int(p[i + $0]) }
+        case .rgba16(let p): return (0..<4).map { Int(p[i + $0]) }
+        }
+    }
+}
+
+/// A channel type kernels are generic over: UInt8 or UInt16.
+/// Specialised by the optimiser, so kernels pay no dynamic dispatch per pixel.
+public protocol PixelChannel: FixedWidthInteger & UnsignedInteger & Sendable {
+    static var maxValue: Int { get }
+}
+
+extension UInt8: PixelChannel {
+    @inlinable public static var maxValue: Int { 255 }
+}
+
+extension UInt16: PixelChannel {
+    @inlinable public static var maxValue: Int { 65535 }
+}
+
+extension PixelStorage {
+    /// Runs a kernel over the storage, mutating in place, specialised per depth.
+    @inlinable
+    package mutating func modify(
+        _ body8: (inout [UInt8]) throws -> Void, _ body16: (inout [UInt16]) throws -> Void
+    ) rethrows {
+        switch self {
+        case .rgba8(var p):
+            self = .rgba8([])
+            try body8(&p)
+            self = .rgba8(p)
+        case .rgba16(var p):
+            self = .rgba16([])
+            try body16(&p)
+            self = .rgba16(p)
+        }
+    }
+}

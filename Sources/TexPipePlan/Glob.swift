@@ -1,0 +1,212 @@
+internal import Foundation
+internal import TexPipeCodecs
+internal import TexPipeManifest
+internal import TexPipePixels
+internal import TexPipeStages
+
+/// File globs: `*` and `?` within one path segment, `**` across segments (zero or more
+/// folders), `{a,b}` alternatives (nestable), `[abc]` / `[a-z]` classes. SPEC §1.
+/// `*` and `?` do not match a leading `.` (as in a shell). Directory symlinks are not
+/// followed by `**`, so a symlink loop cannot make the walk endless.
+public struct Glob: Sendable {
+    public let pattern: String
+    /// One alternative per brace expansion, each split into segments.
+    let alternatives: [[String]]
+
+    public init(_ pattern: String) {
+        self.pattern = pattern
+        alternatives = Glob.expandBraces(pattern).map { alt in
+            alt.split(separator: "/", omittingEmptySubsequences: true).map(String.init).filter { $0 != "." }
+        }
+    }
+
+    /// The leading segments without wildcards: where the walk starts, and what `{path}`
+    /// is relative to.
+    static func fixedPrefix(_ segments: [String]) -> [String] {
+        Array(segments.prefix { !$0.contains(where: { "*?[".contains($0) }) })
+    }
+
+    /// A match: the file's path relative to `base`, and its folder relative to the fixed prefix.
+    public struct Match: Sendable, Hashable {
+        public var relativePath: String
+        public var folder: String
+    }
+
+    /// Every file under `base` matching the pattern, sorted, each once.
+    public func matches(in base: String) -> [Match] {
+        var found: [String: Match] = [:]
+        for segments in alternatives {
+            let prefix = Glob.fixedPrefix(segments)
+            let rest = Array(segments.dropFirst(prefix.count))
+            let start = prefix.joined(separator: "/")
+            if rest.isEmpty {
+                // No wildcard at all: a literal file.
+                if isFile(base + "/" + start) {
+                    let folder = ""
+                    found[start] = Match(relativePath: start, folder: folder)
+                }
+                continue
+            }
+            walk(base: base, dir: start, rest: rest, relativeToPrefix: "") { rel, folder in
+                let path = start.isEmpty ? rel : start + "/" + rel
+                if found[path] == nil { found[path] = Match(relativePath: path, folder: folder) }
+            }
+        }
+        return found.keys.sorted().map { found[$0]! }
+    }
+
+    private func walk(
+        base: String, dir: String, rest: [String], relativeToPrefix: String,
+        _ emit: (_ rel: String, _ folder: String) -> Void
+    ) {
+        guard let first = rest.first else { return }
+        let full = dir.isEmpty ? base : base + "/" + dir
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: full)) ?? []).sorted()
+        func join(_ a: String, _ b: String) -> String { a.isEmpty ? b : a + "/" + b }
+        if first == "**" {
+            // Zero folders…
+            walk(base: base, dir: dir, rest: Array(rest.dropFirst()), relativeToPrefix: relativeToPrefix, emit)
+            // …or one more, then still `**`.
+            for name in names where !name.hasPrefix(".") && isRealDirectory(full + "/" + name) {
+                walk(
+                    base: base, dir: join(dir, name), rest: rest,
+                    relativeToPrefix: join(relativeToPrefix, name)
+                ) { rel, folder in
+                    emit(join(name, rel), folder)
+                }
+            }
+            return
+        }
+        for name in names where Glob.matchSegment(first, name) {
+            let path = full + "/" + name
+            if rest.count == 1 {
+                // A broken or looping symlink named like an input is reported by its job,
+                // not silently skipped.
+                if isFile(path) || isBrokenSymlink(path) { emit(name, relativeToPrefix) }
+            } else if isDirectory(path) {
+                walk(
+                    base: base, dir: join(dir, name), rest: Array(rest.dropFirst()),
+                    relativeToPrefix: join(relativeToPrefix, name)
+                ) { rel, folder in
+                    emit(join(name, rel), folder)
+                }
+            }
+        }
+    }
+
+    /// Whether `relativePath` (from the manifest folder) matches the pattern; for `exclude`.
+    public func matches(path relativePath: String) -> Bool {
+        let parts = relativePath.split(separator: "/").map(String.init)
+        return alternatives.contains { Glob.matchSegments($0[...], parts[...]) }
+    }
+
+    static func matchSegments(_ pattern: ArraySlice<String>, _ parts: ArraySlice<String>) -> Bool {
+        guard let p = pattern.first else { return parts.isEmpty }
+        if p == "**" {
+            var rest = parts
+            while true {
+                if matchSegments(pattern.dropFirst(), rest) { return true }
+                guard let f = rest.first, !f.hasPrefix(".") else { return false }
+                rest = rest.dropFirst()
+            }
+        }
+        guard let f = parts.first, matchSegment(p, f) else { return false }
+        return matchSegments(pattern.dropFirst(), parts.dropFirst())
+    }
+
+    /// `*`, `?` and `[…]` within one segment.
+    package static func matchSegment(_ pattern: String, _ name: String) -> Bool {
+        let p = Array(pattern)
+        let n = Array(name)
+        if n.first == "." && p.first != "." { return false }
+        func match(_ i: Int, _ j: Int) -> Bool {
+            if i == p.count { return j == n.count }
+            switch p[i] {
+            case "*":
+                var k = j
+                while true {
+                    if match(i + 1, k) { return true }
+                    if k == n.count { return false }
+                    k += 1
+                }
+            case "?":
+                return j < n.count && match(i + 1, j + 1)
+            case "[":
+                guard j < n.count, let close = p[(i + 1)...].firstIndex(of: "]") else {
+                    return j < n.count && n[j] == "[" && match(i + 1, j + 1)
+                }
+                var set = Array(p[(i + 1)..<close])
+                let negate = set.first == "!" || set.first == "^"
+                if negate { set.removeFirst() }
+                var hit = false
+                var k = 0
+                while k < set.count {
+                    if k + 2 < set.count, set[k + 1] == "-" {
+                        if set[k] <= n[j] && n[j] <= set[k + 2] { hit = true }
+                        k += 3
+                    } else {
+                        if set[k] == n[j] { hit = true }
+                        k += 1
+                    }
+                }
+                return hit != negate && match(close + 1, j + 1)
+            default:
+                return j < n.count && p[i] == n[j] && match(i + 1, j + 1)
+            }
+        }
+        return match(0, 0)
+    }
+
+    /// `a{b,c{d,e}}f` → `abf`, `acdf`, `acef`.
+    package static func expandBraces(_ s: String) -> [String] {
+        let c = Array(s)
+        guard let open = c.firstIndex(of: "{") else { return [s] }
+        var depth = 0
+        var parts: [String] = []
+        var current = ""
+        var close: Int?
+        for k in (open + 1)..<c.count {
+            let ch = c[k]
+            if ch == "{" { depth += 1 }
+            if ch == "}" {
+                if depth == 0 {
+                    close = k
+                    break
+                }
+                depth -= 1
+            }
+            if ch == "," && depth == 0 {
+                parts.append(current)
+                current = ""
+            } else {
+                current.append(ch)
+            }
+        }
+        guard let close else { return [s] }
+        parts.append(current)
+        let head = String(c[..<open])
+        let tail = String(c[(close + 1)...])
+        return parts.flatMap { part in expandBraces(head + part + tail) }
+    }
+
+    private func isFile(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && !isDir.boolValue
+    }
+
+    private func isDirectory(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+
+    private func isBrokenSymlink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK && stat(path, &st) != 0
+    }
+
+    /// A directory that is not a symlink (for `**`).
+    private func isRealDirectory(_ path: String) -> Bool {
+        guard let attrs = try? FileManager.default.attributesOfItem(atPath: path) else { return false }
+        return (attrs[.type] as? FileAttributeType) == .typeDirectory
+    }
+}

@@ -1,0 +1,399 @@
+internal import Foundation
+public import TexPipeCodecs
+public import TexPipeManifest
+public import TexPipePixels
+public import TexPipeStages
+
+/// One output file a job will write.
+public struct PlannedOutput: Sendable, Hashable {
+    /// Absolute path.
+    public var path: String
+    /// Path relative to the output root (`cards/ace.png`).
+    public var relative: String
+    public var format: ImageFormat
+
+    /// The same output as PNG: a data map (an alpha map) is never written lossy.
+    func asPNG() -> PlannedOutput {
+        func swap(_ p: String) -> String { (p as NSString).deletingPathExtension + ".png" }
+        return PlannedOutput(path: swap(path), relative: swap(relative), format: .png)
+    }
+}
+
+/// One unit of work: an input file × a variant through a pipeline's stages.
+public struct Job: Sendable {
+    public var index: Int
+    public var pipeline: String
+    /// Absolute path of the input, and the form shown to the user.
+    public var input: String
+    public var inputDisplay: String
+    public var variant: String?
+    public var stages: [any Stage]
+    public var outputs: [PlannedOutput]
+    public var template: String
+    public var placeholders: [String: String]
+    public var inputAlpha: AlphaState
+    public var png: PNGSettings
+    public var jpeg: JPEGSettings
+    /// A failure already known at plan time (e.g. a crop outside this input's size):
+    /// the job fails with it when run, without stopping the others.
+    public var failure: String?
+    public var failureStage: String?
+    /// Every file the job reads: the input, then what its stages read (alpha maps, layer images,
+    /// masks, font files), each once, in stage order. Its bytes are the job's cache key.
+    public var reads: [String]
+    /// The fonts the stages named, found when planning (`Resource.font` spec → face).
+    public var fonts: [String: FontFace]
+    /// Stable identity across runs: pipeline, input relative to the manifest, variant.
+    public var id: String
+    /// Every resolved parameter in canonical form (stages, settings, outputs).
+    public var parameters: String
+
+}
+
+public struct Plan: Sendable {
+    public var manifest: Manifest
+    public var jobs: [Job]
+    /// Problems that do not stop the run (a `distinct` pair with severity "warning").
+    public var warnings: [Diagnostic] = []
+}
+
+public struct PlanOptions: Sendable {
+    /// Only these pipelines (all when empty).
+    public var pipelines: [String] = []
+    public init(pipelines: [String] = []) { self.pipelines = pipelines }
+}
+
+/// Manifest → jobs: globs, variants, templates, alpha-state chain, output containment and
+/// collisions. Everything it finds is a manifest error (exit 2) reported at once, before
+/// anything runs — except problems of one input's pixels, which fail only that job.
+public enum Planner {
+    public static func plan(_ manifest: Manifest, _ options: PlanOptions = PlanOptions()) throws -> Plan {
+        var planner = PlanBuilder(manifest: manifest)
+        planner.diagnostics = manifest.diagnostics
+        for name in options.pipelines where !manifest.pipelines.contains(where: { $0.name == name }) {
+            planner.error(
+                nil,
+                "no pipeline named \"\(name)\""
+                    + (Suggest.nearest(name, in: manifest.pipelines.map(\.name)).map { "; did you mean \"\($0)\"?" }
+                        ?? ""))
+        }
+        let selected = manifest.pipelines.filter { options.pipelines.isEmpty || options.pipelines.contains($0.name) }
+        for p in selected { planner.add(p) }
+        planner.checkOutputs()
+        let all = planner.unique
+        guard !all.contains(where: { $0.severity == .error }) else { throw ManifestError(all) }
+        return Plan(manifest: manifest, jobs: planner.jobs, warnings: all.sorted())
+    }
+
+    /// Shows a path relative to the current folder when it lies below it.
+    public static func display(_ absolute: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        let prefix = cwd.hasSuffix("/") ? cwd : cwd + "/"
+        return absolute.hasPrefix(prefix) ? String(absolute.dropFirst(prefix.count)) : absolute
+    }
+}
+
+struct PlanBuilder {
+    let manifest: Manifest
+    var diagnostics: [Diagnostic] = []
+    var jobs: [Job] = []
+    var inputsRealPaths: Set<String> = []
+    /// Headers of the files the plan reads (inputs and stage resources), each read once.
+    var headers: [String: Result<ImageHeader, HeaderProblem>] = [:]
+    /// Fonts found, by spec and folder: fontconfig's match is the slow part.
+    var fonts: [String: Result<FontFace, CodecError>] = [:]
+
+    init(manifest: Manifest) { self.manifest = manifest }
+
+    mutating func error(_ path: JSONPath?, _ message: String) {
+        diagnostics.append(Diagnostic(file: manifest.file, path: path, message))
+    }
+
+    var unique: [Diagnostic] {
+        var seen = Set<Diagnostic>()
+        return diagnostics.filter { seen.insert($0).inserted }
+    }
+
+    mutating func add(_ p: PipelineSpec) {
+        let base = manifest.directory
+        var matches: [Glob.Match] = []
+        var seen = Set<String>()
+        for (i, pattern) in p.inputs.enumerated() {
+            let found = Glob(pattern).matches(in: base)
+            if found.isEmpty { error(p.path.key("inputs").index(i), Say.emptyGlob(pattern)) }
+            for m in found where seen.insert(m.relativePath).inserted { matches.append(m) }
+        }
+        let excludes = p.exclude.map(Glob.init)
+        matches.removeAll { m in excludes.contains { $0.matches(path: m.relativePath) } }
+        if matches.isEmpty && !p.exclude.isEmpty && p.inputs.allSatisfy({ !Glob($0).matches(in: base).isEmpty }) {
+            error(p.path.key("exclude"), "excludes every input")
+        }
+        let variants: [Variant?] = p.variants.map { $0.map { Optional($0) } } ?? [nil]
+        for m in matches {
+            let absolute = base + "/" + m.relativePath
+            inputsRealPaths.insert(realPath(absolute))
+            let header = try? self.header(absolute).get()
+            for v in variants { addJob(p, match: m, absolute: absolute, header: header, variant: v) }
+        }
+    }
+
+    mutating func addJob(
+        _ p: PipelineSpec, match m: Glob.Match, absolute: String, header: ImageHeader?, variant: Variant?
+    ) {
+        let name = (m.relativePath as NSString).lastPathComponent
+        let ext = (name as NSString).pathExtension
+        var values = variant?.values ?? [:]
+        values["pipeline"] = p.name
+        values["path"] = m.folder
+        values["file"] = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        values["ext"] = ext
+        let context = variant.map { " (variant \"\($0.name)\")" } ?? ""
+        var decoder = ParameterDecoder(
+            file: manifest.file, placeholders: values, knownNames: [], context: context,
+            baseDirectory: manifest.directory)
+        var stages: [any Stage] = []
+        // The resolved parameters in canonical form: part of the job's cache key.
+        var canonical: [String] = []
+        for s in p.stages where p.valid {
+            guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"]) else {
+                continue
+            }
+            canonical.append(s.type.name + args.canonical)
+            do { stages.append(try s.type.init(args)) } catch { decoder.error(s.path, "\(error)") }
+        }
+        let pngArgs = p.valid ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters) : nil
+        let jpegArgs = p.valid ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters) : nil
+        var png: PNGSettings? = .standard
+        if p.valid {
+            do { png = try pngArgs.map(PNGSettings.init) } catch {
+                decoder.error(p.path.key("png").key("level"), "\(error)")
+            }
+        }
+        let jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : .standard
+        canonical += [
+            "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
+            "inputAlpha " + p.inputAlpha.rawValue,
+        ]
+        diagnostics += decoder.diagnostics
+        guard decoder.diagnostics.isEmpty, let png, let jpeg else { return }
+
+        // What the stages read besides the input: missing or broken files and fonts are manifest errors.
+        var reads = [absolute]
+        var jobFonts: [String: FontFace] = [:]
+        for (k, stage) in stages.enumerated() {
+            for resource in stage.reads {
+                switch resolve(resource) {
+                case .failure(let problem):
+                    self.error(p.stages[k].path, problem.message(stage: type(of: stage).name) + context)
+                    return
+                case .success(let file):
+                    if !reads.contains(file.path) { reads.append(file.path) }
+                    if case .font(let spec, _, _) = resource, let face = file.font { jobFonts[spec] = face }
+                }
+            }
+        }
+        // The alpha-state chain, independent of this input: a manifest error.
+        let depth = header?.depth ?? 8
+        var unsized = [Signature(width: nil, height: nil, depth: depth, alpha: p.inputAlpha)]
+        for (k, stage) in stages.enumerated() where p.valid {
+            do {
+                unsized = try unsized.flatMap { try stage.planned($0) }
+            } catch {
+                self.error(p.stages[k].path, "\(type(of: stage).name): \(error)\(context)")
+                return
+            }
+        }
+        // The same chain with this input's size: a failure of this job only.
+        var failure: String?
+        var failureStage: String?
+        var sized = [Signature(width: header?.width, height: header?.height, depth: depth, alpha: p.inputAlpha)]
+        for stage in stages {
+            do {
+                for sig in sized { try checkSizes(stage.reads, against: sig) }
+                sized = try sized.flatMap { try stage.planned($0) }
+            } catch {
+                failure = "\(error)"
+                failureStage = type(of: stage).name
+                sized = unsized
+                break
+            }
+        }
+        var outputs: [PlannedOutput] = []
+        for sig in sized {
+            var v = values
+            v["suffix"] = sig.suffix
+            for (k, l) in sig.labels { v[k] = l }
+            switch Template.render(p.output, v) {
+            case .failure(let u):
+                // An unknown name was reported once by the static pass; here only names a
+                // particular variant lacks.
+                if p.templateValid {
+                    error(p.path.key("output"), Say.unresolved(u.name, in: p.output, known: v.keys.sorted()) + context)
+                }
+            case .success(let rendered):
+                if var out = resolveOutput(rendered, at: p.path.key("output"), context: context) {
+                    if sig.lossless && out.format == .jpeg { out = out.asPNG() }
+                    outputs.append(out)
+                }
+            }
+        }
+        canonical += outputs.map { "output " + $0.relative }
+        let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
+        jobs.append(
+            Job(
+                index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
+                variant: variant?.name, stages: stages, outputs: outputs, template: p.output, placeholders: values,
+                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, failure: failure, failureStage: failureStage,
+                reads: reads, fonts: jobFonts,
+                id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
+                parameters: canonical.joined(separator: "\n")))
+    }
+
+    /// Checks a rendered template: relative, no `..`, a known extension, under the root.
+    mutating func resolveOutput(_ rendered: String, at path: JSONPath, context: String) -> PlannedOutput? {
+        if rendered.hasPrefix("/") {
+            error(
+                path,
+                "output \"\(rendered)\" is an absolute path; outputs must stay under the output root \"\(manifest.output)\"\(context)"
+            )
+            return nil
+        }
+        let parts = rendered.split(separator: "/").filter { $0 != "." }
+        if parts.contains("..") {
+            error(path, "output \"\(rendered)\" resolves outside the output root \"\(manifest.output)\"\(context)")
+            return nil
+        }
+        let relative = parts.joined(separator: "/")
+        let lower = relative.lowercased()
+        let format: ImageFormat
+        if lower.hasSuffix(".png") {
+            format = .png
+        } else if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
+            format = .jpeg
+        } else {
+            error(path, "output \"\(rendered)\" must end in .png, .jpg or .jpeg\(context)")
+            return nil
+        }
+        return PlannedOutput(path: manifest.outputRoot + "/" + relative, relative: relative, format: format)
+    }
+
+    /// Symlinks escaping the root, outputs that are inputs, two jobs writing one path.
+    mutating func checkOutputs() {
+        let rootReal = realPath(manifest.outputRoot)
+        let templatePath = Dictionary(
+            manifest.pipelines.map { ($0.name, $0.path.key("output")) }, uniquingKeysWith: { a, _ in a })
+        var writer: [String: Job] = [:]
+        var escaping: [String: Bool] = [:]
+        for job in jobs {
+            for out in job.outputs {
+                let dir = (out.path as NSString).deletingLastPathComponent
+                let dirReal = realPath(dir)
+                let escapes = escaping[dir] ?? !(dirReal == rootReal || dirReal.hasPrefix(rootReal + "/"))
+                escaping[dir] = escapes
+                let at = templatePath[job.pipeline]
+                if escapes {
+                    error(
+                        at,
+                        "output \(Planner.display(out.path)) resolves through a symlink to \(dirReal), outside the output root \"\(manifest.output)\""
+                    )
+                    continue
+                }
+                let real = dirReal + "/" + (out.path as NSString).lastPathComponent
+                if inputsRealPaths.contains(real) || inputsRealPaths.contains(realPath(out.path)) {
+                    error(
+                        at, "output \(Planner.display(out.path)) is also an input; texpipe never overwrites its inputs")
+                }
+                if let other = writer[real] {
+                    error(
+                        at,
+                        "output \(Planner.display(out.path)) is written by two jobs: \(describe(other)) and \(describe(job))"
+                    )
+                } else {
+                    writer[real] = job
+                }
+            }
+        }
+    }
+
+    func describe(_ job: Job) -> String {
+        "pipeline \"\(job.pipeline)\" input \(job.inputDisplay)" + (job.variant.map { " variant \"\($0)\"" } ?? "")
+    }
+
+    /// realpath of the deepest existing ancestor, with the rest appended.
+    func realPath(_ path: String) -> String {
+        var existing = path
+        var rest: [String] = []
+        while !existing.isEmpty, existing != "/" {
+            if let r = realpath(existing, nil) {
+                defer { free(r) }
+                let base = String(cString: r)
+                return ([base] + rest.reversed()).joined(separator: "/")
+            }
+            rest.append((existing as NSString).lastPathComponent)
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        return path
+    }
+
+    /// A stage resource, checked: an image's header read (once per plan), a font found (once per
+    /// plan). The file it names goes into the job's reads.
+    mutating func resolve(_ resource: Resource) -> Result<ResolvedFile, ResourceProblem> {
+        switch resource {
+        case .image(let path, let label, _, _):
+            switch header(path) {
+            case .success: return .success(ResolvedFile(path: path, font: nil))
+            case .failure(let problem): return .failure(ResourceProblem(label: label, path: path, problem: problem))
+            }
+        case .font(let spec, let base, let label):
+            let key = spec + "\u{0}" + base
+            if fonts[key] == nil { fonts[key] = FontFinder.resolve(spec, baseDirectory: base) }
+            switch fonts[key]! {
+            case .success(let face): return .success(ResolvedFile(path: face.path, font: face))
+            case .failure(let e): return .failure(ResourceProblem(label: label, path: spec, problem: .font(e.message)))
+            }
+        }
+    }
+
+    /// An image resource that must match the image's size there: a mismatch fails this job.
+    mutating func checkSizes(_ resources: [Resource], against sig: Signature) throws {
+        guard let w = sig.width, let h = sig.height else { return }
+        for case .image(let path, let label, true, let hint) in resources {
+            guard case .success(let head) = header(path), head.width != w || head.height != h else { continue }
+            throw PlanMessage.sizeMismatch(
+                label: label, path: Planner.display(path), size: (head.width, head.height), image: (w, h), hint: hint)
+        }
+    }
+
+    mutating func header(_ path: String) -> Result<ImageHeader, HeaderProblem> {
+        if let known = headers[path] { return known }
+        let result = Self.readHeader(path)
+        headers[path] = result
+        return result
+    }
+
+    /// The header from the file's first 64 KiB (or the whole file when a JPEG needs more).
+    /// Only regular files: opening a FIFO would block the planner.
+    static func readHeader(_ path: String) -> Result<ImageHeader, HeaderProblem> {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return .failure(.unreadable) }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .failure(.unreadable) }
+        defer { try? handle.close() }
+        guard let prefix = try? handle.read(upToCount: 65536) else { return .failure(.unreadable) }
+        do {
+            return .success(try ImageDecoder.header(Array(prefix), path: path))
+        } catch {
+            guard prefix.count == 65536, let rest = try? handle.readToEnd() else {
+                return .failure(.corrupt("\(error)"))
+            }
+            do { return .success(try ImageDecoder.header(Array(prefix + rest), path: path)) } catch {
+                return .failure(.corrupt("\(error)"))
+            }
+        }
+    }
+}
+
+/// A resource the planner found: the file that goes into the job's reads, and the face of a font.
+struct ResolvedFile {
+    var path: String
+    var font: FontFace?
+}

@@ -1,0 +1,199 @@
+internal import Foundation
+internal import TexPipeCodecs
+public import TexPipeEngine
+internal import TexPipeManifest
+internal import TexPipePixels
+public import TexPipePlan
+internal import TexPipeStages
+
+/// `--report FILE.json`, `--junit FILE.xml` and `--html DIR` (SPEC §4): per job, in plan order.
+/// The JSON's shape is `docs/report.schema.json`.
+public enum Reports {
+    struct JSONReport: Codable {
+        var texpipe: String
+        var manifest: String
+        var summary: Summary
+        /// Plan warnings (a `distinct` pair with severity "warning"), as printed.
+        var warnings: [String]
+        var jobs: [JobEntry]
+
+        struct Summary: Codable {
+            var jobs: Int
+            var ok: Int
+            var failed: Int
+            var upToDate: Int
+            var seconds: Double
+        }
+
+        struct JobEntry: Codable {
+            var index: Int
+            var pipeline: String
+            var input: String
+            var variant: String?
+            var status: String
+            var cacheHit: Bool
+            var reason: String?
+            var error: ErrorEntry?
+            var outputs: [Cache.Entry.Output]
+            var stages: [StageTime]
+            var notes: [String]
+            var seconds: Double
+        }
+
+        struct ErrorEntry: Codable {
+            var stage: String?
+            var message: String
+        }
+
+        struct StageTime: Codable {
+            var name: String
+            var seconds: Double
+        }
+    }
+
+    static func relative(_ path: String, _ plan: Plan) -> String {
+        let base = plan.manifest.directory + "/"
+        return path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
+    }
+
+    public static func json(_ plan: Plan, _ results: [JobResult], seconds: Double) throws -> [UInt8] {
+        let entries = zip(plan.jobs, results).map { job, r in
+            JSONReport.JobEntry(
+                index: job.index, pipeline: job.pipeline, input: relative(job.input, plan), variant: job.variant,
+                status: r.status.rawValue, cacheHit: r.cacheHit, reason: r.decision?.description,
+                error: r.errorMessage.map { JSONReport.ErrorEntry(stage: r.errorStage, message: $0) },
+                outputs: r.recorded, stages: r.timings.map { .init(name: $0.name, seconds: $0.seconds) },
+                notes: r.notes, seconds: r.seconds)
+        }
+        let failed = results.filter { $0.status == .failed }.count
+        let report = JSONReport(
+            texpipe: TexPipeVersion.string, manifest: plan.manifest.file,
+            summary: .init(
+                jobs: results.count, ok: results.count - failed, failed: failed,
+                upToDate: results.filter(\.cacheHit).count, seconds: seconds),
+            warnings: plan.warnings.map { ($0.path.map { "\($0): " } ?? "") + $0.message }, jobs: entries)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(report))
+    }
+
+    static func xml(_ s: String) -> String {
+        var out = ""
+        for ch in s.unicodeScalars {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case _ where ch.value < 0x20 && ch != "\n" && ch != "\t": out += " "
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// JUnit XML as CI servers read it: one testsuite per pipeline, one testcase per job.
+    public static func junit(_ plan: Plan, _ results: [JobResult], seconds: Double) -> [UInt8] {
+        var byPipeline: [(String, [(Job, JobResult)])] = []
+        for (job, r) in zip(plan.jobs, results) {
+            if let i = byPipeline.firstIndex(where: { $0.0 == job.pipeline }) {
+                byPipeline[i].1.append((job, r))
+            } else {
+                byPipeline.append((job.pipeline, [(job, r)]))
+            }
+        }
+        let failures = results.filter { $0.status == .failed }.count
+        var s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        s +=
+            "<testsuites name=\"texpipe\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(String(format: "%.3f", seconds))\">\n"
+        for (pipeline, cases) in byPipeline {
+            let f = cases.filter { $0.1.status == .failed }.count
+            let t = cases.reduce(0) { $0 + $1.1.seconds }
+            s +=
+                "  <testsuite name=\"\(xml(pipeline))\" tests=\"\(cases.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\" time=\"\(String(format: "%.3f", t))\">\n"
+            for (job, r) in cases {
+                let name = relative(job.input, plan) + (job.variant.map { " [\($0)]" } ?? "")
+                s +=
+                    "    <testcase classname=\"\(xml(pipeline))\" name=\"\(xml(name))\" time=\"\(String(format: "%.3f", r.seconds))\""
+                if let message = r.error {
+                    s +=
+                        ">\n      <failure message=\"\(xml(message))\" type=\"\(xml(r.errorStage ?? "job"))\">\(xml(message))</failure>\n    </testcase>\n"
+                } else if r.cacheHit {
+                    s += ">\n      <system-out>up to date</system-out>\n    </testcase>\n"
+                } else {
+                    s += "/>\n"
+                }
+            }
+            s += "  </testsuite>\n"
+        }
+        s += "</testsuites>\n"
+        return Array(s.utf8)
+    }
+
+    /// A static page (no scripts, no network): per job the input and every output side by side
+    /// on a checkerboard, failed jobs with their error. Thumbnails (at most 160 px) are made by
+    /// texpipe itself into `DIR/thumbs/`.
+    public static func html(_ plan: Plan, _ results: [JobResult], to dir: String) throws {
+        try FileManager.default.createDirectory(atPath: dir + "/thumbs", withIntermediateDirectories: true)
+        func thumbnail(_ path: String, _ name: String) -> String? {
+            guard case .success(let bytes) = FileReader.read(path),
+                let image = try? ImageDecoder.decode(bytes, path: path)
+            else { return nil }
+            let scale = min(1, 160 / Double(max(image.width, image.height)))
+            var context = StageContext()
+            let small = (try? Resize(scale: scale).applied(to: image, context: &context)[0]) ?? image
+            guard let png = try? ImageEncoder.png(small) else { return nil }
+            try? AtomicWriter.write(png, to: dir + "/thumbs/" + name)
+            return "thumbs/" + name
+        }
+        let failed = results.filter { $0.status == .failed }.count
+        var h = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>texpipe report</title>
+            <style>
+            body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
+            main { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+            .job { border: 1px solid #ccc; border-radius: 6px; padding: 8px 12px; }
+            .job h2 { font-size: 13px; margin: 0 0 8px; }
+            .job.failed { border-color: #c33; background: #fff4f4; }
+            .row { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+            figure { margin: 0; text-align: center; font-size: 12px; }
+            .checker { background-color: #fff; background-image:
+              linear-gradient(45deg, #ccc 25%, transparent 25%), linear-gradient(-45deg, #ccc 25%, transparent 25%),
+              linear-gradient(45deg, transparent 75%, #ccc 75%), linear-gradient(-45deg, transparent 75%, #ccc 75%);
+              background-size: 16px 16px; background-position: 0 0, 0 8px, 8px -8px, -8px 0; display: inline-block; }
+            .checker img { display: block; image-rendering: pixelated; }
+            .error { color: #a00; font-family: monospace; }
+            </style></head><body>
+            <h1>texpipe report</h1>
+            <p id="summary">\(xml(plan.manifest.file)): \(results.count) jobs, \(results.count - failed) ok, \(failed) failed, \(results.filter(\.cacheHit).count) up to date</p>
+            <main>
+
+            """
+        for (job, r) in zip(plan.jobs, results) {
+            let title =
+                "\(xml(job.pipeline)) · \(xml(relative(job.input, plan)))" + (job.variant.map { " · \(xml($0))" } ?? "")
+            h +=
+                "<section class=\"job\(r.status == .failed ? " failed" : "")\" id=\"job-\(job.index)\"><h2>\(title)</h2>\n"
+            if let e = r.error { h += "<p class=\"error\">\(xml(e))</p>\n" }
+            h += "<div class=\"row\">"
+            if let t = thumbnail(job.input, "\(job.index)-input.png") {
+                h +=
+                    "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"input\"></div><figcaption>input</figcaption></figure>"
+            }
+            if r.status == .ok {
+                for (k, out) in job.outputs.enumerated() {
+                    let rel = relative(out.path, plan)
+                    if let t = thumbnail(out.path, "\(job.index)-\(k).png") {
+                        h +=
+                            "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel))\"></div><figcaption>\(xml(out.relative))</figcaption></figure>"
+                    }
+                }
+            }
+            h += "</div></section>\n"
+        }
+        h += "</main></body></html>\n"
+        try AtomicWriter.write(Array(h.utf8), to: dir + "/index.html")
+    }
+}

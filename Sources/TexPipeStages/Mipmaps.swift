@@ -1,0 +1,327 @@
+internal import Foundation
+public import TexPipePixels
+
+/// `mipmaps`: one image in, the chain out (SPEC §3). Level n is max(1, ⌊w/2ⁿ⌋) × max(1, ⌊h/2ⁿ⌋),
+/// from level 0 (the input, unchanged) while the larger side is ≥ `minSize`, at most `levels`.
+///
+/// Filtering is on premultiplied Float values, in linear light with `colorSpace: srgb` (default)
+/// or on stored values with `linear`, and returns to the incoming alpha state and depth — so
+/// transparent texels weigh nothing and a white net on transparent black stays white.
+/// `box` builds each level from the one above (exact area weights, odd sizes included); the other
+/// filters build each level from level 0.
+///
+/// `coverage` (an alpha-test reference, e.g. 0.5): each level's alpha is scaled by s ∈ [0, 4]
+/// (binary search) so the fraction of samples with alpha ≥ reference matches level 0's, measured
+/// as a bilinear sampler sees the level (4×4 samples per texel). As NVTT / DirectXTex
+/// `-keepcoverage`. Each level's achieved and target coverage go into the job's notes.
+public struct Mipmaps: Stage {
+    public static let name = "mipmaps"
+    public static let summary = "makes the mip chain (premultiplied, linear light, optionally coverage-preserving)"
+    public static let parameters: [Parameter] = [
+        .integer("minSize", in: 1...65536, default: 1, doc: "stop before a level whose larger side is below this"),
+        Parameter(
+            "levels", .integer(1...32), .optional(absentDoc: "down to minSize"),
+            doc: "at most this many levels, level 0 included"),
+        ResamplingParameters.filter,
+        ResamplingParameters.colorSpace,
+        Parameter(
+            "coverage", .number(0...1), .optional(absentDoc: "off"),
+            doc: "alpha-test reference whose coverage every level keeps"),
+        .choice(
+            "layout", Layout.self, default: .files, doc: "one file per level (_mip{level}) or one strip (_mips)"
+        ),
+        .boolean("bleed", default: false, doc: "bleed every straight-alpha level after filtering"),
+        ResamplingParameters.edge,
+    ]
+
+    public enum Layout: String, Sendable, CaseIterable { case files, strip }
+
+    public var minSize = 1
+    public var levels: Int?
+    public var filter = ResampleFilter.box
+    public var colorSpace = ColorSpace.srgb
+    public var coverage: Double?
+    public var layout = Layout.files
+    public var bleed = false
+    public var edge = EdgeMode.clamp
+
+    public init() {}
+
+    public init(_ a: Arguments) {
+        minSize = a.integer("minSize")
+        levels = a.optionalInteger("levels")
+        filter = a.choice("filter", as: ResampleFilter.self)
+        colorSpace = a.choice("colorSpace", as: ColorSpace.self)
+        coverage = a.optionalNumber("coverage")
+        layout = a.choice("layout", as: Layout.self)
+        bleed = a.boolean("bleed")
+        edge = a.choice("edge", as: EdgeMode.self)
+    }
+
+    /// The sizes of the chain for a w × h level 0.
+    public func sizes(_ w: Int, _ h: Int) -> [(width: Int, height: Int)] {
+        var out: [(Int, Int)] = [(w, h)]
+        var n = 1
+        while max(out[n - 1].0, out[n - 1].1) > 1, levels.map({ n < $0 }) ?? true {
+            let size = (max(1, w >> n), max(1, h >> n))
+            if max(size.0, size.1) < minSize { break }
+            out.append(size)
+            n += 1
+        }
+        return out
+    }
+
+    public func planned(_ input: Signature) throws -> [Signature] {
+        if input.dataDependentSize {
+            throw StageError(
+                "needs a known image size, but an earlier stage (such as trim) makes it depend on the pixels")
+        }
+        if bleed { try input.requireAlpha(.straight, for: "mipmaps with \"bleed\": true") }
+        guard let w = input.width, let h = input.height else { return [input] }
+        let chain = sizes(w, h)
+        if layout == .strip {
+            var out = input
+            out.width = chain.reduce(0) { $0 + $1.width }
+            out.suffix += "_mips"
+            return [out]
+        }
+        return chain.enumerated().map { n, size in
+            var s = input
+            s.width = size.width
+            s.height = size.height
+            s.suffix += "_mip\(n)"
+            s.labels["level"] = String(n)
+            return s
+        }
+    }
+
+    /// Up to `context.wholeFloatPixels` (the engine's memory policy), the filters that read level 0
+    /// for every level (all but `box`) convert it to Float once (16 B a pixel) instead of once per
+    /// level; above it, memory wins.
+    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+        let wholeLevel0Pixels = context.wholeFloatPixels
+        let chain = sizes(image.width, image.height)
+        var levels: [Image] = [image]
+        if let reference = coverage {
+            levels += coverageLevels(image, chain, reference: reference, context: &context)
+        } else {
+            // Streamed: level 0 is read a row at a time as premultiplied Float, each level pulls
+            // its rows from the one above (box) or from level 0 (the others), and only the
+            // quantised levels are ever whole. The box chain never holds a Float image; the
+            // others reread level 0 for every level, so a level 0 up to `wholeLevel0Pixels` is
+            // converted once and kept (converting it per level cost them 2–3×).
+            if filter != .box && image.pixelCount <= wholeLevel0Pixels {
+                let base = FloatImage(image, colorSpace: colorSpace)
+                levels += base.pixels.withUnsafeBufferPointer {
+                    streamedLevels(
+                        image, chain, from: FloatRows(base: $0.baseAddress!, width: base.width, height: base.height))
+                }
+            } else {
+                levels += streamedLevels(image, chain, from: ConvertedRows(image: image, colorSpace: colorSpace))
+            }
+        }
+        if bleed { levels = levels.map { Bleed().bled($0).image } }
+        for n in levels.indices {
+            var level = image.with(width: levels[n].width, height: levels[n].height, pixels: levels[n].pixels)
+            level.suffix = image.suffix + "_mip\(n)"
+            level.labels["level"] = String(n)
+            levels[n] = level
+        }
+        guard layout == .strip else { return levels }
+        return [strip(levels, like: image)]
+    }
+
+    /// Levels 1… streamed from `rows` (level 0 as premultiplied Float rows): each level pulls its
+    /// rows from the one above (box) or from level 0 (the others).
+    func streamedLevels(_ image: Image, _ chain: [(width: Int, height: Int)], from rows: any FloatRowSource)
+        -> [Image]
+    {
+        var streamed: [StreamedLevel] = []
+        for (w, h) in chain.dropFirst() {
+            var above: any FloatRowSource = rows
+            if filter == .box, let last = streamed.last { above = last }
+            streamed.append(
+                StreamedLevel(
+                    from: above, width: w, height: h, depth: image.depth, alpha: image.alpha,
+                    colorSpace: colorSpace, filter: filter, edge: edge))
+        }
+        // The last level first: pulling its rows makes every row of a box chain, in order.
+        return streamed.reversed().map { $0.finished() }.reversed()
+    }
+
+    /// Levels 1… when `coverage` is set: it measures level 0 and rescales each level's alpha as a
+    /// whole, so these levels are made as Float images (the box chain continues from the unscaled level).
+    func coverageLevels(
+        _ image: Image, _ chain: [(width: Int, height: Int)], reference: Double, context: inout StageContext
+    ) -> [Image] {
+        let base = FloatImage(image, colorSpace: colorSpace)
+        let coverage = Coverage(reference: Float(reference), edge: edge)
+        let target = coverage.measure(base)
+        var report = ["coverage ≥ \(ValueText.number(reference)): level 0 \(Coverage.percent(target))"]
+        var levels: [Image] = []
+        var previous = base
+        for (n, (w, h)) in chain.enumerated().dropFirst() {
+            let level = (filter == .box ? previous : base).resampled(width: w, height: h, filter: filter, edge: edge)
+            previous = level
+            let (scaled, achieved) = coverage.preserved(level, target: target, levels: image.depth == 16 ? 65535 : 255)
+            report.append("level \(n) \(Coverage.percent(achieved))")
+            levels.append(scaled.image(depth: image.depth, alpha: image.alpha, colorSpace: colorSpace))
+        }
+        context.notes.append(report.joined(separator: ", "))
+        return levels
+    }
+
+    /// All levels left to right, top-aligned, on a transparent canvas.
+    func strip(_ levels: [Image], like image: Image) -> Image {
+        var canvas = Image(
+            width: levels.reduce(0) { $0 + $1.width }, height: image.height, depth: image.depth, alpha: image.alpha)
+        canvas = image.with(width: canvas.width, height: canvas.height, pixels: canvas.pixels)
+        var x = 0
+        for level in levels {
+            canvas = canvas.pasting(level, atX: x, y: 0)
+            x += level.width
+        }
+        canvas.suffix = image.suffix + "_mips"
+        return canvas
+    }
+}
+
+extension Image {
+    /// This image with `other` (same depth) copied over it at (x, y). Without `clipped`, `other`
+    /// must fit; with it, the parts outside are dropped.
+    func pasting(_ other: Image, atX x: Int, y: Int, clipped: Bool = false) -> Image {
+        let x0 = max(0, x)
+        let y0 = max(0, y)
+        let x1 = min(width, x + other.width)
+        let y1 = min(height, y + other.height)
+        precondition(clipped || (x0 == x && y0 == y && x1 == x + other.width && y1 == y + other.height))
+        guard x1 > x0 && y1 > y0 else { return self }
+        var out = self
+        let copy = RectCopy(x: x0 - x, y: y0 - y, width: x1 - x0, height: y1 - y0, to: x0, y0)
+        switch (out.pixels, other.pixels) {
+        case (.rgba8(var d), .rgba8(let s)):
+            s.withUnsafeBufferPointer { s in
+                d.withUnsafeMutableBufferPointer {
+                    copy.run(s, srcWidth: other.width, srcHeight: other.height, $0, width: width, height: height)
+                }
+            }
+            out.pixels = .rgba8(d)
+        case (.rgba16(var d), .rgba16(let s)):
+            s.withUnsafeBufferPointer { s in
+                d.withUnsafeMutableBufferPointer {
+                    copy.run(s, srcWidth: other.width, srcHeight: other.height, $0, width: width, height: height)
+                }
+            }
+            out.pixels = .rgba16(d)
+        default:
+            preconditionFailure("pasting needs equal depths")
+        }
+        return out
+    }
+}
+
+/// Alpha-test coverage as a bilinear sampler sees a level: 4×4 samples per texel.
+struct Coverage {
+    var reference: Float
+    var edge: EdgeMode
+    static let bins = 65536
+
+    static func percent(_ c: Double) -> String { String(format: "%.1f%%", c * 100) }
+
+    /// Histogram of the bilinearly sampled alpha (bin = ⌊a · 65535⌋), computed once per level.
+    /// The 4×4 samples of a texel sit at ±1/8 and ±3/8 texel from its centre, so each is a fixed
+    /// blend of the texel and its neighbours: a horizontal pass makes 4 values per texel, a
+    /// vertical pass blends three such rows. O(16 · texels), no per-sample clamping.
+    func histogram(_ img: FloatImage) -> [Int] {
+        var hist = [Int](repeating: 0, count: Coverage.bins)
+        let (w, h) = (img.width, img.height)
+        let scale = Float(Coverage.bins - 1)
+        func wrapped(_ i: Int, _ n: Int) -> Int { edge == .wrap ? ((i % n) + n) % n : min(max(i, 0), n - 1) }
+        // Horizontal samples of row y: 4 per texel.
+        func row(_ y: Int) -> [Float] {
+            let base = wrapped(y, h) * w
+            var out = [Float](repeating: 0, count: w * 4)
+            for x in 0..<w {
+                let l = img.pixels[base + wrapped(x - 1, w)].w
+                let c = img.pixels[base + x].w
+                let r = img.pixels[base + wrapped(x + 1, w)].w
+                out[4 * x] = 0.375 * l + 0.625 * c
+                out[4 * x + 1] = 0.125 * l + 0.875 * c
+                out[4 * x + 2] = 0.875 * c + 0.125 * r
+                out[4 * x + 3] = 0.625 * c + 0.375 * r
+            }
+            return out
+        }
+        var above = row(-1)
+        var here = row(0)
+        hist.withUnsafeMutableBufferPointer { hist in
+            for y in 0..<h {
+                let below = row(y + 1)
+                for i in 0..<(w * 4) {
+                    let (u, c, d) = (above[i], here[i], below[i])
+                    hist[Int(min(max(0.375 * u + 0.625 * c, 0), 1) * scale)] += 1
+                    hist[Int(min(max(0.125 * u + 0.875 * c, 0), 1) * scale)] += 1
+                    hist[Int(min(max(0.875 * c + 0.125 * d, 0), 1) * scale)] += 1
+                    hist[Int(min(max(0.625 * c + 0.375 * d, 0), 1) * scale)] += 1
+                }
+                above = here
+                here = below
+            }
+        }
+        return hist
+    }
+
+    /// Fraction of samples with alpha · scale ≥ reference.
+    func fraction(_ hist: [Int], suffix: [Int], scale: Float) -> Double {
+        guard scale > 0 else { return reference <= 0 ? 1 : 0 }
+        let threshold = reference / scale
+        if threshold > 1 { return 0 }
+        let bin = max(0, Int((threshold * Float(Coverage.bins - 1)).rounded(.up)))
+        return Double(suffix[bin]) / Double(suffix[0])
+    }
+
+    static func suffixSums(_ hist: [Int]) -> [Int] {
+        var s = [Int](repeating: 0, count: hist.count + 1)
+        for i in stride(from: hist.count - 1, through: 0, by: -1) { s[i] = s[i + 1] + hist[i] }
+        return s
+    }
+
+    func measure(_ img: FloatImage) -> Double {
+        let hist = histogram(img)
+        return fraction(hist, suffix: Coverage.suffixSums(hist), scale: 1)
+    }
+
+    /// The level with alpha scaled so its coverage is closest to `target`; and that coverage.
+    /// The search runs on the continuous alpha; the final candidates are judged as they will
+    /// be written, with alpha quantised to the output depth (`levels` = 255 or 65535), so a level
+    /// whose alpha sits on the reference cannot flip to the other side when stored.
+    func preserved(_ img: FloatImage, target: Double, levels: Float) -> (FloatImage, Double) {
+        let suffix = Coverage.suffixSums(histogram(img))
+        var lo: Float = 0
+        var hi: Float = 4
+        for _ in 0..<24 {
+            let mid = (lo + hi) / 2
+            if fraction([], suffix: suffix, scale: mid) < target { lo = mid } else { hi = mid }
+        }
+        // The histogram bins alpha at 1/65535, so the boundary it finds can sit up to a quantum
+        // away from where the stored value flips; one quantum either side covers that.
+        let candidates = [lo * (1 - 1 / levels), lo, hi, hi * (1 + 1 / levels)].map { scale -> (FloatImage, Double) in
+            let out = scaled(img, by: scale, levels: levels)
+            return (out, measure(out))
+        }
+        return candidates.min { abs($0.1 - target) < abs($1.1 - target) }!
+    }
+
+    /// Alpha × scale, clamped and quantised to `levels`; colors follow so the unpremultiplied
+    /// color is unchanged.
+    func scaled(_ img: FloatImage, by scale: Float, levels: Float) -> FloatImage {
+        var out = img
+        for i in out.pixels.indices {
+            let px = out.pixels[i]
+            guard px.w > 0 else { continue }
+            let a = (min(1, px.w * scale) * levels).rounded() / levels
+            out.pixels[i] = SIMD4(SIMD3(px.x, px.y, px.z) * (a / px.w), a)
+        }
+        return out
+    }
+}

@@ -1,0 +1,52 @@
+public import TexPipePixels
+
+/// `pad`: adds `left`, `top`, `right`, `bottom` px (each defaults to `all`) filled with
+/// `color`. On a premultiplied image the fill is premultiplied too. SPEC §3.
+public struct Pad: Stage {
+    public static let name = "pad"
+    public static let summary = "adds a border of left/top/right/bottom px (or all) in a color"
+    static let sideRange = 0...65536
+    public static let parameters: [Parameter] = [
+        .integer("all", in: sideRange, default: 0, doc: "px on every side not given on its own"),
+        Parameter("left", .integer(sideRange), .optional(absentDoc: "all"), doc: "px added on the left"),
+        Parameter("top", .integer(sideRange), .optional(absentDoc: "all"), doc: "px added on top"),
+        Parameter("right", .integer(sideRange), .optional(absentDoc: "all"), doc: "px added on the right"),
+        Parameter("bottom", .integer(sideRange), .optional(absentDoc: "all"), doc: "px added at the bottom"),
+        .color("color", default: .transparent, doc: "fill color"),
+    ]
+
+    public var left: Int, top: Int, right: Int, bottom: Int
+    public var color: Color
+
+    public init(_ a: Arguments) {
+        let all = a.integer("all")
+        self.init(
+            left: a.optionalInteger("left") ?? all, top: a.optionalInteger("top") ?? all,
+            right: a.optionalInteger("right") ?? all, bottom: a.optionalInteger("bottom") ?? all,
+            color: a.color("color"))
+    }
+
+    public init(left: Int, top: Int, right: Int, bottom: Int, color: Color = .transparent) {
+        self.left = left
+        self.top = top
+        self.right = right
+        self.bottom = bottom
+        self.color = color
+    }
+
+    public func planned(_ input: Signature) throws -> [Signature] {
+        var out = input
+        out.width = input.width.map { $0 + left + right }
+        out.height = input.height.map { $0 + top + bottom }
+        return [out]
+    }
+
+    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+        let fill = color.channels(max: image.depth == 16 ? 65535 : 255, premultiplied: image.alpha == .premultiplied)
+        return [
+            image.produced(
+                width: image.width + left + right, height: image.height + top + bottom, fill: fill,
+                RectCopy(x: 0, y: 0, width: image.width, height: image.height, to: left, top))
+        ]
+    }
+}

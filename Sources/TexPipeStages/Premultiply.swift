@@ -1,0 +1,37 @@
+public import TexPipePixels
+
+/// `premultiply`: c' = round(c · a / max), ties up (never a tie: max is odd). SPEC §3.
+/// Inverse: `Unpremultiply`. An error at plan time if the image is already premultiplied.
+public struct Premultiply: Stage {
+    public static let name = "premultiply"
+    public static let summary = "multiplies color by alpha: c' = round(c · a / max)"
+    public static let parameters: [Parameter] = []
+
+    public init(_ arguments: Arguments) {}
+    public init() {}
+
+    public func planned(_ input: Signature) throws -> [Signature] { [try input.converted(to: .premultiplied)] }
+
+    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+        var out = image
+        out.runInBands(Kernel(), on: context.rows)
+        out.alpha = .premultiplied
+        return [out]
+    }
+
+    struct Kernel: InPlaceKernel {
+        func run<C: PixelChannel>(_ p: UnsafeMutableBufferPointer<C>, width: Int, height: Int) {
+            let max = C.maxValue
+            var i = 0
+            while i < p.count {
+                let a = Int(p[i + 3])
+                if a != max {
+                    p[i] = C(truncatingIfNeeded: Rounding.mulDiv(Int(p[i]), a, max: max))
+                    p[i + 1] = C(truncatingIfNeeded: Rounding.mulDiv(Int(p[i + 1]), a, max: max))
+                    p[i + 2] = C(truncatingIfNeeded: Rounding.mulDiv(Int(p[i + 2]), a, max: max))
+                }
+                i += 4
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+public import TexPipePixels
+
+/// What a stage knows about an image before any pixel moves: its size (nil when an
+/// earlier stage such as `trim` makes it data-dependent), depth, alpha state, layout
+/// and the suffix / labels that will name its output. STYLE 3.
+public struct Signature: Sendable, Hashable {
+    public var width: Int?
+    public var height: Int?
+    public var depth: Int
+    public var alpha: AlphaState
+    public var layout: ChannelLayout = .rgba
+    public var suffix: String = ""
+    public var labels: [String: String] = [:]
+    public var lossless = false
+    /// True after a stage (trim) whose output size depends on the pixels: stages whose outputs
+    /// depend on the size (mipmaps) cannot follow it.
+    public var dataDependentSize = false
+
+    public init(width: Int?, height: Int?, depth: Int, alpha: AlphaState) {
+        self.width = width
+        self.height = height
+        self.depth = depth
+        self.alpha = alpha
+    }
+
+    public init(of image: Image) {
+        self.init(width: image.width, height: image.height, depth: image.depth, alpha: image.alpha)
+        layout = image.layout
+        suffix = image.suffix
+        labels = image.labels
+        lossless = image.lossless
+    }
+}
+
+/// A stage's own error: the engine prefixes the input file and stage name.
+public struct StageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// One operation of a pipeline. A newcomer adds a stage by writing one file that
+/// conforms to this, one line in `StageRegistry`, and one test file (STYLE).
+///
+/// Stages are pure: images in, images out. A stage that needs another image or a font
+/// declares it in `reads`; the planner checks it before anything runs and the engine hands it
+/// over decoded, through the context (docs/ARCHITECTURE.md).
+public protocol Stage: Sendable {
+    /// The manifest name, e.g. `color-key`.
+    static var name: String { get }
+    /// One line for `texpipe stages`.
+    static var summary: String { get }
+    /// Every parameter, declared once.
+    static var parameters: [Parameter] { get }
+
+    /// Builds the stage from decoded arguments; throws for cross-parameter problems.
+    init(_ arguments: Arguments) throws
+
+    /// Maps the input signature to the output signatures, before any pixel is touched.
+    /// Throws for anything knowable at plan time (wrong alpha state, rectangle outside).
+    func planned(_ input: Signature) throws -> [Signature]
+
+    /// Runs the kernel(s): one image in, one or more out. The context carries the job's limits,
+    /// the images and fonts the stage declared in `reads`, the rows scheduler the engine lends
+    /// cores through, and a place for notes that go into the job's result.
+    func applied(to image: Image, context: inout StageContext) throws -> [Image]
+
+    /// Images and fonts the stage needs besides its input: part of the job's cache key, read and
+    /// decoded once per run by the engine.
+    var reads: [Resource] { get }
+}
+
+/// A file a stage needs besides its input. SPEC §5: part of the job's identity.
+public enum Resource: Sendable, Hashable {
+    /// An image (absolute path). `label` names it in messages (`layers[2].mask`, `the alpha map`);
+    /// with `sameSize`, the planner fails the job when its size differs from the image's there,
+    /// adding `hint` to the message.
+    case image(path: String, label: String, sameSize: Bool, hint: String = "")
+    /// A font: a fontconfig pattern (`DejaVu Sans:bold`) or a font file, relative to `base`.
+    case font(spec: String, base: String, label: String)
+
+    public var label: String {
+        switch self {
+        case .image(_, let label, _, _), .font(_, _, let label): label
+        }
+    }
+}
+
+/// Renders one line of text into coverage; the engine provides FreeType's.
+public protocol TextRenderer: Sendable {
+    func rendered(_ text: String, font: FontFace, size: Double, outline: Double) throws -> TextBitmap
+}
+
+/// What a running stage may know of its job, and what it may tell it.
+public struct StageContext: Sendable {
+    public var maxPixels: Int
+    public var notes: [String] = []
+    /// Where row bands run: the engine lends idle cores through it (STYLE 4: kernels compute,
+    /// the engine schedules). Serial unless the engine says otherwise.
+    public var rows: any RowScheduler = SerialRows()
+    /// The engine's memory policy: the largest image (pixels) a stage may hold whole as Float
+    /// where it could stream instead (mipmaps' level 0 for the filters that read it per level).
+    public var wholeFloatPixels = Int.max
+    /// The decoded images of the stages' `Resource.image`s, by absolute path.
+    public var images: [String: Image] = [:]
+    /// The fonts of the stages' `Resource.font`s, by spec.
+    public var fonts: [String: FontFace] = [:]
+    public var text: (any TextRenderer)?
+
+    public init(maxPixels: Int = Image.defaultMaxPixels) { self.maxPixels = maxPixels }
+
+    /// A declared image; the engine loaded it before the stage ran.
+    public func image(_ path: String, label: String) throws -> Image {
+        guard let image = images[path] else { throw StageError("\(label): \(path) was not loaded") }
+        return image
+    }
+
+    public func font(_ spec: String, label: String) throws -> FontFace {
+        guard let face = fonts[spec] else { throw StageError("\(label): font \"\(spec)\" was not resolved") }
+        return face
+    }
+}
+
+extension Stage {
+    public var name: String { Self.name }
+    public func planned(_ input: Signature) throws -> [Signature] { [input] }
+    public var reads: [Resource] { [] }
+}
+
+/// Every stage, by manifest name. The manifest decoder never lists stage names itself.
+public enum StageRegistry {
+    public static let all: [any Stage.Type] = [
+        ColorKey.self,
+        Premultiply.self,
+        Unpremultiply.self,
+        Flatten.self,
+        Flip.self,
+        Crop.self,
+        Pad.self,
+        Trim.self,
+        Bleed.self,
+        AlphaSplit.self,
+        AlphaMerge.self,
+        Mipmaps.self,
+        Resize.self,
+        Rotate.self,
+        Shadow.self,
+        RoundCorners.self,
+        Extrude.self,
+        Composite.self,
+        Adjust.self,
+    ]
+
+    public static let names: [String] = all.map { $0.name }
+
+    public static func named(_ name: String) -> (any Stage.Type)? {
+        all.first { $0.name == name }
+    }
+}
+
+extension Signature {
+    /// The signature in `state`; an error when the image is already in it (SPEC §2:
+    /// `premultiply` on premultiplied data is caught when planning).
+    public func converted(to state: AlphaState) throws -> Signature {
+        guard alpha != state else {
+            throw StageError(
+                state == .premultiplied
+                    ? "the image is already premultiplied here"
+                    : "the image is already straight (not premultiplied) here")
+        }
+        var out = self
+        out.alpha = state
+        return out
+    }
+
+    /// The alpha-state check shared by stages that need one state (SPEC §2).
+    public func requireAlpha(_ state: AlphaState, for stage: String) throws {
+        guard alpha == state else {
+            let fix = state == .straight ? "unpremultiply" : "premultiply"
+            throw StageError(
+                "\(stage) needs \(state.rawValue) alpha but the image is \(alpha.rawValue) here; add \"\(fix)\" before it"
+            )
+        }
+    }
+}

@@ -1,0 +1,39 @@
+public import TexPipePixels
+
+/// `unpremultiply`: a = 0 → (0, 0, 0, 0); else c = min(max, round(c' · max / a)), ties up.
+/// SPEC §3. Inverse of `Premultiply` wherever that kept enough precision.
+public struct Unpremultiply: Stage {
+    public static let name = "unpremultiply"
+    public static let summary = "divides color by alpha: c = min(max, round(c' · max / a)); a = 0 gives 0"
+    public static let parameters: [Parameter] = []
+
+    public init(_ arguments: Arguments) {}
+    public init() {}
+
+    public func planned(_ input: Signature) throws -> [Signature] { [try input.converted(to: .straight)] }
+
+    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+        var out = image
+        out.runInBands(Kernel(), on: context.rows)
+        out.alpha = .straight
+        return [out]
+    }
+
+    struct Kernel: InPlaceKernel {
+        func run<C: PixelChannel>(_ p: UnsafeMutableBufferPointer<C>, width: Int, height: Int) {
+            let max = C.maxValue
+            var i = 0
+            while i < p.count {
+                let a = Int(p[i + 3])
+                if a == 0 {
+                    p[i] = 0; p[i + 1] = 0; p[i + 2] = 0
+                } else if a != max {
+                    for k in i..<i + 3 {
+                        p[k] = C(truncatingIfNeeded: Swift.min(max, Rounding.divRound(Int(p[k]) * max, a)))
+                    }
+                }
+                i += 4
+            }
+        }
+    }
+}
