@@ -43,10 +43,15 @@ public struct ManifestError: Error, Sendable, CustomStringConvertible {
 
 /// The wording of every manifest diagnostic, in one place (STYLE 10).
 public enum Say {
+    /// "; did you mean \"x\"?" when a valid name is near, else nothing: the one place it is worded.
+    static func suggestion(_ name: String, in valid: [String], quote: (String) -> String = { "\"\($0)\"" }) -> String {
+        Suggest.nearest(name, in: valid).map { "; did you mean \(quote($0))?" } ?? ""
+    }
     public static func unknownKey(_ key: String, valid: [String]) -> String {
-        var s = "unknown key \"\(key)\""
-        if let near = Suggest.nearest(key, in: valid) { s += "; did you mean \"\(near)\"?" }
-        return s
+        "unknown key \"\(key)\"" + suggestion(key, in: valid)
+    }
+    public static func unknownPipeline(_ name: String, valid: [String]) -> String {
+        "no pipeline named \"\(name)\"" + suggestion(name, in: valid)
     }
     public static func missing(_ key: String, expected: String) -> String {
         "missing required key \"\(key)\" (\(expected))"
@@ -55,9 +60,7 @@ public enum Say {
         "expected \(what), found \(found.quoted)"
     }
     public static func unknownStage(_ name: String, valid: [String]) -> String {
-        var s = "unknown stage \"\(name)\""
-        if let near = Suggest.nearest(name, in: valid) { s += "; did you mean \"\(near)\"?" }
-        return s
+        "unknown stage \"\(name)\"" + suggestion(name, in: valid)
     }
     public static func badColor(_ text: String) -> String {
         "malformed color \"\(text)\" (expected #RGB, #RRGGBB, #RRGGBBAA, rgb(r, g, b), rgba(r, g, b, a), hsv(h, s%, v%), hsl(h, s%, l%) or a CSS color name)"
@@ -69,9 +72,7 @@ public enum Say {
         "glob \"\(pattern)\" matches no file"
     }
     public static func unresolved(_ name: String, in text: String, known: [String]) -> String {
-        var s = "unresolved placeholder {\(name)} in \"\(text)\""
-        if let near = Suggest.nearest(name, in: known) { s += "; did you mean {\(near)}?" }
-        return s
+        "unresolved placeholder {\(name)} in \"\(text)\"" + suggestion(name, in: known) { "{\($0)}" }
     }
 }
 

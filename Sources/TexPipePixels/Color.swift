@@ -118,22 +118,10 @@ extension Color {
         }
     }
 
-    /// HSV → RGB, h in degrees (any value, taken mod 360), s and v in 0…1.
+    /// HSV → RGB, h in degrees (any value, taken mod 360), s and v in 0…1 (`HSV.toRGB`).
     public static func hsvToRGB(_ h: Double, _ s: Double, _ v: Double) -> (Double, Double, Double) {
-        let hh = (h.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) / 60
-        let c = v * s
-        let x = c * (1 - abs(hh.truncatingRemainder(dividingBy: 2) - 1))
-        let m = v - c
-        let (r, g, b): (Double, Double, Double)
-        switch hh {
-        case ..<1: (r, g, b) = (c, x, 0)
-        case ..<2: (r, g, b) = (x, c, 0)
-        case ..<3: (r, g, b) = (0, c, x)
-        case ..<4: (r, g, b) = (0, x, c)
-        case ..<5: (r, g, b) = (x, 0, c)
-        default: (r, g, b) = (c, 0, x)
-        }
-        return (r + m, g + m, b + m)
+        let c = HSV.toRGB(h.truncatingRemainder(dividingBy: 360), s, v)
+        return (c.x, c.y, c.z)
     }
 
     /// HSL → RGB through HSV: v = l + s·min(l, 1 − l), s_v = v = 0 ? 0 : 2(1 − l/v).
@@ -142,4 +130,61 @@ extension Color {
         let sv = v == 0 ? 0 : 2 * (1 - l / v)
         return hsvToRGB(h, sv, v)
     }
+}
+
+/// HSV ↔ RGB, written once: color parsing (`hsv(…)`, `hsl(…)`) and `adjust`'s kernel use it.
+public enum HSV {
+    /// RGB → HSV, h in degrees 0…360.
+    @inlinable @inline(__always)
+    public static func fromRGB(_ c: SIMD3<Float>) -> (Float, Float, Float) {
+        let v = c.max()
+        let delta = v - c.min()
+        guard delta > 0 else { return (0, 0, v) }
+        let h: Float
+        if v == c.x {
+            h = 60 * ((c.y - c.z) / delta)
+        } else if v == c.y {
+            h = 60 * ((c.z - c.x) / delta + 2)
+        } else {
+            h = 60 * ((c.x - c.y) / delta + 4)
+        }
+        return (h, delta / v, v)
+    }
+
+    /// HSV → RGB, h in degrees within a turn or two of 0…360 (brought in by whole turns: no
+    /// fmod or floor, which are libm calls on baseline x86-64).
+    @inlinable @inline(__always)
+    public static func toRGB<F: BinaryFloatingPoint & SIMDScalar>(_ h: F, _ s: F, _ v: F) -> SIMD3<F> {
+        var hh = h
+        while hh < 0 { hh += 360 }
+        while hh >= 360 { hh -= 360 }
+        hh /= 60
+        let sector = Int(hh)
+        let f = hh - F(sector)
+        let c = v * s
+        // x = c · (1 − |hh mod 2 − 1|): rising in even sectors, falling in odd ones.
+        let x = c * (sector & 1 == 0 ? f : 1 - f)
+        let m = v - c
+        let rgb: SIMD3<F>
+        switch sector {
+        case 0: rgb = SIMD3(c, x, 0)
+        case 1: rgb = SIMD3(x, c, 0)
+        case 2: rgb = SIMD3(0, c, x)
+        case 3: rgb = SIMD3(0, x, c)
+        case 4: rgb = SIMD3(x, 0, c)
+        default: rgb = SIMD3(c, 0, x)
+        }
+        return rgb + SIMD3(repeating: m)
+    }
+}
+
+/// Rec. 709 luma weights, written once: mask coverage in `composite` and the map in `alpha-merge`.
+public enum Rec709 {
+    /// Y = (2126 R + 7152 G + 722 B) / 10000, rounded half up (integers: exact for gray).
+    @inlinable @inline(__always)
+    public static func luma(_ r: Int, _ g: Int, _ b: Int) -> Int { (2126 * r + 7152 * g + 722 * b + 5000) / 10000 }
+
+    /// The same weights on 0…1 Floats.
+    @inlinable @inline(__always)
+    public static func luma(_ c: SIMD4<Float>) -> Float { 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z }
 }

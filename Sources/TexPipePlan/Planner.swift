@@ -71,11 +71,7 @@ public enum Planner {
         var planner = PlanBuilder(manifest: manifest)
         planner.diagnostics = manifest.diagnostics
         for name in options.pipelines where !manifest.pipelines.contains(where: { $0.name == name }) {
-            planner.error(
-                nil,
-                "no pipeline named \"\(name)\""
-                    + (Suggest.nearest(name, in: manifest.pipelines.map(\.name)).map { "; did you mean \"\($0)\"?" }
-                        ?? ""))
+            planner.error(nil, Say.unknownPipeline(name, valid: manifest.pipelines.map(\.name)))
         }
         let selected = manifest.pipelines.filter { options.pipelines.isEmpty || options.pipelines.contains($0.name) }
         for p in selected { planner.add(p) }

@@ -19,11 +19,11 @@ public struct Adjust: Stage {
         .number("gamma", in: 0.01...16, default: 1, doc: "exponent on 0…1 values: c ^ gamma"),
     ]
 
-    public var hue = 0.0
-    public var saturation = 1.0
-    public var brightness = 1.0
-    public var contrast = 1.0
-    public var gamma = 1.0
+    public var hue: Double
+    public var saturation: Double
+    public var brightness: Double
+    public var contrast: Double
+    public var gamma: Double
 
     public init(_ a: Arguments) {
         hue = a.number("hue")
@@ -33,14 +33,19 @@ public struct Adjust: Stage {
         gamma = a.number("gamma")
     }
 
+    /// The table's defaults for what is not given.
     public init(
-        hue: Double = 0, saturation: Double = 1, brightness: Double = 1, contrast: Double = 1, gamma: Double = 1
+        hue: Double? = nil, saturation: Double? = nil, brightness: Double? = nil, contrast: Double? = nil,
+        gamma: Double? = nil
     ) {
-        self.hue = hue
-        self.saturation = saturation
-        self.brightness = brightness
-        self.contrast = contrast
-        self.gamma = gamma
+        self.init(
+            .defaults(
+                of: Self.parameters,
+                [
+                    "hue": hue.map { .number($0) }, "saturation": saturation.map { .number($0) },
+                    "brightness": brightness.map { .number($0) }, "contrast": contrast.map { .number($0) },
+                    "gamma": gamma.map { .number($0) },
+                ]))
     }
 
     public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
@@ -60,11 +65,11 @@ public struct Adjust: Stage {
     @inline(__always) func adjusted(_ c: SIMD3<Float>, hsv: Bool) -> SIMD3<Float> {
         var c = c
         if hsv {
-            var (h, s, v) = Self.hsv(c)
+            var (h, s, v) = HSV.fromRGB(c)
             h += Float(hue)
             s = min(1, max(0, s * Float(saturation)))
             v = min(1, max(0, v * Float(brightness)))
-            c = Self.rgb(h, s, v)
+            c = HSV.toRGB(h, s, v)
         }
         if contrast != 1 {
             c = Self.clamped((c - 0.5) * Float(contrast) + 0.5)
@@ -80,46 +85,6 @@ public struct Adjust: Stage {
 
     @inline(__always) static func clamped(_ c: SIMD3<Float>) -> SIMD3<Float> {
         SIMD3(min(1, max(0, c.x)), min(1, max(0, c.y)), min(1, max(0, c.z)))
-    }
-
-    /// RGB → HSV, h in degrees 0…360.
-    static func hsv(_ c: SIMD3<Float>) -> (Float, Float, Float) {
-        let v = c.max()
-        let delta = v - c.min()
-        guard delta > 0 else { return (0, 0, v) }
-        let h: Float
-        if v == c.x {
-            h = 60 * ((c.y - c.z) / delta)
-        } else if v == c.y {
-            h = 60 * ((c.z - c.x) / delta + 2)
-        } else {
-            h = 60 * ((c.x - c.y) / delta + 4)
-        }
-        return (h, delta / v, v)
-    }
-
-    /// HSV → RGB (h in degrees, any value). No fmod: h is brought into 0…360 by whole turns.
-    static func rgb(_ h: Float, _ s: Float, _ v: Float) -> SIMD3<Float> {
-        var hh = h  // within a turn or two of 0…360: no floor call (a libm call on baseline x86-64)
-        while hh < 0 { hh += 360 }
-        while hh >= 360 { hh -= 360 }
-        hh /= 60
-        let sector = Float(Int(hh))
-        let f = hh - sector
-        let c = v * s
-        // x = c · (1 − |hh mod 2 − 1|): rising in even sectors, falling in odd ones.
-        let x = c * (Int(sector) & 1 == 0 ? f : 1 - f)
-        let m = v - c
-        let rgb: SIMD3<Float>
-        switch Int(sector) {
-        case 0: rgb = SIMD3(c, x, 0)
-        case 1: rgb = SIMD3(x, c, 0)
-        case 2: rgb = SIMD3(0, c, x)
-        case 3: rgb = SIMD3(0, x, c)
-        case 4: rgb = SIMD3(x, 0, c)
-        default: rgb = SIMD3(c, 0, x)
-        }
-        return rgb + m
     }
 
     struct Kernel: InPlaceKernel {

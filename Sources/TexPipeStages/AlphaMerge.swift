@@ -60,7 +60,7 @@ public struct AlphaMerge: Stage {
             m.withUnsafeBufferPointer { m in
                 var i = 0
                 while i < p.count {
-                    let y = (2126 * Int(m[i]) + 7152 * Int(m[i + 1]) + 722 * Int(m[i + 2]) + 5000) / 10000
+                    let y = Rec709.luma(Int(m[i]), Int(m[i + 1]), Int(m[i + 2]))
                     p[i + 3] = C(truncatingIfNeeded: Rounding.mulDiv(y, Int(m[i + 3]), max: max))
                     i += 4
                 }

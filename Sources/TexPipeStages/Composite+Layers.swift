@@ -172,7 +172,7 @@ enum LayerCanvas {
             mask.withUnsafeBufferPointer { m in
                 for i in 0..<s.count {
                     let c = m[i]
-                    s[i].w *= opacity * (0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z) * c.w
+                    s[i].w *= opacity * Rec709.luma(c) * c.w
                 }
             }
         }

@@ -36,16 +36,17 @@ public struct Mipmaps: Stage {
 
     public enum Layout: String, Sendable, CaseIterable { case files, strip }
 
-    public var minSize = 1
+    public var minSize: Int
     public var levels: Int?
-    public var filter = ResampleFilter.box
-    public var colorSpace = ColorSpace.srgb
+    public var filter: ResampleFilter
+    public var colorSpace: ColorSpace
     public var coverage: Double?
-    public var layout = Layout.files
-    public var bleed = false
-    public var edge = EdgeMode.clamp
+    public var layout: Layout
+    public var bleed: Bool
+    public var edge: EdgeMode
 
-    public init() {}
+    /// Every parameter at the table's default.
+    public init() { self.init(.defaults(of: Self.parameters)) }
 
     public init(_ a: Arguments) {
         minSize = a.integer("minSize")

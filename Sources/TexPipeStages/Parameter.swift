@@ -161,6 +161,15 @@ public struct Arguments: Sendable {
         return t.hasPrefix("/") ? t : baseDirectory + "/" + t
     }
 
+    /// Every defaulted parameter of `table` at its default, then `given` (nil entries skipped):
+    /// how code and tests build a stage without restating a default (STYLE 2: declared once).
+    public static func defaults(of table: [Parameter], _ given: [String: ParameterValue?] = [:]) -> Arguments {
+        var values: [String: ParameterValue] = [:]
+        for p in table { if case .defaulted(let v) = p.requirement { values[p.name] = v } }
+        for (k, v) in given { if let v { values[k] = v } }
+        return Arguments(values)
+    }
+
     public func has(_ name: String) -> Bool { values[name] != nil }
 
     public func integer(_ name: String) -> Int {

@@ -26,30 +26,10 @@ public enum ResampleFilter: String, Sendable, CaseIterable {
         let ax = abs(x)
         switch self {
         case .box: return ax <= 0.5 ? 1 : 0
-        case .triangle: return max(0, 1 - ax)
-        case .lanczos3: return ax < 3 ? sinc(ax) * sinc(ax / 3) : 0
-        case .kaiser:
-            guard ax < 3 else { return 0 }
-            let t = ax / 3
-            return sinc(ax) * besselI0(4 * (1 - t * t).squareRoot()) / besselI0(4)
+        case .triangle: return FilterKernels.tent(ax)
+        case .lanczos3: return FilterKernels.lanczos(ax, a: 3)
+        case .kaiser: return FilterKernels.kaiser(ax, radius: 3, alpha: 4)
         }
-    }
-
-    private func sinc(_ x: Double) -> Double {
-        x < 1e-9 ? 1 : sin(Double.pi * x) / (Double.pi * x)
-    }
-
-    /// Modified Bessel function of the first kind, order 0 (power series).
-    private func besselI0(_ x: Double) -> Double {
-        var sum = 1.0
-        var term = 1.0
-        var k = 1.0
-        while term > 1e-12 * sum {
-            term *= (x / (2 * k)) * (x / (2 * k))
-            sum += term
-            k += 1
-        }
-        return sum
     }
 }
 

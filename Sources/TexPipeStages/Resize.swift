@@ -21,17 +21,12 @@ public struct Resize: Stage {
     public var width: Int?
     public var height: Int?
     public var scale: Double?
-    public var filter = ResampleFilter.box
-    public var colorSpace = ColorSpace.srgb
-    public var edge = EdgeMode.clamp
+    public var filter: ResampleFilter
+    public var colorSpace: ColorSpace
+    public var edge: EdgeMode
 
     public init(_ a: Arguments) throws {
-        width = a.optionalInteger("width")
-        height = a.optionalInteger("height")
-        scale = a.optionalNumber("scale")
-        filter = a.choice("filter", as: ResampleFilter.self)
-        colorSpace = a.choice("colorSpace", as: ColorSpace.self)
-        edge = a.choice("edge", as: EdgeMode.self)
+        self.init(fields: a)
         if scale != nil && (width != nil || height != nil) {
             throw StageError("give either \"scale\" or \"width\"/\"height\", not both")
         }
@@ -40,11 +35,24 @@ public struct Resize: Stage {
         }
     }
 
-    public init(width: Int? = nil, height: Int? = nil, scale: Double? = nil, filter: ResampleFilter = .box) {
-        self.width = width
-        self.height = height
-        self.scale = scale
-        self.filter = filter
+    /// The table's defaults for what is not given.
+    public init(width: Int? = nil, height: Int? = nil, scale: Double? = nil, filter: ResampleFilter? = nil) {
+        self.init(
+            fields: .defaults(
+                of: Self.parameters,
+                [
+                    "width": width.map { .integer($0) }, "height": height.map { .integer($0) },
+                    "scale": scale.map { .number($0) }, "filter": filter.map { .text($0.rawValue) },
+                ]))
+    }
+
+    private init(fields a: Arguments) {
+        width = a.optionalInteger("width")
+        height = a.optionalInteger("height")
+        scale = a.optionalNumber("scale")
+        filter = a.choice("filter", as: ResampleFilter.self)
+        colorSpace = a.choice("colorSpace", as: ColorSpace.self)
+        edge = a.choice("edge", as: EdgeMode.self)
     }
 
     /// The output size for a w × h input.

@@ -31,11 +31,11 @@ public struct Rotate: Stage {
     public enum Filter: String, Sendable, CaseIterable { case bilinear, bicubic, lanczos3 }
 
     public var degrees: Double
-    public var expand = true
-    public var padding = 2
-    public var filter = Filter.bicubic
-    public var colorSpace = ColorSpace.srgb
-    public var background = Color.transparent
+    public var expand: Bool
+    public var padding: Int
+    public var filter: Filter
+    public var colorSpace: ColorSpace
+    public var background: Color
     public var shadow: Shadow?
 
     public init(_ a: Arguments) {
@@ -48,11 +48,15 @@ public struct Rotate: Stage {
         shadow = a.object("shadow").map(Shadow.init)
     }
 
-    public init(degrees: Double, expand: Bool = true, padding: Int = 2, filter: Filter = .bicubic) {
-        self.degrees = degrees
-        self.expand = expand
-        self.padding = padding
-        self.filter = filter
+    /// The table's defaults for what is not given.
+    public init(degrees: Double, expand: Bool? = nil, padding: Int? = nil, filter: Filter? = nil) {
+        self.init(
+            .defaults(
+                of: Self.parameters,
+                [
+                    "degrees": .number(degrees), "expand": expand.map { .boolean($0) },
+                    "padding": padding.map { .integer($0) }, "filter": filter.map { .text($0.rawValue) },
+                ]))
     }
 
     /// Quarter turns when the angle is a multiple of 90°, else nil.
@@ -217,47 +221,45 @@ public struct Rotate: Stage {
     return Float(i) > x ? i - 1 : i
 }
 
-/// An interpolation kernel as a type, so the rotation loop is specialised for it (the radius a
-/// constant the loops unroll on).
-protocol InterpolationKernel {
-    static var radius: Int { get }
-    static func weight(_ x: Float) -> Float
-}
-
-/// Tent: bilinear interpolation.
-enum Tent: InterpolationKernel {
-    static var radius: Int { 1 }
-    @inline(__always) static func weight(_ x: Float) -> Float { max(0, 1 - abs(x)) }
-}
-
-/// Keys cubic convolution, a = −0.5 (Catmull-Rom).
-enum KeysCubic: InterpolationKernel {
-    static var radius: Int { 2 }
-    @inline(__always) static func weight(_ x: Float) -> Float {
-        let ax = abs(x)
-        if ax < 1 { return (1.5 * ax - 2.5) * ax * ax + 1 }
-        if ax < 2 { return ((-0.5 * ax + 2.5) * ax - 4) * ax + 2 }
-        return 0
+extension Rotate {
+    /// An interpolation kernel as a type, so the rotation loop is specialised for it (the radius a
+    /// constant the loops unroll on).
+    protocol InterpolationKernel {
+        static var radius: Int { get }
+        static func weight(_ x: Float) -> Float
     }
-}
 
-/// Lanczos, a = 3, from a table of 1024 samples per unit, linearly interpolated (the table's
-/// error is below 1e-5, far under one 16-bit step) — sinf per tap was the rotation's hot spot.
-enum Lanczos3: InterpolationKernel {
-    static var radius: Int { 3 }
-    static let steps: Float = 1024
-    static let table: [Float] = (0...(3 * 1024 + 1)).map { i in
-        let ax = Double(i) / 1024
-        if ax < 1e-9 { return 1 }
-        if ax >= 3 { return 0 }
-        let px = Double.pi * ax
-        return Float(3 * sin(px) * sin(px / 3) / (px * px))
+    /// Tent: bilinear interpolation.
+    enum Tent: InterpolationKernel {
+        static var radius: Int { 1 }
+        @inline(__always) static func weight(_ x: Float) -> Float { max(0, 1 - abs(x)) }
     }
-    @inline(__always) static func weight(_ x: Float) -> Float {
-        let f = abs(x) * steps
-        guard f < 3 * steps else { return 0 }
-        let i = Int(f)
-        let t = f - Float(i)
-        return table.withUnsafeBufferPointer { $0[i] + ($0[i + 1] - $0[i]) * t }
+
+    /// Keys cubic convolution, a = −0.5 (Catmull-Rom).
+    enum KeysCubic: InterpolationKernel {
+        static var radius: Int { 2 }
+        @inline(__always) static func weight(_ x: Float) -> Float {
+            let ax = abs(x)
+            if ax < 1 { return (1.5 * ax - 2.5) * ax * ax + 1 }
+            if ax < 2 { return ((-0.5 * ax + 2.5) * ax - 4) * ax + 2 }
+            return 0
+        }
+    }
+
+    /// Lanczos, a = 3, from a table of 1024 samples per unit, linearly interpolated (the table's
+    /// error is below 1e-5, far under one 16-bit step) — sinf per tap was the rotation's hot spot.
+    enum Lanczos3: InterpolationKernel {
+        static var radius: Int { 3 }
+        static let steps: Float = 1024
+        static let table: [Float] = (0...(3 * 1024 + 1)).map { i in
+            Float(FilterKernels.lanczos(Double(i) / 1024, a: 3))
+        }
+        @inline(__always) static func weight(_ x: Float) -> Float {
+            let f = abs(x) * steps
+            guard f < 3 * steps else { return 0 }
+            let i = Int(f)
+            let t = f - Float(i)
+            return table.withUnsafeBufferPointer { $0[i] + ($0[i + 1] - $0[i]) * t }
+        }
     }
 }

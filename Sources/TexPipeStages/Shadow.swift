@@ -21,11 +21,11 @@ public struct Shadow: Stage {
         .boolean("clip", default: false, doc: "keep the input's size instead of growing the canvas"),
     ]
 
-    public var offset = (x: 4, y: 4)
-    public var blur = 4.0
-    public var color = Color(r: 0, g: 0, b: 0, a: 0.5)
-    public var spread = 0
-    public var clip = false
+    public var offset: (x: Int, y: Int)
+    public var blur: Double
+    public var color: Color
+    public var spread: Int
+    public var clip: Bool
 
     public init(_ a: Arguments) {
         let o = a.integers("offset")
@@ -36,15 +36,18 @@ public struct Shadow: Stage {
         clip = a.boolean("clip")
     }
 
+    /// The table's defaults for what is not given.
     public init(
-        offset: (Int, Int) = (4, 4), blur: Double = 4, color: Color = Color(r: 0, g: 0, b: 0, a: 0.5), spread: Int = 0,
-        clip: Bool = false
+        offset: (Int, Int)? = nil, blur: Double? = nil, color: Color? = nil, spread: Int? = nil, clip: Bool? = nil
     ) {
-        self.offset = (offset.0, offset.1)
-        self.blur = blur
-        self.color = color
-        self.spread = spread
-        self.clip = clip
+        self.init(
+            .defaults(
+                of: Self.parameters,
+                [
+                    "offset": offset.map { .integers([$0.0, $0.1]) }, "blur": blur.map { .number($0) },
+                    "color": color.map { .color($0) }, "spread": spread.map { .integer($0) },
+                    "clip": clip.map { .boolean($0) },
+                ]))
     }
 
     /// How far the shadow reaches beyond the moved shape.

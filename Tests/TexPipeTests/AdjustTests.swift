@@ -26,12 +26,30 @@ struct AdjustTests {
             h = v == r ? 60 * ((g - b) / d) : v == g ? 60 * ((b - r) / d + 2) : 60 * ((r - g) / d + 4)
         }
         let s = v > 0 ? d / v : 0
-        (r, g, b) = Color.hsvToRGB(h + hue, Swift.min(1, s * sat), Swift.min(1, v * bright))
+        (r, g, b) = hsvToRGB(h + hue, Swift.min(1, s * sat), Swift.min(1, v * bright))
         func finish(_ c: Double) -> Int {
             let k = Swift.min(1, Swift.max(0, (c - 0.5) * contrast + 0.5))
             return roundHalfUp(pow(k, gamma) * max)
         }
         return [finish(r), finish(g), finish(b), px[3]]
+    }
+
+    /// HSV → RGB as the textbook writes it (an independent reference for `HSV.toRGB`).
+    static func hsvToRGB(_ h: Double, _ s: Double, _ v: Double) -> (Double, Double, Double) {
+        let hh = (h.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) / 60
+        let c = v * s
+        let x = c * (1 - abs(hh.truncatingRemainder(dividingBy: 2) - 1))
+        let m = v - c
+        let (r, g, b): (Double, Double, Double)
+        switch hh {
+        case ..<1: (r, g, b) = (c, x, 0)
+        case ..<2: (r, g, b) = (x, c, 0)
+        case ..<3: (r, g, b) = (0, c, x)
+        case ..<4: (r, g, b) = (0, x, c)
+        case ..<5: (r, g, b) = (x, 0, c)
+        default: (r, g, b) = (c, 0, x)
+        }
+        return (r + m, g + m, b + m)
     }
 
     static let samples: [[Int]] = [
