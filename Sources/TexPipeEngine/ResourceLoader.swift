@@ -32,63 +32,61 @@ public final class ResourceLoader: Sendable {
 
     /// The file's SHA-256 (for the job's cache key); nil when it cannot be read.
     public func digest(_ path: String) -> String? {
-        if let e = state.withLock({ $0.entries[path] }) { return e.digest }
-        return load(path).digest
+        state.withLock { s in entry(path, &s).digest }
     }
 
-    /// The decoded image (RGBA, straight), or the decoder's or reader's one-line error.
+    /// The decoded image (RGBA, straight), or the decoder's or reader's one-line error. Reading
+    /// and decoding happen under the loader's lock, so a file is read once however many jobs
+    /// ask for it at the same moment (once per run: these are a pipeline's few shared files).
     public func image(_ path: String, maxPixels: Int) throws -> Image {
-        var entry = state.withLock { $0.entries[path] } ?? load(path)
-        if let image = entry.image {
-            guard image.width * image.height <= maxPixels else { throw CodecError("over the pixel limit") }
+        try state.withLock { s in
+            var e = entry(path, &s)
+            if let image = e.image {
+                guard image.width * image.height <= maxPixels else { throw CodecError("over the pixel limit") }
+                return image
+            }
+            if let error = e.error { throw CodecError(error) }
+            var bytes = e.bytes
+            if bytes == nil {  // not kept (over the budget): read again
+                switch read(path, &s) {
+                case .success(let b): bytes = b
+                case .failure(let error): throw CodecError(error.description)
+                }
+            }
+            let image = try ImageDecoder.decode(bytes!, path: path, maxPixels: maxPixels)
+            let size = image.width * image.height * image.depth / 2
+            s.held -= e.bytes?.count ?? 0
+            e.bytes = nil
+            if s.held + size <= budget {
+                e.image = image
+                s.held += size
+            }
+            s.entries[path] = e
             return image
         }
-        if let error = entry.error { throw CodecError(error) }
-        let bytes =
-            try entry.bytes
-            ?? { () throws -> [UInt8] in
-                // Not kept (over the budget): read again.
-                switch read(path) {
-                case .success(let b): return b
-                case .failure(let e): throw CodecError(e.description)
-                }
-            }()
-        let image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
-        entry.image = image
-        entry.bytes = nil
-        state.withLock { s in
-            let size = image.width * image.height * image.depth / 2
-            let kept = s.entries[path]?.bytes?.count ?? 0
-            if s.held - kept + size <= budget {
-                s.entries[path] = entry
-                s.held += size - kept
-            }
-        }
-        return image
     }
 
-    private func read(_ path: String) -> Result<[UInt8], FileReader.ReadError> {
-        state.withLock { $0.reads[path, default: 0] += 1 }
+    private func read(_ path: String, _ s: inout State) -> Result<[UInt8], FileReader.ReadError> {
+        s.reads[path, default: 0] += 1
         return FileReader.read(path)
     }
 
-    private func load(_ path: String) -> Entry {
-        var entry = Entry()
-        switch read(path) {
+    /// The entry of `path`, read from disk the first time.
+    private func entry(_ path: String, _ s: inout State) -> Entry {
+        if let known = s.entries[path] { return known }
+        var e = Entry()
+        switch read(path, &s) {
         case .success(let bytes):
-            entry.digest = Cache.sha256(bytes)
-            entry.bytes = bytes
-        case .failure(let e):
-            entry.error = e.description
+            e.digest = Cache.sha256(bytes)
+            if s.held + bytes.count <= budget {
+                e.bytes = bytes
+                s.held += bytes.count
+            }
+        case .failure(let error):
+            e.error = error.description
         }
-        state.withLock { s in
-            guard s.entries[path] == nil else { return }
-            let size = entry.bytes?.count ?? 0
-            if s.held + size > budget { entry.bytes = nil }
-            s.entries[path] = entry
-            s.held += entry.bytes?.count ?? 0
-        }
-        return entry
+        s.entries[path] = e
+        return e
     }
 }
 

@@ -91,6 +91,7 @@ public enum Runner {
     /// `progress` is called after every completion with (done, total), in any order.
     public static func run(
         _ plan: Plan, _ options: RunOptions,
+        loader: ResourceLoader? = nil,
         progress: @Sendable (Int, Int) -> Void = { _, _ in },
         finished: @Sendable (Job, JobResult) -> Void = { _, _ in }
     ) -> [JobResult] {
@@ -106,7 +107,7 @@ public enum Runner {
         // Cores without a job (fewer jobs than --jobs, or a worker whose queue ran dry) are lent
         // to the jobs still running, for the row bands of a large image.
         let lender = CoreLender(idle: options.jobs - workers)
-        let loader = ResourceLoader(budget: options.resourceBudget)
+        let loader = loader ?? ResourceLoader(budget: options.resourceBudget)
         // Biggest inputs first (file size stands in for work): the long jobs start early and the
         // run does not end on one large image while the other cores wait. Results are still
         // delivered in plan order.

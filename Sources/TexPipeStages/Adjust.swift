@@ -11,6 +11,7 @@ public import TexPipePixels
 public struct Adjust: Stage {
     public static let name = "adjust"
     public static let summary = "HSV hue/saturation/brightness, contrast and gamma; alpha unchanged"
+    public static let identity = #"{"hue": 360}"#
     public static let parameters: [Parameter] = [
         .number("hue", in: -360...360, default: 0, doc: "degrees added to the HSV hue"),
         .number("saturation", in: 0...16, default: 1, doc: "factor on HSV saturation"),

@@ -8,6 +8,7 @@ public import TexPipePixels
 public struct AlphaMerge: Stage {
     public static let name = "alpha-merge"
     public static let summary = "makes a grayscale map (a path template) the alpha channel of the image"
+    public static let identity = #"{"alpha": "opaque.png"}"#
     public static let parameters: [Parameter] = [
         Parameter(
             "alpha", .text, .required,

@@ -10,6 +10,7 @@ public import TexPipePixels
 public struct AlphaSplit: Stage {
     public static let name = "alpha-split"
     public static let summary = "splits RGBA into an RGB diffuse map (_diffuse) and a grayscale alpha map (_alpha)"
+    public static let identity = #"{}"#
     public static let parameters: [Parameter] = [
         .boolean("bleed", default: true, doc: "bleed the diffuse map's color under transparent pixels")
     ]

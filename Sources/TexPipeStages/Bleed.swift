@@ -10,6 +10,7 @@ public import TexPipePixels
 public struct Bleed: Stage {
     public static let name = "bleed"
     public static let summary = "fills the color under transparent pixels from their nearest visible neighbours"
+    public static let identity = #"{}"#
     public static let parameters: [Parameter] = [
         .number("threshold", in: 0...1, default: 0, doc: "pixels with alpha at or below this fraction get filled"),
         Parameter(

@@ -12,6 +12,7 @@ public import TexPipePixels
 public struct ColorKey: Stage {
     public static let name = "color-key"
     public static let summary = "turns pixels of a key color transparent (all, or only those connected to the border)"
+    public static let identity = ##"{"color": "#00ff00"}"##
     public static let parameters: [Parameter] = [
         .color("color", doc: "the key color"),
         .number("tolerance", in: 0...1, default: 0, doc: "max RMS distance of R, G, B from the key, as a fraction"),

@@ -19,6 +19,7 @@ public import TexPipePixels
 public struct Composite: Stage {
     public static let name = "composite"
     public static let summary = "draws color, image, gradient and text layers over the image (W3C blend modes)"
+    public static let identity = #"{"layers": [{"color": "transparent"}]}"#
 
     public enum Fit: String, Sendable, CaseIterable { case stretch, center, tile }
 

@@ -6,6 +6,7 @@ public import TexPipePixels
 public struct Extrude: Stage {
     public static let name = "extrude"
     public static let summary = "repeats the edge pixels outward (atlas bleeding); the canvas grows"
+    public static let identity = #"{"pixels": 0}"#
     public static let parameters: [Parameter] = [
         .integer("pixels", in: 0...4096, default: 1, doc: "px added on every side")
     ]

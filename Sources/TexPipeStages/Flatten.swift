@@ -4,6 +4,7 @@ public import TexPipePixels
 public struct Flatten: Stage {
     public static let name = "flatten"
     public static let summary = "composites over a solid color; the result is opaque"
+    public static let identity = #"{}"#
     public static let parameters: [Parameter] = [
         .color("color", default: .white, doc: "background color (its alpha is ignored)")
     ]

@@ -5,6 +5,8 @@ public import TexPipePixels
 public struct Flip: Stage {
     public static let name = "flip"
     public static let summary = "mirrors the image: horizontal (left–right), vertical or both"
+    public static let identity = #"{"axis": "horizontal"}"#
+    public static let identityApplications = 2
     public static let parameters: [Parameter] = [
         .choice("axis", Axis.self, doc: "which way to mirror")
     ]

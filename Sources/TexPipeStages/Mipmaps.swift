@@ -17,6 +17,7 @@ public import TexPipePixels
 public struct Mipmaps: Stage {
     public static let name = "mipmaps"
     public static let summary = "makes the mip chain (premultiplied, linear light, optionally coverage-preserving)"
+    public static let identity = #"{"levels": 1}"#
     public static let parameters: [Parameter] = [
         .integer("minSize", in: 1...65536, default: 1, doc: "stop before a level whose larger side is below this"),
         Parameter(

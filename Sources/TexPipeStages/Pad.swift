@@ -5,6 +5,7 @@ public import TexPipePixels
 public struct Pad: Stage {
     public static let name = "pad"
     public static let summary = "adds a border of left/top/right/bottom px (or all) in a color"
+    public static let identity = #"{}"#
     static let sideRange = 0...65536
     public static let parameters: [Parameter] = [
         .integer("all", in: sideRange, default: 0, doc: "px on every side not given on its own"),

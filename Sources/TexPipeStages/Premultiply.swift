@@ -5,6 +5,7 @@ public import TexPipePixels
 public struct Premultiply: Stage {
     public static let name = "premultiply"
     public static let summary = "multiplies color by alpha: c' = round(c · a / max)"
+    public static let identity = #"{}"#
     public static let parameters: [Parameter] = []
 
     public init(_ arguments: Arguments) {}

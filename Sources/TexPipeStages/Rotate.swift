@@ -15,6 +15,7 @@ public import TexPipePixels
 public struct Rotate: Stage {
     public static let name = "rotate"
     public static let summary = "rotates clockwise with anti-aliased borders; quarter turns are exact"
+    public static let identity = #"{"degrees": 0}"#
     public static let parameters: [Parameter] = [
         .number("degrees", in: -36000...36000, doc: "clockwise angle"),
         .boolean("expand", default: true, doc: "grow the canvas to the rotated bounding box (false: keep the size)"),

@@ -11,6 +11,7 @@ public import TexPipePixels
 public struct RoundCorners: Stage {
     public static let name = "round-corners"
     public static let summary = "rounds the corners with exact-area anti-aliasing, with an optional border"
+    public static let identity = #"{"radius": 0}"#
     static let borderParameters: [Parameter] = [
         .number("width", in: 0...4096, doc: "stroke width, px"),
         .color("color", doc: "stroke color"),

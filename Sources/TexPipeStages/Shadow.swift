@@ -12,6 +12,7 @@ public import TexPipePixels
 public struct Shadow: Stage {
     public static let name = "shadow"
     public static let summary = "adds a blurred drop shadow under the image; the canvas grows to fit"
+    public static let identity = #"{"color": "transparent", "clip": true}"#
     public static let parameters: [Parameter] = [
         Parameter(
             "offset", .integers(count: 2, -4096...4096), .defaulted(.integers([4, 4])), doc: "[x, y] of the shadow, px"),

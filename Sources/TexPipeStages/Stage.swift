@@ -52,6 +52,11 @@ public protocol Stage: Sendable {
     static var summary: String { get }
     /// Every parameter, declared once.
     static var parameters: [Parameter] { get }
+    /// Arguments, as manifest JSON, under which the stage gives back an opaque 3×2 image
+    /// unchanged (applied `identityApplications` times; declared images are opaque white): the
+    /// conformance test every stage passes is derived from the registry and this alone.
+    static var identity: String { get }
+    static var identityApplications: Int { get }
 
     /// Builds the stage from decoded arguments; throws for cross-parameter problems.
     init(_ arguments: Arguments) throws
@@ -123,6 +128,7 @@ public struct StageContext: Sendable {
 
 extension Stage {
     public var name: String { Self.name }
+    public static var identityApplications: Int { 1 }
     public func planned(_ input: Signature) throws -> [Signature] { [input] }
     public var reads: [Resource] { [] }
 }

@@ -6,6 +6,7 @@ public import TexPipePixels
 public struct Trim: Stage {
     public static let name = "trim"
     public static let summary = "removes transparent border rows and columns, keeping a margin"
+    public static let identity = #"{}"#
     public static let parameters: [Parameter] = [
         .number("threshold", in: 0...1, default: 0, doc: "alpha at or below this fraction counts as empty"),
         .integer("margin", in: 0...65536, default: 0, doc: "px of the trimmed border to keep"),

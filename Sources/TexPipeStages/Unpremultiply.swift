@@ -5,6 +5,7 @@ public import TexPipePixels
 public struct Unpremultiply: Stage {
     public static let name = "unpremultiply"
     public static let summary = "divides color by alpha: c = min(max, round(c' · max / a)); a = 0 gives 0"
+    public static let identity = #"{}"#
     public static let parameters: [Parameter] = []
 
     public init(_ arguments: Arguments) {}

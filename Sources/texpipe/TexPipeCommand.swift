@@ -105,8 +105,10 @@ struct Run: ParsableCommand {
         let cache = Cache(manifestDirectory: plan.manifest.directory)
         if dryRun {
             var runs = 0
+            let loader = ResourceLoader()
             for job in plan.jobs {
-                let (decision, warnings) = force ? (.forced, []) : Runner.decision(job, in: plan, cache: cache)
+                let (decision, warnings) =
+                    force ? (.forced, []) : Runner.decision(job, in: plan, cache: cache, loader: loader)
                 for w in warnings { Console.err("warning: " + w) }
                 if !decision.isHit { runs += 1 }
                 let what = decision.isHit ? "up to date" : "would write"

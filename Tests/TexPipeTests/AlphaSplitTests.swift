@@ -24,18 +24,17 @@ struct AlphaSplitTests {
 
     @Test("split then merge gives back alpha exactly and RGB wherever alpha > 0", arguments: [8, 16])
     func roundTrip(depth: Int) throws {
-        let t = TempDir()
         let img = Self.random(depth, seed: UInt64(depth))
         let parts = try AlphaSplit().applied(to: img)
         #expect(parts.map(\.suffix) == ["_diffuse", "_alpha"])
         #expect(parts.map(\.layout) == [.rgb, .gray])
         #expect(parts[1].lossless && !parts[0].lossless)
-        // Through real files: the diffuse map as RGB PNG, the alpha map as gray PNG.
-        t.write("x_alpha.png", try ImageEncoder.png(parts[1]))
+        // Through the codec: the diffuse map as RGB PNG, the alpha map as gray PNG.
         #expect(try ImageDecoder.header(ImageEncoder.png(parts[1])).colorType == "gray")
         #expect(try ImageDecoder.header(ImageEncoder.png(parts[0])).colorType == "RGB")
         let diffuse = try ImageDecoder.decode(ImageEncoder.png(parts[0]))
-        let merged = try AlphaMerge(path: t.path + "/x_alpha.png").applied(to: diffuse)[0]
+        let map = try ImageDecoder.decode(ImageEncoder.png(parts[1]))
+        let merged = try AlphaMerge(path: "/mem/x_alpha.png").applied(to: diffuse, images: ["/mem/x_alpha.png": map])[0]
         #expect(merged.depth == depth)
         for (a, b) in zip(quads(img), quads(merged)) {
             #expect(a[3] == b[3])

@@ -142,15 +142,13 @@ struct CompositeTests {
 
     @Test("every blend mode and both operators match the W3C formulas", arguments: Composite.BlendMode.allCases)
     func blendModeMatchesW3C(mode: Composite.BlendMode) throws {
-        let t = TempDir()
         let (backdrop, source) = Self.grid()
-        t.write("source.png", try ImageEncoder.png(source))
         for op in Composite.Operator.allCases {
             let stage = try decodeStage(
                 Composite.self,
                 #"{"layers": [{"image": "source.png", "blend": "\#(mode.rawValue)", "operator": "\#(op.rawValue)"}]}"#,
-                base: t.path)
-            let out = try stage.applied(to: backdrop)[0]
+                base: "/mem")
+            let out = try stage.applied(to: backdrop, images: ["/mem/source.png": source])[0]
             var worst = 0
             for y in 0..<backdrop.height {
                 for x in 0..<backdrop.width {
@@ -197,8 +195,8 @@ struct CompositeTests {
         p.waitUntilExit()
         let im = try ImageDecoder.decode(Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/im.png"))))
         let stage = try decodeStage(
-            Composite.self, #"{"layers": [{"image": "source.png", "blend": "\#(mode)"}]}"#, base: t.path)
-        let ours = try stage.applied(to: backdrop)[0]
+            Composite.self, #"{"layers": [{"image": "source.png", "blend": "\#(mode)"}]}"#, base: "/mem")
+        let ours = try stage.applied(to: backdrop, images: ["/mem/source.png": source])[0]
         for (i, (a, b)) in zip(quads(ours), quads(im)).enumerated() where a[3] > 0 || b[3] > 0 {
             let (cb, cs) = (
                 backdrop.pixel(i % backdrop.width, i / backdrop.width),
@@ -246,13 +244,11 @@ struct CompositeTests {
 
     /// Red through a mask over opaque blue: the expected pixel is the mix by the coverage k.
     func masked(_ mask: Image) throws -> (Image, [Double]) {
-        let t = TempDir()
-        t.write("mask.png", try ImageEncoder.png(mask))
         let stage = try decodeStage(
-            Composite.self, ##"{"layers": [{"color": "#ff0000", "mask": "mask.png", "opacity": 0.8}]}"##, base: t.path)
+            Composite.self, ##"{"layers": [{"color": "#ff0000", "mask": "mask.png", "opacity": 0.8}]}"##, base: "/mem")
         let backdrop = image8(
             mask.width, mask.height, Array(repeating: [0, 0, 255, 255], count: mask.width * mask.height))
-        let out = try stage.applied(to: backdrop)[0]
+        let out = try stage.applied(to: backdrop, images: ["/mem/mask.png": mask])[0]
         let k = quads(mask).map { m in
             (0.2126 * Double(m[0]) + 0.7152 * Double(m[1]) + 0.0722 * Double(m[2])) / 255 * Double(m[3]) / 255 * 0.8
         }
@@ -272,19 +268,18 @@ struct CompositeTests {
     }
 
     @Test func fitModesPlaceALayerOfAnotherSize() throws {
-        let t = TempDir()
         let r = [255, 0, 0, 255]
         let g = [0, 255, 0, 255]
         let b = [0, 0, 255, 255]
         let w = [255, 255, 255, 255]
-        t.write("small.png", try ImageEncoder.png(image8(2, 2, [r, g, b, w])))
+        let small = ["/mem/small.png": image8(2, 2, [r, g, b, w])]
         let clear = [0, 0, 0, 0]
         let canvas = image8(4, 4, Array(repeating: clear, count: 16))
         func run(_ fit: String, offset: [Int] = [0, 0]) throws -> [[Int]] {
             let stage = try decodeStage(
                 Composite.self, #"{"layers": [{"image": "small.png", "fit": "\#(fit)", "offset": \#(offset)}]}"#,
-                base: t.path)
-            return quads(try stage.applied(to: canvas)[0])
+                base: "/mem")
+            return quads(try stage.applied(to: canvas, images: small)[0])
         }
         #expect(
             try run("center") == [
@@ -296,7 +291,7 @@ struct CompositeTests {
         #expect(stretched.allSatisfy { $0[3] == 255 })
         #expect(stretched[0] == r && stretched[3] == g && stretched[12] == b && stretched[15] == w)
         // Without fit, the layer must be the canvas's size: the planner checks it (the plan test below).
-        let strict = try decodeStage(Composite.self, #"{"layers": [{"image": "small.png"}]}"#, base: t.path)
+        let strict = try decodeStage(Composite.self, #"{"layers": [{"image": "small.png"}]}"#, base: "/mem")
         guard case .image(_, "layers[0].image", true, let hint)? = strict.reads.first else {
             Issue.record("the layer image is not a same-size resource")
             return
@@ -305,13 +300,11 @@ struct CompositeTests {
     }
 
     @Test func offsetPartlyOutsideTheCanvasDrawsOnlyWhatLandsOnIt() throws {
-        let t = TempDir()
         let layer = image8(4, 4, (0..<16).map { [$0 * 10, 100, 200, 255] })
-        t.write("layer.png", try ImageEncoder.png(layer))
         let backdrop = image8(4, 4, Array(repeating: [9, 9, 9, 255], count: 16))
         let stage = try decodeStage(
-            Composite.self, #"{"layers": [{"image": "layer.png", "offset": [2, -1]}]}"#, base: t.path)
-        let out = try stage.applied(to: backdrop)[0]
+            Composite.self, #"{"layers": [{"image": "layer.png", "offset": [2, -1]}]}"#, base: "/mem")
+        let out = try stage.applied(to: backdrop, images: ["/mem/layer.png": layer])[0]
         for y in 0..<4 {
             for x in 0..<4 {
                 let (lx, ly) = (x - 2, y + 1)
@@ -322,13 +315,12 @@ struct CompositeTests {
     }
 
     @Test func aLayerMovedEntirelyOffTheCanvasDrawsNothing() throws {
-        let t = TempDir()
-        t.write("layer.png", try ImageEncoder.png(image8(2, 2, Array(repeating: [255, 0, 0, 255], count: 4))))
+        let layer = ["/mem/layer.png": image8(2, 2, Array(repeating: [255, 0, 0, 255], count: 4))]
         let backdrop = image8(2, 2, Array(repeating: [9, 9, 9, 255], count: 4))
         for offset in [[0, 5], [5, 0], [-3, 0], [0, -3], [7, 7]] {
             let stage = try decodeStage(
-                Composite.self, #"{"layers": [{"image": "layer.png", "offset": \#(offset)}]}"#, base: t.path)
-            #expect(try stage.applied(to: backdrop)[0] == backdrop, "offset \(offset)")
+                Composite.self, #"{"layers": [{"image": "layer.png", "offset": \#(offset)}]}"#, base: "/mem")
+            #expect(try stage.applied(to: backdrop, images: layer)[0] == backdrop, "offset \(offset)")
         }
     }
 

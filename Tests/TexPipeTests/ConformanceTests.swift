@@ -22,47 +22,21 @@ struct ConformanceTests {
             [90, 90, 90, 255], [255, 255, 254, 255], [7, 70, 170, 255],
         ])
 
-    /// For each stage, manifest arguments that must give back `opaque` unchanged.
-    static let identities: [String: [(String, JSON)]] = [
-        "color-key": [("color", .string("#00ff00"))],
-        "premultiply": [],
-        "unpremultiply": [],
-        "flatten": [],
-        "flip": [("axis", .string("horizontal"))],  // applied twice below
-        "crop": [("x", .number(0)), ("y", .number(0)), ("width", .number(3)), ("height", .number(2))],
-        "pad": [],
-        "trim": [],
-        "bleed": [],
-        "alpha-split": [],  // the diffuse map of an opaque image is the image
-        "alpha-merge": [("alpha", .string(ConformanceTests.opaqueMapPath))],
-        "mipmaps": [("levels", .number(1))],
-        "resize": [("width", .number(3))],
-        "rotate": [("degrees", .number(0))],
-        "shadow": [("color", .string("transparent")), ("clip", .bool(true))],
-        "round-corners": [("radius", .number(0))],
-        "extrude": [("pixels", .number(0))],
-        "composite": [("layers", .array([.object(ConformanceTests.object([("color", .string("transparent"))]))]))],
-        "adjust": [("hue", .number(360))],
-    ]
-
-    static func object(_ pairs: [(String, JSON)]) -> JSONObject {
-        var o = JSONObject()
-        for (k, v) in pairs { o.insert(k, v) }
-        return o
+    @Test func namesAreUniqueAndIdentitiesDecode() throws {
+        #expect(Set(StageRegistry.names).count == StageRegistry.names.count)
+        for type in StageRegistry.all { _ = try Self.stage(type) }
     }
 
-    /// An opaque gray map of `opaque`'s size, written once for alpha-merge's identity case.
-    static let opaqueMapPath: String = {
-        let path = NSTemporaryDirectory() + "texpipe-conformance-map.png"
-        let bytes = ReferencePNG.encode(
-            .init(width: 3, height: 2, colorType: 0, bitDepth: 8, samples: Array(repeating: 255, count: 6)))
-        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        return path
-    }()
-
-    @Test func namesAreUniqueAndEveryStageHasAnIdentityCase() {
-        #expect(Set(StageRegistry.names).count == StageRegistry.names.count)
-        for name in StageRegistry.names { #expect(Self.identities[name] != nil, "\(name) needs an identity case") }
+    /// The stage built from its own `identity` arguments, decoded as the manifest would.
+    static func stage(_ type: any Stage.Type) throws -> any Stage {
+        guard case .object(let object) = try JSONParser.parse(Array(type.identity.utf8)) else {
+            throw StageError("\(type.name): identity is not a JSON object")
+        }
+        var decoder = ParameterDecoder(file: "", placeholders: [:], knownNames: [], baseDirectory: "/conformance")
+        guard let args = decoder.decode(object, at: .root, table: type.parameters) else {
+            throw StageError("\(type.name): identity arguments \(decoder.diagnostics)")
+        }
+        return try type.init(args)
     }
 
     @Test(arguments: StageRegistry.names)
@@ -88,16 +62,17 @@ struct ConformanceTests {
     @Test(arguments: StageRegistry.names)
     func identityCaseHolds(name: String) throws {
         let type = try #require(StageRegistry.named(name))
-        var object = JSONObject()
-        for (k, v) in try #require(Self.identities[name]) { object.insert(k, v) }
-        var decoder = ParameterDecoder(file: "", placeholders: [:], knownNames: [])
-        let decoded = decoder.decode(object, at: .root, table: type.parameters)
-        let args = try #require(decoded)
-        let stage = try type.init(args)
+        let stage = try Self.stage(type)
         var input = Self.opaque
-        if name == "unpremultiply" { input.alpha = .premultiplied }
-        var out = try stage.applied(to: input)
-        if name == "flip" { out = try stage.applied(to: out[0]) }
+        // A stage that needs premultiplied input (its straight plan fails) gets it.
+        if (try? stage.planned(Signature(of: input))) == nil { input.alpha = .premultiplied }
+        // Declared images: opaque white of the input's size, in memory.
+        var images: [String: Image] = [:]
+        for case .image(let path, _, _, _) in stage.reads {
+            images[path] = image8(3, 2, Array(repeating: [255, 255, 255, 255], count: 6))
+        }
+        var out = [input]
+        for _ in 0..<type.identityApplications { out = try stage.applied(to: out[0], images: images) }
         #expect(out[0].pixels == input.pixels && out[0].width == input.width && out[0].height == input.height)
         // The plan's signatures agree with the result.
         let planned = try stage.planned(Signature(of: input))

@@ -111,4 +111,34 @@ struct EngineTests {
         let flat = try ImageDecoder.decode(Array(FileManager.default.contents(atPath: t.path + "/out/yes/a.jpg")!))
         #expect(flat.pixel(1, 0)[0] >= 250, "the transparent pixel became white")
     }
+
+    /// The engine reads and decodes a file that many jobs' stages read (a shared mask, a layer
+    /// image) once per run, whatever the number of jobs or workers; the plan reads its header once.
+    @Test func aSharedLayerFileIsReadOncePerRun() throws {
+        let t = TempDir()
+        for i in 0..<6 { t.png("in/\(i).png", width: 4, height: 3) }
+        t.png("mask.png", width: 4, height: 3)
+        t.png("layer.png", width: 4, height: 3)
+        let plan = try t.plan(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "kits", "inputs": ["in/*.png"], "variants": [{"name": "a"}, {"name": "b"}],
+                "output": "{variant}/{file}.png", "stages": [
+                { "stage": "composite", "layers": [
+                  { "color": "#ff0000", "mask": "mask.png" }, { "image": "layer.png", "mask": "mask.png" } ] } ] } ] }
+            """
+        ).get()
+        #expect(plan.jobs.count == 12)
+        #expect(plan.jobs[0].reads == [t.path + "/in/0.png", t.path + "/mask.png", t.path + "/layer.png"])
+        let loader = ResourceLoader()
+        let results = Runner.run(plan, RunOptions(jobs: 2), loader: loader)
+        #expect(results.allSatisfy { $0.status == .ok })
+        #expect(loader.readCount(t.path + "/mask.png") == 1)
+        #expect(loader.readCount(t.path + "/layer.png") == 1)
+        // Over the loader's budget nothing is kept, and the jobs still get the same bytes.
+        let tight = ResourceLoader(budget: 0)
+        let again = Runner.run(plan, RunOptions(jobs: 2, force: true), loader: tight)
+        #expect(again.map(\.recorded) == results.map(\.recorded))
+        #expect(tight.readCount(t.path + "/mask.png") > 1)
+    }
 }

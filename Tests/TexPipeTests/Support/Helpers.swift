@@ -30,8 +30,8 @@ func roundHalfUp(_ x: Double) -> Int { Int((x + 0.5).rounded(.down)) }
 
 extension Stage {
     /// A stage run as the tests run it: in memory, one band (or on `rows`), with `images` as the
-    /// files it declared in `reads`; declared files not given are decoded here and fonts found,
-    /// as the engine's loader and the planner would.
+    /// files it declared in `reads` — never read from disk here (stages are pure; the engine's
+    /// loader is tested on its own) — and fonts found as the planner finds them.
     func applied(
         to image: Image, images: [String: Image] = [:], rows: any RowScheduler = SerialRows()
     ) throws -> [Image] {
@@ -39,15 +39,8 @@ extension Stage {
         context.images = images
         context.rows = rows
         context.text = FreeTypeText()
-        for resource in reads {
-            switch resource {
-            case .image(let path, _, _, _) where context.images[path] == nil:
-                let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-                context.images[path] = try ImageDecoder.decode(bytes, path: path)
-            case .font(let spec, let base, _):
-                context.fonts[spec] = try FontFinder.resolve(spec, baseDirectory: base).get()
-            default: break
-            }
+        for case .font(let spec, let base, _) in reads {
+            context.fonts[spec] = try FontFinder.resolve(spec, baseDirectory: base).get()
         }
         return try applied(to: image, context: &context)
     }
