@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TexPipe
 
 /// Runs the built `texpipe` binary on fixtures: exit codes, stdout/stderr, files. SPEC §4.
 struct CLI {
@@ -357,7 +358,7 @@ struct SampleManifestTests {
                 guard let r = line.range(of: " — "), !line.hasPrefix(" ") else { return nil }
                 return String(line[..<r.lowerBound])
             })
-        #expect(registered.count == 19)
+        #expect(registered == Set(StageRegistry.names), "texpipe stages prints the registry")
         #expect(
             registered.subtracting(used).isEmpty, "stages pipeline.json never uses: \(registered.subtracting(used))")
         #expect(try CLI.run(["validate", "pipeline.json"], in: CLI.packageRoot).status == 0)
