@@ -91,9 +91,9 @@ public enum PNGReaderChoice: Sendable {
 public enum ImageDecoder {
     static func describe(_ bytes: [UInt8], path: String) throws -> ImageFormat {
         if let f = ImageFormat.sniff(bytes) { return f }
-        if bytes.isEmpty { throw CodecError("empty file") }
+        if bytes.isEmpty { throw CodecError(.emptyFile) }
         let promised = ImageFormat.expected(forPath: path) ?? .png
-        throw CodecError("not a \(promised.rawValue) file (bad signature)")
+        throw CodecError(.badSignature(expected: promised.rawValue))
     }
 
     /// Reads the header only (cheap; used at plan time and by `inspect`).
@@ -117,10 +117,10 @@ public enum ImageDecoder {
         pngReader: PNGReaderChoice = .texpipe
     ) throws -> Image {
         let h = try header(bytes, path: path)
-        guard h.width > 0, h.height > 0 else { throw CodecError("zero image size") }
+        guard h.width > 0, h.height > 0 else { throw CodecError(.zeroSize) }
         let (w, ht) = (UInt64(h.width), UInt64(h.height))
         guard w * ht <= UInt64(maxPixels) else {
-            throw CodecError("image is \(w)x\(ht) (\(w * ht) pixels), over the limit of \(maxPixels) (--max-pixels)")
+            throw CodecError(.overPixelLimit(width: w, height: ht, limit: maxPixels))
         }
         // The reader checks the layout itself and steps aside (nil) for anything but its own.
         if pngReader == .texpipe, h.format == .png, let image = PNGReader.decode(bytes, maxPixels: maxPixels) {
@@ -159,10 +159,7 @@ public enum ImageDecoder {
         return Image(width: h.width, height: h.height, pixels: pixels)
     }
 
-    static func message(_ err: [CChar]) -> String {
-        let s = String(nullTerminated: err)
-        return s.isEmpty ? "unknown decoder error" : s
-    }
+    static func message(_ err: [CChar]) -> String { CodecMessage.library(String(nullTerminated: err)).description }
 }
 
 extension String {

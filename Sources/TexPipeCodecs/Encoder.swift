@@ -143,7 +143,9 @@ public enum ImageEncoder {
                 }
             }
         }
-        guard status == 0, let out else { throw CodecError("PNG encoder: " + ImageDecoder.message(err)) }
+        guard status == 0, let out else {
+            throw CodecError(.encoderFailed(format: "PNG", why: ImageDecoder.message(err)))
+        }
         defer { tp_free(out) }
         return Array(UnsafeBufferPointer(start: out, count: size))
     }
@@ -239,9 +241,7 @@ public enum ImageEncoder {
         } else if img.layout == .rgba {
             let stats = img.alphaStatistics()
             if stats.min < 255 {
-                throw CodecError(
-                    "JPEG has no alpha but the image has pixels with alpha below max; set \"jpeg\": {\"flatten\": …} or write a .png"
-                )
+                throw CodecError(.jpegNeedsOpaque)
             }
         }
         guard case .rgba8(let p) = img.pixels else { preconditionFailure("8-bit after to8Bit") }
@@ -256,7 +256,9 @@ public enum ImageEncoder {
                 Int32(type.channels), Int32(settings.quality), settings.progressive ? 1 : 0,
                 &out, &size, &err, err.count)
         }
-        guard status == 0, let out else { throw CodecError("JPEG encoder: " + ImageDecoder.message(err)) }
+        guard status == 0, let out else {
+            throw CodecError(.encoderFailed(format: "JPEG", why: ImageDecoder.message(err)))
+        }
         defer { tp_free(out) }
         return Array(UnsafeBufferPointer(start: out, count: size))
     }

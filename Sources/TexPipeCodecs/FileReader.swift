@@ -12,12 +12,14 @@ public enum FileReader {
     public static func read(_ path: String) -> Result<[UInt8], ReadError> {
         var st = stat()
         guard stat(path, &st) == 0 else {
-            return .failure(ReadError(description: "cannot read the file (\(reason(errno)))"))
+            return .failure(ReadError(description: CodecMessage.cannotRead(why: reason(errno)).description))
         }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(ReadError(description: "not a regular file")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(ReadError(description: CodecMessage.notRegularFile.description))
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             let code = access(path, R_OK) == 0 ? EIO : errno
-            return .failure(ReadError(description: "cannot read the file (\(reason(code)))"))
+            return .failure(ReadError(description: CodecMessage.cannotRead(why: reason(code)).description))
         }
         return .success(Array(data))
     }

@@ -212,7 +212,7 @@ enum PNGWriter {
     /// is its pixels, its filtered rows and its compressed size, not a second uncompressed copy.
     static func assemble(head: [UInt8], compressing data: [UInt8], level: Int) throws -> [UInt8] {
         guard let compressor = libdeflate_alloc_compressor(Int32(level)) else {
-            throw CodecError("PNG encoder: cannot allocate a level \(level) compressor")
+            throw CodecError(.pngCompressorUnavailable(level: level))
         }
         defer { libdeflate_free_compressor(compressor) }
         let bound = libdeflate_zlib_compress_bound(compressor, data.count)
@@ -237,7 +237,7 @@ enum PNGWriter {
             (idat + 8 + size).initialize(from: be32(Int(crc)) + iend, count: 4 + iend.count)
             count = head.count + 12 + size + iend.count
         }
-        if let failure { throw CodecError("PNG encoder: \(failure)") }
+        if let failure { throw CodecError(.encoderFailed(format: "PNG", why: failure)) }
         return png
     }
 

@@ -21,7 +21,7 @@ public enum FontFinder {
             if FileManager.default.fileExists(atPath: key, isDirectory: &isDirectory), !isDirectory.boolValue {
                 result = .success(FontFace(path: key, faceIndex: 0))
             } else {
-                result = .failure(CodecError("font file \"\(spec)\" not found"))
+                result = .failure(CodecError(.fontFileMissing(spec: spec)))
             }
         } else {
             var path = [CChar](repeating: 0, count: 4096)
@@ -33,9 +33,7 @@ public enum FontFinder {
                 result = .success(FontFace(path: String(nullTerminated: path), faceIndex: Int(index)))
             } else {
                 result = .failure(
-                    CodecError(
-                        "font \"\(spec)\" not found: \(String(nullTerminated: err)); run `fc-list` to see installed fonts"
-                    ))
+                    CodecError(.fontMissing(spec: spec, why: String(nullTerminated: err))))
             }
         }
         return result
@@ -49,7 +47,7 @@ extension TextBitmap {
         var raw = tp_text_bitmap()
         var err = [CChar](repeating: 0, count: 512)
         let status = tp_text_render(font.path, Int32(font.faceIndex), size, text, outline, &raw, &err, err.count)
-        guard status == 0 else { throw CodecError(String(nullTerminated: err)) }
+        guard status == 0 else { throw CodecError(.library(String(nullTerminated: err))) }
         defer {
             tp_free(raw.fill)
             tp_free(raw.outline)

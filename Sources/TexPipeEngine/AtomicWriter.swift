@@ -22,7 +22,7 @@ public enum AtomicWriter {
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         } catch {
-            throw WriteError(description: "cannot create folder \(Planner.display(dir)): \(reason(errno))")
+            throw WriteError(description: EngineMessage.cannotCreateFolder(dir, reason(errno)))
         }
         let name = (path as NSString).lastPathComponent
         var template = Array((dir + "/." + name + ".tmp-XXXXXX").utf8CString)
@@ -33,9 +33,9 @@ public enum AtomicWriter {
             if fd >= 0 { state.paths.insert(String(nullTerminated: template)) }
             return fd
         }
-        if fd == -2 { throw WriteError(description: "stopped") }
+        if fd == -2 { throw WriteError(description: EngineMessage.stopped) }
         guard fd >= 0 else {
-            throw WriteError(description: "cannot write in \(Planner.display(dir)): \(reason(errno))")
+            throw WriteError(description: EngineMessage.cannotWriteIn(dir, reason(errno)))
         }
         let temp = String(nullTerminated: template)
         defer { _ = inFlight.withLock { $0.paths.remove(temp) } }
@@ -51,7 +51,7 @@ public enum AtomicWriter {
         if close(fd) != 0 { ok = false }
         guard ok else {
             unlink(temp)
-            throw WriteError(description: "cannot write \(Planner.display(path)): \(reason(writeErrno))")
+            throw WriteError(description: EngineMessage.cannotWrite(path, reason(writeErrno)))
         }
         let renamed: Bool = inFlight.withLock { state in
             if state.stopped { return false }
@@ -60,7 +60,7 @@ public enum AtomicWriter {
         guard renamed else {
             let e = errno
             unlink(temp)
-            throw WriteError(description: "cannot rename into \(Planner.display(path)): \(reason(e))")
+            throw WriteError(description: EngineMessage.cannotRename(path, reason(e)))
         }
     }
 

@@ -77,7 +77,7 @@ public final class Cache: Sendable {
         let file = path(for: job)
         guard let data = FileManager.default.contents(atPath: file) else { return nil }
         guard let entry = try? JSONDecoder().decode(Entry.self, from: data) else {
-            warnings.append("\(Planner.display(file)): corrupt cache entry discarded")
+            warnings.append(EngineMessage.corruptEntryDiscarded(file))
             try? FileManager.default.removeItem(atPath: file)
             return nil
         }
@@ -129,7 +129,7 @@ public final class Cache: Sendable {
             guard let data = FileManager.default.contents(atPath: file),
                 let e = try? JSONDecoder().decode(Entry.self, from: data)
             else {
-                warnings.append("\(Planner.display(file)): corrupt cache entry ignored")
+                warnings.append(EngineMessage.corruptEntryIgnored(file))
                 continue
             }
             out.append((file, e))

@@ -42,7 +42,7 @@ public final class ResourceLoader: Sendable {
         try state.withLock { s in
             var e = entry(path, &s)
             if let image = e.image {
-                guard image.width * image.height <= maxPixels else { throw CodecError("over the pixel limit") }
+                guard image.width * image.height <= maxPixels else { throw CodecError(.overLimitCached) }
                 return image
             }
             if let error = e.error { throw CodecError(error) }

@@ -175,9 +175,7 @@ public enum Runner {
             result.status = .failed
             result.errorStage = stage
             result.errorMessage = message
-            result.error =
-                job.inputDisplay + (job.variant.map { " (variant \"\($0)\")" } ?? "") + ": "
-                + (stage.map { $0 + ": " } ?? "") + message
+            result.error = EngineMessage.jobLine(input: job.inputDisplay, variant: job.variant, stage: stage, message)
             result.seconds = elapsed(since: start)
             return result
         }
@@ -198,7 +196,7 @@ public enum Runner {
                 return result
             }
         }
-        guard let data = inputs.input else { return fail(inputs.inputError ?? "cannot read the file") }
+        guard let data = inputs.input else { return fail(inputs.inputError ?? EngineMessage.unreadableInput) }
         var images: [Image]
         do {
             var image = try ImageDecoder.decode(data, path: job.input, maxPixels: options.maxPixels)
@@ -221,7 +219,7 @@ public enum Runner {
                 do {
                     context.images[path] = try loader.image(path, maxPixels: options.maxPixels)
                 } catch {
-                    return fail("\(label): \(Planner.display(path)): \(error)", stage: name)
+                    return fail(EngineMessage.resource(label, path, error), stage: name)
                 }
             }
             do {
@@ -233,7 +231,7 @@ public enum Runner {
             result.timings.append((name, elapsed(since: t)))
         }
         guard images.count == job.outputs.count else {
-            return fail("the stages made \(images.count) images where the plan expected \(job.outputs.count)")
+            return fail(EngineMessage.imageCount(made: images.count, planned: job.outputs.count))
         }
         t = DispatchTime.now().uptimeNanoseconds
         for (image, output) in zip(images, job.outputs) {
@@ -249,7 +247,7 @@ public enum Runner {
                         path: String(output.path.dropFirst(base.count + 1)), sha256: Cache.sha256(bytes),
                         bytes: bytes.count))
             } catch {
-                return fail("\(output.relative): \(error)")
+                return fail(EngineMessage.output(output.relative, error))
             }
         }
         result.timings.append(("encode", elapsed(since: t)))
@@ -257,7 +255,7 @@ public enum Runner {
         do {
             try options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded)
         } catch {
-            result.warnings.append("cache entry not written: \(error)")
+            result.warnings.append(EngineMessage.cacheEntryNotWritten(error))
         }
         result.seconds = elapsed(since: start)
         return result

@@ -1,3 +1,4 @@
+internal import Foundation
 internal import TexPipeCodecs
 internal import TexPipePixels
 internal import TexPipeStages
@@ -62,6 +63,41 @@ public enum Say {
     public static func unknownStage(_ name: String, valid: [String]) -> String {
         "unknown stage \"\(name)\"" + suggestion(name, in: valid)
     }
+    public static let unreadableManifest = "cannot read the manifest (no such file or not readable)"
+    public static func invalidJSON(_ error: any Error) -> String { "invalid JSON at \(error)" }
+    public static func duplicatePipeline(_ name: String, first: Int) -> String {
+        "duplicate pipeline name \"\(name)\" (also pipelines[\(first)])"
+    }
+    public static func unsafeName(_ what: String, _ name: String) -> String {
+        "\(what) name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')"
+    }
+    public static func keyInTwoLists(_ key: String) -> String {
+        "variant key \"\(key)\" appears in two lists of the product"
+    }
+    public static func productNameTwice(_ name: String) -> String {
+        "the product makes the variant name \"\(name)\" twice"
+    }
+    public static func unreadableVariants(_ file: String) -> String { "cannot read variants file \"\(file)\"" }
+    public static let variantsNotArray = "expected an array of variant objects"
+    public static func duplicateVariant(_ name: String, first: Int) -> String {
+        "duplicate variant name \"\(name)\" (also [\(first)])"
+    }
+    public static func hidesBuiltin(_ key: String) -> String {
+        "variant key \"\(key)\" would hide the built-in placeholder {\(key)}"
+    }
+    public static let noVariants = "expected at least one variant"
+    public static let distinctWithoutVariants = "\"distinct\" compares variants, but the pipeline has no \"variants\""
+    public static func variantLacksKey(_ key: String) -> String { "not every variant has the key \"\(key)\"" }
+    public static let keysFromSeveralLists = "the keys must all come from one list of the product"
+    /// Two variants closer than `minDeltaE` under every key: both names, both colors, each ΔE00.
+    public static func tooAlike(
+        _ a: String, _ b: String, _ detail: [(key: String, a: String, b: String, deltaE: Double)], minimum: Double
+    ) -> String {
+        "variants \"\(a)\" and \"\(b)\" are too alike: "
+            + detail.map { "\($0.key) \($0.a) vs \($0.b) ΔE00 \(String(format: "%.1f", $0.deltaE))" }
+            .joined(separator: ", ") + " (minDeltaE \(JSON.format(minimum)))"
+    }
+
     public static func badColor(_ text: String) -> String {
         "malformed color \"\(text)\" (expected #RGB, #RRGGBB, #RRGGBBAA, rgb(r, g, b), rgba(r, g, b, a), hsv(h, s%, v%), hsl(h, s%, l%) or a CSS color name)"
     }

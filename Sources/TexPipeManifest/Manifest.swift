@@ -64,7 +64,7 @@ extension Manifest {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         guard let data = FileManager.default.contents(atPath: absolute) else {
             throw ManifestError([
-                Diagnostic(file: path, path: nil, "cannot read the manifest (no such file or not readable)")
+                Diagnostic(file: path, path: nil, Say.unreadableManifest)
             ])
         }
         return try parse(Array(data), file: path, directory: (absolute as NSString).deletingLastPathComponent)
@@ -76,7 +76,7 @@ extension Manifest {
         do {
             json = try JSONParser.parse(bytes)
         } catch {
-            throw ManifestError([Diagnostic(file: file, path: nil, "invalid JSON at \(error)")])
+            throw ManifestError([Diagnostic(file: file, path: nil, Say.invalidJSON(error))])
         }
         var reader = ManifestReader(file: file, directory: directory)
         guard var manifest = reader.read(json) else { throw ManifestError(reader.diagnostics) }
@@ -158,7 +158,7 @@ struct ManifestReader {
                 let path = root.key("pipelines").index(i)
                 guard let p = pipeline(item, index: i, at: path) else { continue }
                 if let first = names[p.name] {
-                    error(path.key("name"), "duplicate pipeline name \"\(p.name)\" (also pipelines[\(first)])")
+                    error(path.key("name"), Say.duplicatePipeline(p.name, first: first))
                 } else {
                     names[p.name] = i
                 }
@@ -178,7 +178,7 @@ struct ManifestReader {
         if let given, !Self.isSafeName(given) {
             error(
                 path.key("name"),
-                "pipeline name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')"
+                Say.unsafeName("pipeline", name)
             )
         }
         let inputs = strings(o, "inputs", at: path, required: true) ?? []
@@ -292,9 +292,7 @@ struct ManifestReader {
                     merged.name = row.name.isEmpty ? v.name : row.name + "-" + v.name
                     for (k, value) in v.values where k != "variant" {
                         if row.values[k] != nil {
-                            error(
-                                path.key("product").index(i), "variant key \"\(k)\" appears in two lists of the product"
-                            )
+                            error(path.key("product").index(i), Say.keyInTwoLists(k))
                             return nil
                         }
                         merged.values[k] = value
@@ -307,7 +305,7 @@ struct ManifestReader {
         }
         var seen = Set<String>()
         for v in rows where !seen.insert(v.name).inserted {
-            error(path, "the product makes the variant name \"\(v.name)\" twice")
+            error(path, Say.productNameTwice(v.name))
             return nil
         }
         return rows
@@ -325,19 +323,19 @@ struct ManifestReader {
             let full = URL(fileURLWithPath: rel, relativeTo: URL(fileURLWithPath: directory + "/")).standardizedFileURL
                 .path
             guard let data = FileManager.default.contents(atPath: full) else {
-                error(path, "cannot read variants file \"\(rel)\"")
+                error(path, Say.unreadableVariants(rel))
                 return nil
             }
             do {
                 guard case .array(let a) = try JSONParser.parse(Array(data)) else {
-                    error(nil, "expected an array of variant objects", file: rel)
+                    error(nil, Say.variantsNotArray, file: rel)
                     return nil
                 }
                 items = a
                 itemFile = rel
                 itemPath = .root
             } catch {
-                self.error(nil, "invalid JSON at \(error)", file: rel)
+                self.error(nil, Say.invalidJSON(error), file: rel)
                 return nil
             }
         default:
@@ -363,12 +361,12 @@ struct ManifestReader {
             if !Self.isSafeName(name) {
                 error(
                     vp.key("name"),
-                    "variant name \"\(name)\" must be a safe file-name component (letters, digits, '.', '_', '-'; not starting with '.')",
+                    Say.unsafeName("variant", name),
                     file: itemFile)
                 continue
             }
             if let first = seen[name] {
-                error(vp.key("name"), "duplicate variant name \"\(name)\" (also [\(first)])", file: itemFile)
+                error(vp.key("name"), Say.duplicateVariant(name, first: first), file: itemFile)
                 continue
             }
             seen[name] = i
@@ -382,13 +380,13 @@ struct ManifestReader {
                 }
                 if Manifest.builtinPlaceholders.contains(key) {
                     error(
-                        vp.key(key), "variant key \"\(key)\" would hide the built-in placeholder {\(key)}",
+                        vp.key(key), Say.hidesBuiltin(key),
                         file: itemFile)
                 }
             }
             out.append(Variant(name: name, values: values))
         }
-        if items.isEmpty { error(path, "expected at least one variant") }
+        if items.isEmpty { error(path, Say.noVariants) }
         return out
     }
 
@@ -423,7 +421,7 @@ struct ManifestReader {
         case let v?: error(path.key("severity"), Say.choice(["error", "warning"], found: v))
         }
         guard let factors else {
-            error(path, "\"distinct\" compares variants, but the pipeline has no \"variants\"")
+            error(path, Say.distinctWithoutVariants)
             return
         }
         guard !keys.isEmpty, minimum > 0 else { return }
@@ -433,8 +431,7 @@ struct ManifestReader {
             let missing = keys.first { k in !factors.contains { f in f.allSatisfy { $0.values[k] != nil } } }
             error(
                 path.key("keys"),
-                missing.map { "not every variant has the key \"\($0)\"" }
-                    ?? "the keys must all come from one list of the product")
+                missing.map(Say.variantLacksKey) ?? Say.keysFromSeveralLists)
             return
         }
         var colors: [[Color]] = []
@@ -455,19 +452,19 @@ struct ManifestReader {
                 let distances = keys.indices.map { Lab.deltaE2000(colors[i][$0], colors[j][$0]) }
                 guard let largest = distances.max(), largest < minimum else { continue }
                 let detail = keys.indices.map {
-                    "\(keys[$0]) \(variants[i].values[keys[$0]]!) vs \(variants[j].values[keys[$0]]!) ΔE00 \(Self.format(distances[$0]))"
+                    (
+                        key: keys[$0], a: variants[i].values[keys[$0]]!, b: variants[j].values[keys[$0]]!,
+                        deltaE: distances[$0]
+                    )
                 }
                 diagnostics.append(
                     Diagnostic(
                         file: file, path: path,
-                        "variants \"\(variants[i].name)\" and \"\(variants[j].name)\" are too alike: "
-                            + detail.joined(separator: ", ") + " (minDeltaE \(JSON.format(minimum)))",
+                        Say.tooAlike(variants[i].name, variants[j].name, detail, minimum: minimum),
                         severity: severity))
             }
         }
     }
-
-    static func format(_ d: Double) -> String { String(format: "%.1f", d) }
 
     static func isSafeName(_ s: String) -> Bool {
         guard let f = s.first, f != "." else { return false }

@@ -25,6 +25,39 @@ struct ResourceProblem: Error {
 
 /// The planner's own wording, in one place (STYLE 10); manifest wording is `Say`.
 enum PlanMessage {
+    static let excludesEverything = "excludes every input"
+
+    /// Appended to a per-job message: which variant it was about.
+    static func variantContext(_ name: String) -> String { " (variant \"\(name)\")" }
+
+    static func job(pipeline: String, input: String, variant: String?) -> String {
+        "pipeline \"\(pipeline)\" input \(input)" + (variant.map { " variant \"\($0)\"" } ?? "")
+    }
+
+    static func absoluteOutput(_ rendered: String, root: String) -> String {
+        "output \"\(rendered)\" is an absolute path; outputs must stay under the output root \"\(root)\""
+    }
+
+    static func outsideRoot(_ rendered: String, root: String) -> String {
+        "output \"\(rendered)\" resolves outside the output root \"\(root)\""
+    }
+
+    static func unknownExtension(_ rendered: String) -> String {
+        "output \"\(rendered)\" must end in .png, .jpg or .jpeg"
+    }
+
+    static func symlinkEscape(_ output: String, to real: String, root: String) -> String {
+        "output \(output) resolves through a symlink to \(real), outside the output root \"\(root)\""
+    }
+
+    static func outputIsInput(_ output: String) -> String {
+        "output \(output) is also an input; texpipe never overwrites its inputs"
+    }
+
+    static func twoWriters(_ output: String, _ a: String, _ b: String) -> String {
+        "output \(output) is written by two jobs: \(a) and \(b)"
+    }
+
     /// A stage resource whose size must be the image's there, and is not: fails that job.
     static func sizeMismatch(
         label: String, path: String, size: (Int, Int), image: (Int, Int), hint: String

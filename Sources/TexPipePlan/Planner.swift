@@ -122,7 +122,7 @@ struct PlanBuilder {
         let excludes = p.exclude.map(Glob.init)
         matches.removeAll { m in excludes.contains { $0.matches(path: m.relativePath) } }
         if matches.isEmpty && !p.exclude.isEmpty && p.inputs.allSatisfy({ !Glob($0).matches(in: base).isEmpty }) {
-            error(p.path.key("exclude"), "excludes every input")
+            error(p.path.key("exclude"), PlanMessage.excludesEverything)
         }
         let variants: [Variant?] = p.variants.map { $0.map { Optional($0) } } ?? [nil]
         for m in matches {
@@ -143,7 +143,7 @@ struct PlanBuilder {
         values["path"] = m.folder
         values["file"] = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
         values["ext"] = ext
-        let context = variant.map { " (variant \"\($0.name)\")" } ?? ""
+        let context = variant.map { PlanMessage.variantContext($0.name) } ?? ""
         var decoder = ParameterDecoder(
             file: manifest.file, placeholders: values, knownNames: [], context: context,
             baseDirectory: manifest.directory)
@@ -248,15 +248,12 @@ struct PlanBuilder {
     /// Checks a rendered template: relative, no `..`, a known extension, under the root.
     mutating func resolveOutput(_ rendered: String, at path: JSONPath, context: String) -> PlannedOutput? {
         if rendered.hasPrefix("/") {
-            error(
-                path,
-                "output \"\(rendered)\" is an absolute path; outputs must stay under the output root \"\(manifest.output)\"\(context)"
-            )
+            error(path, PlanMessage.absoluteOutput(rendered, root: manifest.output) + context)
             return nil
         }
         let parts = rendered.split(separator: "/").filter { $0 != "." }
         if parts.contains("..") {
-            error(path, "output \"\(rendered)\" resolves outside the output root \"\(manifest.output)\"\(context)")
+            error(path, PlanMessage.outsideRoot(rendered, root: manifest.output) + context)
             return nil
         }
         let relative = parts.joined(separator: "/")
@@ -267,7 +264,7 @@ struct PlanBuilder {
         } else if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
             format = .jpeg
         } else {
-            error(path, "output \"\(rendered)\" must end in .png, .jpg or .jpeg\(context)")
+            error(path, PlanMessage.unknownExtension(rendered) + context)
             return nil
         }
         return PlannedOutput(path: manifest.outputRoot + "/" + relative, relative: relative, format: format)
@@ -288,22 +285,15 @@ struct PlanBuilder {
                 escaping[dir] = escapes
                 let at = templatePath[job.pipeline]
                 if escapes {
-                    error(
-                        at,
-                        "output \(Planner.display(out.path)) resolves through a symlink to \(dirReal), outside the output root \"\(manifest.output)\""
-                    )
+                    error(at, PlanMessage.symlinkEscape(Planner.display(out.path), to: dirReal, root: manifest.output))
                     continue
                 }
                 let real = dirReal + "/" + (out.path as NSString).lastPathComponent
                 if inputsRealPaths.contains(real) || inputsRealPaths.contains(realPath(out.path)) {
-                    error(
-                        at, "output \(Planner.display(out.path)) is also an input; texpipe never overwrites its inputs")
+                    error(at, PlanMessage.outputIsInput(Planner.display(out.path)))
                 }
                 if let other = writer[real] {
-                    error(
-                        at,
-                        "output \(Planner.display(out.path)) is written by two jobs: \(describe(other)) and \(describe(job))"
-                    )
+                    error(at, PlanMessage.twoWriters(Planner.display(out.path), describe(other), describe(job)))
                 } else {
                     writer[real] = job
                 }
@@ -312,7 +302,7 @@ struct PlanBuilder {
     }
 
     func describe(_ job: Job) -> String {
-        "pipeline \"\(job.pipeline)\" input \(job.inputDisplay)" + (job.variant.map { " variant \"\($0)\"" } ?? "")
+        PlanMessage.job(pipeline: job.pipeline, input: job.inputDisplay, variant: job.variant)
     }
 
     /// realpath of the deepest existing ancestor, with the rest appended.

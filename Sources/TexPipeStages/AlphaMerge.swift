@@ -35,7 +35,9 @@ public struct AlphaMerge: Stage {
         var map = try context.image(path, label: "alpha")
         guard map.width == image.width && map.height == image.height else {
             throw StageError(
-                "alpha: the map is \(map.width)×\(map.height) but the image is \(image.width)×\(image.height)")
+                .mapSize(
+                    label: "alpha", width: map.width, height: map.height, imageWidth: image.width,
+                    imageHeight: image.height))
         }
         map = image.depth == 16 ? map.to16Bit() : map.to8Bit()
         var out = image

@@ -152,9 +152,7 @@ public struct Composite: Stage {
             let label = "layers[\(i)]"
             let kinds = ["image", "gradient", "text"].filter { l.has($0) }
             guard kinds.count <= 1 else {
-                throw StageError(
-                    "\(label): give one of \"image\", \"gradient\" or \"text\", not \(kinds.joined(separator: " and "))"
-                )
+                throw StageError(.layerKinds(label: label, kinds: kinds))
             }
             let content: Content
             switch kinds.first {
@@ -175,17 +173,17 @@ public struct Composite: Stage {
                         outline: outline))
             default:
                 guard let c = l.optionalColor("color") else {
-                    throw StageError("\(label): give \"color\", \"image\", \"gradient\" or \"text\"")
+                    throw StageError(.layerWithoutContent(label: label))
                 }
                 content = .color(c)
             }
             if kinds.first != "text" {
                 for key in ["at", "outline"] where l.has(key) {
-                    throw StageError("\(label).\(key) applies to text layers only")
+                    throw StageError(.textOnly(label: label, key: key))
                 }
             }
             if kinds.first != nil && kinds.first != "text" && l.has("color") {
-                throw StageError("\(label).color: an \(kinds.first!) layer takes no \"color\"")
+                throw StageError(.layerTakesNoColor(label: label, kind: kinds.first!))
             }
             var layer = Layer(
                 content, blend: l.choice("blend", as: BlendMode.self), op: l.choice("operator", as: Operator.self),
@@ -249,7 +247,7 @@ public struct Composite: Stage {
             case .gradient(let from, let to, let angle):
                 source = LayerCanvas.gradient(from: from, to: to, angle: angle, canvas: size)
             case .text(let t):
-                guard let renderer = context.text else { throw StageError("\(l.label): no text renderer") }
+                guard let renderer = context.text else { throw StageError(.noTextRenderer(label: l.label)) }
                 let bitmap = try renderer.rendered(
                     t.text, font: context.font(t.font, label: l.label + ".font"), size: t.size,
                     outline: t.outline?.width ?? 0)

@@ -28,8 +28,7 @@ public struct Crop: Stage {
 
     func check(_ w: Int, _ h: Int) throws {
         guard x + width <= w, y + height <= h else {
-            throw StageError(
-                "the rectangle \(width)×\(height) at (\(x), \(y)) does not fit inside the \(w)×\(h) image")
+            throw StageError(.cropOutside(x: x, y: y, width: width, height: height, imageWidth: w, imageHeight: h))
         }
     }
 

@@ -75,8 +75,7 @@ public struct Mipmaps: Stage {
 
     public func planned(_ input: Signature) throws -> [Signature] {
         if input.dataDependentSize {
-            throw StageError(
-                "needs a known image size, but an earlier stage (such as trim) makes it depend on the pixels")
+            throw StageError(.needsKnownSize)
         }
         if bleed { try input.requireAlpha(.straight, for: "mipmaps with \"bleed\": true") }
         guard let w = input.width, let h = input.height else { return [input] }

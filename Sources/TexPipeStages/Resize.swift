@@ -29,10 +29,10 @@ public struct Resize: Stage {
     public init(_ a: Arguments) throws {
         self.init(fields: a)
         if scale != nil && (width != nil || height != nil) {
-            throw StageError("give either \"scale\" or \"width\"/\"height\", not both")
+            throw StageError(.resizeScaleAndSize)
         }
         if scale == nil && width == nil && height == nil {
-            throw StageError("give \"width\", \"height\" or \"scale\"")
+            throw StageError(.resizeNeedsSize)
         }
     }
 

@@ -116,12 +116,12 @@ public struct StageContext: Sendable {
 
     /// A declared image; the engine loaded it before the stage ran.
     public func image(_ path: String, label: String) throws -> Image {
-        guard let image = images[path] else { throw StageError("\(label): \(path) was not loaded") }
+        guard let image = images[path] else { throw StageError(.notLoaded(label: label, path: path)) }
         return image
     }
 
     public func font(_ spec: String, label: String) throws -> FontFace {
-        guard let face = fonts[spec] else { throw StageError("\(label): font \"\(spec)\" was not resolved") }
+        guard let face = fonts[spec] else { throw StageError(.fontNotResolved(label: label, spec: spec)) }
         return face
     }
 }
@@ -169,10 +169,7 @@ extension Signature {
     /// `premultiply` on premultiplied data is caught when planning).
     public func converted(to state: AlphaState) throws -> Signature {
         guard alpha != state else {
-            throw StageError(
-                state == .premultiplied
-                    ? "the image is already premultiplied here"
-                    : "the image is already straight (not premultiplied) here")
+            throw StageError(.alreadyIn(state))
         }
         var out = self
         out.alpha = state
@@ -181,11 +178,6 @@ extension Signature {
 
     /// The alpha-state check shared by stages that need one state (SPEC §2).
     public func requireAlpha(_ state: AlphaState, for stage: String) throws {
-        guard alpha == state else {
-            let fix = state == .straight ? "unpremultiply" : "premultiply"
-            throw StageError(
-                "\(stage) needs \(state.rawValue) alpha but the image is \(alpha.rawValue) here; add \"\(fix)\" before it"
-            )
-        }
+        guard alpha == state else { throw StageError(.needsAlpha(stage: stage, needs: state, has: alpha)) }
     }
 }

@@ -1,0 +1,42 @@
+/// The wording of every codec error texpipe phrases itself, in one place (STYLE 10). Messages
+/// from libpng, libjpeg-turbo and FreeType pass through as those libraries word them
+/// (`.library`), so a damaged file gets the same words whichever reader saw it.
+public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
+    case emptyFile
+    case badSignature(expected: String)
+    case zeroSize
+    case overPixelLimit(width: UInt64, height: UInt64, limit: Int)
+    case library(String)
+    case encoderFailed(format: String, why: String)
+    case pngCompressorUnavailable(level: Int)
+    case jpegNeedsOpaque
+    case fontFileMissing(spec: String)
+    case fontMissing(spec: String, why: String)
+    case cannotRead(why: String)
+    case notRegularFile
+    case overLimitCached
+
+    public var description: String {
+        switch self {
+        case .emptyFile: "empty file"
+        case .badSignature(let expected): "not a \(expected) file (bad signature)"
+        case .zeroSize: "zero image size"
+        case .overPixelLimit(let w, let h, let limit):
+            "image is \(w)x\(h) (\(w * h) pixels), over the limit of \(limit) (--max-pixels)"
+        case .library(let text): text.isEmpty ? "unknown decoder error" : text
+        case .encoderFailed(let format, let why): "\(format) encoder: \(why)"
+        case .pngCompressorUnavailable(let level): "PNG encoder: cannot allocate a level \(level) compressor"
+        case .jpegNeedsOpaque:
+            "JPEG has no alpha but the image has pixels with alpha below max; set \"jpeg\": {\"flatten\": …} or write a .png"
+        case .fontFileMissing(let spec): "font file \"\(spec)\" not found"
+        case .fontMissing(let spec, let why): "font \"\(spec)\" not found: \(why); run `fc-list` to see installed fonts"
+        case .cannotRead(let why): "cannot read the file (\(why))"
+        case .notRegularFile: "not a regular file"
+        case .overLimitCached: "over the pixel limit"
+        }
+    }
+}
+
+extension CodecError {
+    public init(_ message: CodecMessage) { self.init(message.description) }
+}

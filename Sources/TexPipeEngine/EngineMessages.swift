@@ -1,0 +1,42 @@
+internal import TexPipePlan
+
+/// The engine's wording, in one place (STYLE 10): job failures, write errors, cache warnings.
+enum EngineMessage {
+    /// The one line a failed job prints: `Samples/cards/7h.png (variant "reds"): rotate: why`.
+    static func jobLine(input: String, variant: String?, stage: String?, _ message: String) -> String {
+        input + (variant.map { " (variant \"\($0)\")" } ?? "") + ": " + (stage.map { $0 + ": " } ?? "") + message
+    }
+
+    /// A file a stage declared could not be loaded.
+    static func resource(_ label: String, _ path: String, _ error: any Error) -> String {
+        "\(label): \(Planner.display(path)): \(error)"
+    }
+
+    static let unreadableInput = "cannot read the file"
+
+    static func imageCount(made: Int, planned: Int) -> String {
+        "the stages made \(made) images where the plan expected \(planned)"
+    }
+
+    static func output(_ relative: String, _ error: any Error) -> String { "\(relative): \(error)" }
+
+    static func cacheEntryNotWritten(_ error: any Error) -> String { "cache entry not written: \(error)" }
+    static func corruptEntryDiscarded(_ file: String) -> String {
+        "\(Planner.display(file)): corrupt cache entry discarded"
+    }
+    static func corruptEntryIgnored(_ file: String) -> String {
+        "\(Planner.display(file)): corrupt cache entry ignored"
+    }
+
+    static func cannotCreateFolder(_ dir: String, _ why: String) -> String {
+        "cannot create folder \(Planner.display(dir)): \(why)"
+    }
+    static func cannotWriteIn(_ dir: String, _ why: String) -> String {
+        "cannot write in \(Planner.display(dir)): \(why)"
+    }
+    static func cannotWrite(_ path: String, _ why: String) -> String { "cannot write \(Planner.display(path)): \(why)" }
+    static func cannotRename(_ path: String, _ why: String) -> String {
+        "cannot rename into \(Planner.display(path)): \(why)"
+    }
+    static let stopped = "stopped"
+}

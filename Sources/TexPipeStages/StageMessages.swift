@@ -1,0 +1,53 @@
+public import TexPipePixels
+
+/// The wording of every stage error, in one place (STYLE 10). A stage throws
+/// `StageError(.case)`; the engine prefixes the input file and the stage's name.
+public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
+    /// `premultiply` on premultiplied data, `unpremultiply` on straight data.
+    case alreadyIn(AlphaState)
+    /// A stage that works on one alpha state only, and the stage that converts to it.
+    case needsAlpha(stage: String, needs: AlphaState, has: AlphaState)
+    /// A declared image the engine did not hand over (a bug, not a user error).
+    case notLoaded(label: String, path: String)
+    case fontNotResolved(label: String, spec: String)
+    case noTextRenderer(label: String)
+    case mapSize(label: String, width: Int, height: Int, imageWidth: Int, imageHeight: Int)
+    case layerKinds(label: String, kinds: [String])
+    case layerWithoutContent(label: String)
+    case textOnly(label: String, key: String)
+    case layerTakesNoColor(label: String, kind: String)
+    case cropOutside(x: Int, y: Int, width: Int, height: Int, imageWidth: Int, imageHeight: Int)
+    case needsKnownSize
+    case resizeScaleAndSize
+    case resizeNeedsSize
+
+    public var description: String {
+        switch self {
+        case .alreadyIn(let state):
+            state == .premultiplied
+                ? "the image is already premultiplied here" : "the image is already straight (not premultiplied) here"
+        case .needsAlpha(let stage, let needs, let has):
+            "\(stage) needs \(needs.rawValue) alpha but the image is \(has.rawValue) here; add \"\(needs == .straight ? "unpremultiply" : "premultiply")\" before it"
+        case .notLoaded(let label, let path): "\(label): \(path) was not loaded"
+        case .fontNotResolved(let label, let spec): "\(label): font \"\(spec)\" was not resolved"
+        case .noTextRenderer(let label): "\(label): no text renderer"
+        case .mapSize(let label, let w, let h, let iw, let ih):
+            "\(label): the map is \(w)×\(h) but the image is \(iw)×\(ih)"
+        case .layerKinds(let label, let kinds):
+            "\(label): give one of \"image\", \"gradient\" or \"text\", not \(kinds.joined(separator: " and "))"
+        case .layerWithoutContent(let label): "\(label): give \"color\", \"image\", \"gradient\" or \"text\""
+        case .textOnly(let label, let key): "\(label).\(key) applies to text layers only"
+        case .layerTakesNoColor(let label, let kind): "\(label).color: an \(kind) layer takes no \"color\""
+        case .cropOutside(let x, let y, let width, let height, let w, let h):
+            "the rectangle \(width)×\(height) at (\(x), \(y)) does not fit inside the \(w)×\(h) image"
+        case .needsKnownSize:
+            "needs a known image size, but an earlier stage (such as trim) makes it depend on the pixels"
+        case .resizeScaleAndSize: "give either \"scale\" or \"width\"/\"height\", not both"
+        case .resizeNeedsSize: "give \"width\", \"height\" or \"scale\""
+        }
+    }
+}
+
+extension StageError {
+    public init(_ message: StageMessage) { self.init(message.description) }
+}
