@@ -5,11 +5,13 @@
 public struct FlattenKernel: InPlaceKernel {
     public var color: Color
     public var premultiplied: Bool
+    @inlinable
     public init(color: Color, premultiplied: Bool) {
         self.color = color
         self.premultiplied = premultiplied
     }
 
+    @inlinable
     public func run<C: PixelChannel>(_ p: UnsafeMutableBufferPointer<C>, width: Int, height: Int) {
         let max = C.maxValue
         let bg = color.channels(max: max)

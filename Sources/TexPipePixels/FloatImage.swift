@@ -16,7 +16,7 @@ public enum SRGB {
     package static let decode16: [Float] = (0..<65536).map { toLinear(Float($0) / 65535) }
     /// 8-bit code of a linear value quantised to 1/65535: off from the exact result by at most
     /// 0.03 of a unit (the steepest slope of the curve is 12.92).
-    static let encode8: [UInt8] = (0..<65536).map { UInt8(fromLinear(Float($0) / 65535) * 255 + 0.5) }
+    @usableFromInline static let encode8: [UInt8] = (0..<65536).map { UInt8(fromLinear(Float($0) / 65535) * 255 + 0.5) }
 }
 
 /// Which values filtering averages: `srgb` decodes to linear light first (correct for color
@@ -59,6 +59,7 @@ public struct FloatImage: Sendable {
     }
 
     /// Converts `p.count / 4` pixels into `out` (whole images, or one row for the streaming resampler).
+    @inlinable
     package static func load<C: PixelChannel>(
         _ p: UnsafeBufferPointer<C>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>, premultiplied: Bool,
         space: ColorSpace, table: [Float]
@@ -100,6 +101,7 @@ public struct FloatImage: Sendable {
     }
 
     /// Quantises `px.count` pixels into `out` (whole images, or one row of a streamed level).
+    @inlinable
     package static func store<C: PixelChannel>(
         _ pixels: UnsafeBufferPointer<SIMD4<Float>>, into out: UnsafeMutablePointer<C>, alpha: AlphaState,
         space: ColorSpace
@@ -137,9 +139,11 @@ public struct FloatImage: Sendable {
 
 // Lane by lane with the scalar min/max: the standard library's generic `pointwiseMin/Max` on
 // SIMD3<Float> stayed an out-of-line call per pixel in release builds (seen in profiles).
-@inline(__always) func elementMin(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> SIMD3<Float> {
+@inlinable @inline(__always) func elementMin(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> SIMD3<Float> {
     SIMD3(min(a.x, b.x), min(a.y, b.y), min(a.z, b.z))
 }
-@inline(__always) func elementClamp(_ v: SIMD3<Float>, _ lo: SIMD3<Float>, _ hi: SIMD3<Float>) -> SIMD3<Float> {
+@inlinable @inline(__always) func elementClamp(_ v: SIMD3<Float>, _ lo: SIMD3<Float>, _ hi: SIMD3<Float>) -> SIMD3<
+    Float
+> {
     SIMD3(min(max(v.x, lo.x), hi.x), min(max(v.y, lo.y), hi.y), min(max(v.z, lo.z), hi.z))
 }

@@ -13,6 +13,7 @@ public protocol CopyKernel {
 
 extension Image {
     /// Runs an in-place kernel over the whole image.
+    @inlinable
     public mutating func run<K: InPlaceKernel>(_ kernel: K) {
         let (w, h) = (width, height)
         pixels.modify(
@@ -23,6 +24,7 @@ extension Image {
     /// Runs a per-pixel kernel — every output pixel depends on that pixel alone, never on its
     /// position or neighbours — in row bands on `rows` (the cores the engine lends); the
     /// bytes are the same as one `run`.
+    @inlinable
     public mutating func runInBands<K: InPlaceKernel>(_ kernel: K, on rows: any RowScheduler) {
         let (w, h) = (width, height)
         func banded<C: PixelChannel>(_ p: UnsafeMutableBufferPointer<C>) {
@@ -39,6 +41,7 @@ extension Image {
 
     /// A new image of another size, its buffer first filled with `fill` (4 channel values)
     /// and then written by the kernel. Labels and alpha state carry over.
+    @inlinable
     public func produced<K: CopyKernel>(width: Int, height: Int, fill: [Int] = [0, 0, 0, 0], _ kernel: K)
         -> Image
     {
@@ -104,7 +107,7 @@ extension Image {
 
 /// Copies the RGBA pixel starting at source index `s` to destination index `d`: the move of every
 /// pixel-shuffling kernel (flip, quarter turns, extrude).
-@inline(__always)
+@inlinable @inline(__always)
 package func copyPixel<C>(_ src: UnsafeBufferPointer<C>, _ s: Int, to dst: UnsafeMutableBufferPointer<C>, _ d: Int) {
     dst[d] = src[s]
     dst[d + 1] = src[s + 1]
@@ -117,6 +120,7 @@ package func copyPixel<C>(_ src: UnsafeBufferPointer<C>, _ s: Int, to dst: Unsaf
 public struct RectCopy: CopyKernel {
     public var x: Int, y: Int, dx: Int, dy: Int, width: Int, height: Int
 
+    @inlinable
     public init(x: Int, y: Int, width: Int, height: Int, to dx: Int, _ dy: Int) {
         self.x = x
         self.y = y
@@ -126,6 +130,7 @@ public struct RectCopy: CopyKernel {
         self.dy = dy
     }
 
+    @inlinable
     public func run<C: PixelChannel>(
         _ src: UnsafeBufferPointer<C>, srcWidth: Int, srcHeight: Int,
         _ dst: UnsafeMutableBufferPointer<C>, width dstWidth: Int, height dstHeight: Int

@@ -18,7 +18,8 @@ public struct AlphaSplit: Stage {
     public var bleed: Bool
 
     public init(_ a: Arguments) { bleed = a.boolean("bleed") }
-    public init(bleed: Bool = true) { self.bleed = bleed }
+    /// The table's default when not given.
+    public init(bleed: Bool? = nil) { self.init(.defaults(of: Self.parameters, ["bleed": bleed.map { .boolean($0) }])) }
 
     public func planned(_ input: Signature) throws -> [Signature] {
         try input.requireAlpha(.straight, for: Self.name)

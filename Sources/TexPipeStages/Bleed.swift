@@ -21,10 +21,17 @@ public struct Bleed: Stage {
     public var threshold: Double
     public var radius: Int?
 
-    public init(_ a: Arguments) { self.init(threshold: a.number("threshold"), radius: a.optionalInteger("radius")) }
-    public init(threshold: Double = 0, radius: Int? = nil) {
-        self.threshold = threshold
-        self.radius = radius
+    public init(_ a: Arguments) {
+        threshold = a.number("threshold")
+        radius = a.optionalInteger("radius")
+    }
+
+    /// The table's defaults for what is not given.
+    public init(threshold: Double? = nil, radius: Int? = nil) {
+        self.init(
+            .defaults(
+                of: Self.parameters,
+                ["threshold": threshold.map { .number($0) }, "radius": radius.map { .integer($0) }]))
     }
 
     public func planned(_ input: Signature) throws -> [Signature] {

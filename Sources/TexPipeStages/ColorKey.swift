@@ -30,17 +30,25 @@ public struct ColorKey: Stage {
     public var unmix: Bool
 
     public init(_ a: Arguments) {
-        self.init(
-            color: a.color("color"), tolerance: a.number("tolerance"), region: a.choice("region", as: Region.self),
-            feather: a.number("feather"), unmix: a.boolean("unmix"))
+        color = a.color("color")
+        tolerance = a.number("tolerance")
+        region = a.choice("region", as: Region.self)
+        feather = a.number("feather")
+        unmix = a.boolean("unmix")
     }
 
-    public init(color: Color, tolerance: Double = 0, region: Region = .all, feather: Double = 0, unmix: Bool = false) {
-        self.color = color
-        self.tolerance = tolerance
-        self.region = region
-        self.feather = feather
-        self.unmix = unmix
+    /// The table's defaults for what is not given.
+    public init(
+        color: Color, tolerance: Double? = nil, region: Region? = nil, feather: Double? = nil, unmix: Bool? = nil
+    ) {
+        self.init(
+            .defaults(
+                of: Self.parameters,
+                [
+                    "color": .color(color), "tolerance": tolerance.map { .number($0) },
+                    "region": region.map { .text($0.rawValue) }, "feather": feather.map { .number($0) },
+                    "unmix": unmix.map { .boolean($0) },
+                ]))
     }
 
     public func planned(_ input: Signature) throws -> [Signature] {

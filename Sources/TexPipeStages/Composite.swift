@@ -125,20 +125,35 @@ public struct Composite: Stage {
         public var content: Content
         /// Absolute path of the mask.
         public var mask: String?
-        public var opacity = 1.0
-        public var blend = BlendMode.normal
-        public var op = Operator.sourceOver
-        public var offset = (x: 0, y: 0)
+        public var opacity: Double
+        public var blend: BlendMode
+        public var op: Operator
+        public var offset: (x: Int, y: Int)
         public var fit: Fit?
         /// Where the layer came from, for messages (`layers[2]`).
         public var label: String
 
-        public init(_ content: Content, blend: BlendMode = .normal, op: Operator = .sourceOver, label: String = "layer")
-        {
+        /// A layer's placement and blending from its decoded arguments (`layerTable`).
+        init(_ content: Content, _ l: Arguments, label: String) {
             self.content = content
-            self.blend = blend
-            self.op = op
             self.label = label
+            mask = l.has("mask") ? l.file("mask") : nil
+            opacity = l.number("opacity")
+            blend = l.choice("blend", as: BlendMode.self)
+            op = l.choice("operator", as: Operator.self)
+            let o = l.integers("offset")
+            offset = (o[0], o[1])
+            fit = l.optionalText("fit").flatMap(Fit.init(rawValue:))
+        }
+
+        /// The table's defaults for what is not given.
+        public init(_ content: Content, blend: BlendMode? = nil, op: Operator? = nil, label: String = "layer") {
+            self.init(
+                content,
+                .defaults(
+                    of: Composite.layerTable,
+                    ["blend": blend.map { .text($0.rawValue) }, "operator": op.map { .text($0.rawValue) }]),
+                label: label)
         }
     }
 
@@ -185,15 +200,7 @@ public struct Composite: Stage {
             if kinds.first != nil && kinds.first != "text" && l.has("color") {
                 throw StageError(.layerTakesNoColor(label: label, kind: kinds.first!))
             }
-            var layer = Layer(
-                content, blend: l.choice("blend", as: BlendMode.self), op: l.choice("operator", as: Operator.self),
-                label: label)
-            layer.mask = l.has("mask") ? l.file("mask") : nil
-            layer.opacity = l.number("opacity")
-            let o = l.integers("offset")
-            layer.offset = (o[0], o[1])
-            layer.fit = l.optionalText("fit").flatMap(Fit.init(rawValue:))
-            layers.append(layer)
+            layers.append(Layer(content, l, label: label))
         }
     }
 

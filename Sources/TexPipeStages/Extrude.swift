@@ -14,7 +14,10 @@ public struct Extrude: Stage {
     public var pixels: Int
 
     public init(_ a: Arguments) { pixels = a.integer("pixels") }
-    public init(pixels: Int = 1) { self.pixels = pixels }
+    /// The table's default when not given.
+    public init(pixels: Int? = nil) {
+        self.init(.defaults(of: Self.parameters, ["pixels": pixels.map { .integer($0) }]))
+    }
 
     public func planned(_ input: Signature) throws -> [Signature] {
         var out = input

@@ -21,18 +21,22 @@ public struct Pad: Stage {
 
     public init(_ a: Arguments) {
         let all = a.integer("all")
-        self.init(
-            left: a.optionalInteger("left") ?? all, top: a.optionalInteger("top") ?? all,
-            right: a.optionalInteger("right") ?? all, bottom: a.optionalInteger("bottom") ?? all,
-            color: a.color("color"))
+        left = a.optionalInteger("left") ?? all
+        top = a.optionalInteger("top") ?? all
+        right = a.optionalInteger("right") ?? all
+        bottom = a.optionalInteger("bottom") ?? all
+        color = a.color("color")
     }
 
-    public init(left: Int, top: Int, right: Int, bottom: Int, color: Color = .transparent) {
-        self.left = left
-        self.top = top
-        self.right = right
-        self.bottom = bottom
-        self.color = color
+    /// The table's default color when none is given.
+    public init(left: Int, top: Int, right: Int, bottom: Int, color: Color? = nil) {
+        self.init(
+            .defaults(
+                of: Self.parameters,
+                [
+                    "left": .integer(left), "top": .integer(top), "right": .integer(right),
+                    "bottom": .integer(bottom), "color": color.map { .color($0) },
+                ]))
     }
 
     public func planned(_ input: Signature) throws -> [Signature] {
