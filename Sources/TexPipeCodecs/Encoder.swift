@@ -26,7 +26,7 @@ public struct PNGSettings: Sendable, Hashable {
     }
 
     /// The defaults, declared once: the manifest's table takes its defaults from here.
-    public static let standard = PNGSettings(level: 6, encoder: .texpipe, filter: .adaptive, color: .rgba, depth: nil)
+    public static let standard = PNGSettings(level: 6, encoder: .texpipe, filter: .adaptive, color: .auto, depth: nil)
 }
 
 /// The pipeline's `jpeg` settings (SPEC §2); their table is in `TexPipeManifest`.

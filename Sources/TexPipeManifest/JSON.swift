@@ -287,6 +287,7 @@ extension ParameterValue {
         case .text(let s): return .string(s)
         case .color(let c): return .string("rgba(\(c.r * 255), \(c.g * 255), \(c.b * 255), \(c.a))")
         case .integers(let v): return .array(v.map { .number(Double($0)) })
+        case .numbers(let v): return .array(v.map { .number($0) })
         case .object(let o):
             var obj = JSONObject()
             for k in o.keys.sorted() { obj.insert(k, o[k]!.json) }

@@ -18,7 +18,7 @@ public struct Manifest: Sendable {
     public var diagnostics: [Diagnostic] = []
 
     public static let builtinPlaceholders = ["path", "file", "ext", "pipeline", "variant", "suffix", "level"]
-    static let topKeys = ["version", "output", "pipelines"]
+    static let topKeys = ["$schema", "version", "output", "pipelines"]
     static let pipelineKeys = [
         "name", "inputs", "exclude", "variants", "distinct", "stages", "output", "inputAlpha", "png", "jpeg",
     ]
@@ -143,6 +143,10 @@ struct ManifestReader {
         case nil: error(root, Say.missing("version", expected: "1"))
         case .number(1)?: break
         case let v?: error(root.key("version"), Say.expected("1", found: v))
+        }
+        if let v = top["$schema"], case .string = v {
+        } else if let v = top["$schema"] {
+            error(root.key("$schema"), Say.expected("a string (the schema editors use)", found: v))
         }
         var output = "build"
         if top["output"] != nil, let o = string(top, "output", at: root) { output = o }

@@ -123,7 +123,7 @@ public struct ParameterDecoder {
     /// A placeholder's text read as the JSON the parameter expects ("12" → 12).
     static func reinterpret(_ text: String, as kind: Parameter.Kind) -> JSON {
         switch kind {
-        case .integer, .number, .integerChoice, .integerOrList:
+        case .integer, .number, .integerChoice, .numberOrList:
             if let d = Double(text), d.isFinite { return .number(d) }
         case .boolean:
             if text == "true" { return .bool(true) }
@@ -162,11 +162,16 @@ public struct ParameterDecoder {
             return Color(parsing: s).map { .color($0) }
         case (.text, .string(let s)):
             return .text(s)
-        case (.integerOrList(let n, let r), .number):
-            guard case .integer(let i)? = check(v, .integer(r)) else { return nil }
-            return .integers(Array(repeating: i, count: n))
-        case (.integerOrList(let n, let r), .array):
-            return check(v, .integers(count: n, r))
+        case (.numberOrList(let n, let r), .number(let d)):
+            return r.contains(d) ? .numbers(Array(repeating: d, count: n)) : nil
+        case (.numberOrList(let n, let r), .array(let items)):
+            guard items.count == n else { return nil }
+            var out: [Double] = []
+            for item in items {
+                guard case .number(let d) = item, r.contains(d) else { return nil }
+                out.append(d)
+            }
+            return .numbers(out)
         case (.integers(let n, let r), .array(let items)):
             guard items.count == n else { return nil }
             var out: [Int] = []

@@ -44,3 +44,8 @@ let cssNamedColors: [String: UInt32] = [
     "wheat": 0xF5DEB3, "white": 0xFFFFFF, "whitesmoke": 0xF5F5F5, "yellow": 0xFFFF00,
     "yellowgreen": 0x9ACD32,
 ]
+
+/// The CSS named colors' names, sorted (the manifest's JSON Schema lists them).
+public enum CSSColorNames {
+    public static var all: [String] { cssNamedColors.keys.sorted() }
+}

@@ -6,10 +6,35 @@ public import TexPipePixels
 internal import TexPipePlan
 public import TexPipeStages
 
+/// What `texpipe inspect` finds in one file: the fields the text shows, and what
+/// `inspect --json` prints (one object per file).
+public struct InspectFacts: Codable, Sendable, Equatable {
+    public var file: String
+    public var format: String
+    public var width: Int
+    public var height: Int
+    public var colorType: String
+    public var bitDepth: Int
+    /// Set when the file's extension promises another format than its signature.
+    public var extensionMismatch: String?
+    public var interlaced: Bool?
+    public var tRNS: Bool?
+    public var gamma: Double?
+    public var sRGB: Bool?
+    public var iccProfile: Bool?
+    public var progressive: Bool?
+    public var decodedDepth: Int
+    public var alphaMin: Int
+    public var alphaMax: Int
+    public var transparentPercent: Double
+    public var likelyKeyColor: String?
+    public var likelyKeyColorEvidence: String?
+}
+
 /// `texpipe inspect`: what a file holds, without running anything. SPEC §4.
 public enum Inspector {
-    /// A multi-line description of the file, or throws a one-line error.
-    public static func describe(path: String, maxPixels: Int = Image.defaultMaxPixels) throws -> String {
+    /// The facts of one file, or throws a one-line error.
+    public static func facts(path: String, maxPixels: Int = Image.defaultMaxPixels) throws -> InspectFacts {
         let bytes: [UInt8]
         switch FileReader.read(path) {
         case .success(let b): bytes = b
@@ -17,30 +42,75 @@ public enum Inspector {
         }
         let h = try ImageDecoder.header(bytes, path: path)
         let image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
-        var lines: [String] = []
-        var head = "\(path): \(h.format.rawValue) \(h.width)×\(h.height), \(h.colorType) \(h.fileBitDepth)-bit"
-        if let promised = ImageFormat.expected(forPath: path), promised != h.format {
-            head += " (named .\((path as NSString).pathExtension) but the signature says \(h.format.rawValue))"
-        }
-        lines.append(head)
-        if h.format == .png {
-            lines.append(
-                "  interlace: \(h.interlaced ? "Adam7" : "none"), tRNS: \(h.hasTransparency ? "yes" : "no"), "
-                    + "gamma: \(h.gamma.map { String(format: "%.5f", $0) } ?? "none"), "
-                    + "sRGB: \(h.sRGB ? "yes" : "no"), ICC profile: \(h.iccProfile ? "yes" : "no")")
-        } else {
-            lines.append("  \(h.progressive ? "progressive" : "baseline")")
-        }
-        lines.append("  decodes to RGBA \(image.depth)-bit")
         let stats = image.alphaStatistics()
-        let fraction = Double(stats.transparent) / Double(image.pixelCount) * 100
+        let key = likelyKeyColor(image)
+        var f = InspectFacts(
+            file: path, format: h.format.rawValue, width: h.width, height: h.height, colorType: h.colorType,
+            bitDepth: h.fileBitDepth, decodedDepth: image.depth, alphaMin: stats.min, alphaMax: stats.max,
+            transparentPercent: Double(stats.transparent) / Double(image.pixelCount) * 100,
+            likelyKeyColor: key?.0, likelyKeyColorEvidence: key?.1)
+        if let promised = ImageFormat.expected(forPath: path), promised != h.format {
+            f.extensionMismatch =
+                "named .\((path as NSString).pathExtension) but the signature says \(h.format.rawValue)"
+        }
+        if h.format == .png {
+            (f.interlaced, f.tRNS, f.gamma, f.sRGB, f.iccProfile) =
+                (h.interlaced, h.hasTransparency, h.gamma, h.sRGB, h.iccProfile)
+        } else {
+            f.progressive = h.progressive
+        }
+        return f
+    }
+
+    /// A multi-line description of the file, or throws a one-line error.
+    public static func describe(path: String, maxPixels: Int = Image.defaultMaxPixels) throws -> String {
+        text(try facts(path: path, maxPixels: maxPixels))
+    }
+
+    /// The facts as `texpipe inspect` prints them.
+    public static func text(_ f: InspectFacts) -> String {
+        var lines: [String] = []
+        var head = "\(f.file): \(f.format) \(f.width)×\(f.height), \(f.colorType) \(f.bitDepth)-bit"
+        if let mismatch = f.extensionMismatch { head += " (\(mismatch))" }
+        lines.append(head)
+        if let interlaced = f.interlaced {
+            lines.append(
+                "  interlace: \(interlaced ? "Adam7" : "none"), tRNS: \(f.tRNS == true ? "yes" : "no"), "
+                    + "gamma: \(f.gamma.map { String(format: "%.5f", $0) } ?? "none"), "
+                    + "sRGB: \(f.sRGB == true ? "yes" : "no"), ICC profile: \(f.iccProfile == true ? "yes" : "no")")
+        } else {
+            lines.append("  \(f.progressive == true ? "progressive" : "baseline")")
+        }
+        lines.append("  decodes to RGBA \(f.decodedDepth)-bit")
         lines.append(
-            "  alpha: min \(stats.min), max \(stats.max), "
-                + String(format: "%.1f%% fully transparent", fraction))
-        if let (color, evidence) = likelyKeyColor(image) {
+            "  alpha: min \(f.alphaMin), max \(f.alphaMax), "
+                + String(format: "%.1f%% fully transparent", f.transparentPercent))
+        if let color = f.likelyKeyColor, let evidence = f.likelyKeyColorEvidence {
             lines.append("  likely key color: \(color) (\(evidence))")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Facts of several files as one JSON array (sorted keys); a file that could not be read is
+    /// `{"file": …, "error": …}` in its place.
+    public static func json(_ results: [(file: String, result: Result<InspectFacts, any Error>)]) throws -> [UInt8] {
+        struct Failure: Encodable {
+            var file: String
+            var error: String
+        }
+        struct Item: Encodable {
+            var value: any Encodable
+            func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+        }
+        let items = results.map { r -> Item in
+            switch r.result {
+            case .success(let f): Item(value: f)
+            case .failure(let e): Item(value: Failure(file: r.file, error: "\(e)"))
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(items)) + [10]
     }
 
     /// The likely key color: the color of the four corner pixels when at least two agree

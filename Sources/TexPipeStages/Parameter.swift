@@ -15,8 +15,8 @@ public struct Parameter: Sendable {
         case text
         /// A fixed-length list of integers such as an offset [x, y].
         case integers(count: Int, ClosedRange<Int>)
-        /// One integer for all, or exactly `count` of them (a radius per corner).
-        case integerOrList(count: Int, ClosedRange<Int>)
+        /// One number for all, or exactly `count` of them (a fractional radius per corner).
+        case numberOrList(count: Int, ClosedRange<Double>)
         /// A nested object with its own parameter table (`border`, `shadow`).
         indirect case object([Parameter])
         /// A non-empty array of such objects (`layers`), each decoded against the table.
@@ -83,7 +83,7 @@ public struct Parameter: Sendable {
         case .color: "a color"
         case .text: "a string"
         case .integers(let n, let r): "an array of \(n) integers in \(Parameter.show(r))"
-        case .integerOrList(let n, let r): "an integer in \(Parameter.show(r)) or an array of \(n) of them"
+        case .numberOrList(let n, let r): "a number in \(Parameter.show(r)) or an array of \(n) of them"
         case .object(let table): "an object with " + table.map { "\"\($0.name)\"" }.joined(separator: ", ")
         case .objects: "a non-empty array of objects"
         }
@@ -115,6 +115,7 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
     case text(String)
     case color(Color)
     case integers([Int])
+    case numbers([Double])
     case object([String: ParameterValue])
     case list([ParameterValue])
 
@@ -126,6 +127,7 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
         case .text(let s): "\"\(s)\""
         case .color(let c): c.a == 0 && c == .transparent ? "transparent" : c.description
         case .integers(let v): "[" + v.map(String.init).joined(separator: ", ") + "]"
+        case .numbers(let v): "[" + v.map(ValueText.number).joined(separator: ", ") + "]"
         case .object(let o): "{" + o.keys.sorted().map { "\($0): \(o[$0]!)" }.joined(separator: ", ") + "}"
         case .list(let v): "[" + v.map(\.description).joined(separator: ", ") + "]"
         }
@@ -202,6 +204,10 @@ public struct Arguments: Sendable {
     public func integers(_ name: String) -> [Int] {
         if case .integers(let v)? = values[name] { return v }
         preconditionFailure("parameter \(name) is not a decoded integer list")
+    }
+    public func numbers(_ name: String) -> [Double] {
+        if case .numbers(let v)? = values[name] { return v }
+        preconditionFailure("parameter \(name) is not a decoded number list")
     }
     /// A nested object's arguments, or nil when it was not given.
     public func object(_ name: String) -> Arguments? {

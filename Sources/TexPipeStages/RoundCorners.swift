@@ -18,8 +18,8 @@ public struct RoundCorners: Stage {
     ]
     public static let parameters: [Parameter] = [
         Parameter(
-            "radius", .integerOrList(count: 4, 0...65536), .required,
-            doc: "px, or [top-left, top-right, bottom-right, bottom-left]"),
+            "radius", .numberOrList(count: 4, 0...65536), .required,
+            doc: "px (fractions allowed: 7.5), or [top-left, top-right, bottom-right, bottom-left]"),
         Parameter(
             "border", .object(borderParameters), .optional(absentDoc: "none"), doc: "a stroke along the rounded edge"),
     ]
@@ -28,7 +28,7 @@ public struct RoundCorners: Stage {
     public var border: (width: Double, color: Color)?
 
     public init(_ a: Arguments) {
-        radii = a.integers("radius").map(Double.init)
+        radii = a.numbers("radius")
         border = a.object("border").map { ($0.number("width"), $0.color("color")) }
     }
 

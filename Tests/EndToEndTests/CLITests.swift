@@ -259,6 +259,21 @@ struct CLITests {
         #expect(i.stdout.contains("likely key color: rgb(0, 128, 0) (4 of 4 corners)"))
         #expect(i.stdout.contains("disguised.png: JPEG 72×100, YCbCr 8-bit (named .png but the signature says JPEG)"))
         #expect(i.stderr == "error: nope.png: cannot read the file (No such file or directory)\n")
+
+        // --json: the same facts, one object per file, an error object in a failed file's place.
+        let j = try CLI.run(["inspect", "--json", "cards/a-spades.png", "disguised.png", "nope.png"], in: w.path)
+        #expect(j.status == 1)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [[String: Any]])
+        #expect(objects.count == 3)
+        #expect(objects[0]["file"] as? String == "cards/a-spades.png")
+        #expect(objects[0]["format"] as? String == "PNG" && objects[0]["colorType"] as? String == "RGBA")
+        #expect(objects[0]["width"] as? Int == 72 && objects[0]["height"] as? Int == 100)
+        #expect(objects[0]["likelyKeyColor"] as? String == "rgb(0, 128, 0)")
+        #expect(objects[0]["likelyKeyColorEvidence"] as? String == "4 of 4 corners")
+        #expect(objects[0]["alphaMax"] as? Int == 255 && objects[0]["decodedDepth"] as? Int == 8)
+        #expect(objects[1]["format"] as? String == "JPEG" && objects[1]["progressive"] as? Bool == false)
+        #expect(objects[1]["extensionMismatch"] as? String == "named .png but the signature says JPEG")
+        #expect(objects[2]["error"] as? String == "cannot read the file (No such file or directory)")
     }
 
     @Test func interruptedRunLeavesNoTemporaryFiles() throws {

@@ -244,13 +244,18 @@ struct CodecTests {
     }
 
     @Test func rgbAndGrayLayoutsWriteWithoutAlpha() throws {
+        // `color: rgba` keeps the layout a stage made; `auto` (the default) may go smaller still.
+        var rgba = PNGSettings.standard
+        rgba.color = .rgba
         var img = Self.randomImage(5, 4, depth: 8, seed: 6, opaque: true, gray: true)
         img.layout = .gray
-        let gray = try ImageEncoder.png(img)
+        let gray = try ImageEncoder.png(img, rgba)
         #expect(try ImageDecoder.header(gray).colorType == "gray")
         #expect(try ImageDecoder.decode(gray).pixels == img.pixels)
         img.layout = .rgb
-        #expect(try ImageDecoder.header(ImageEncoder.png(img)).colorType == "RGB")
+        #expect(try ImageDecoder.header(ImageEncoder.png(img, rgba)).colorType == "RGB")
+        #expect(try ImageDecoder.header(ImageEncoder.png(img)).colorType == "gray", "auto: R = G = B, opaque")
+        #expect(try ImageDecoder.decode(ImageEncoder.png(img)).pixels == img.pixels)
     }
 
     @Test func pngHasNoRunDependentBytes() throws {

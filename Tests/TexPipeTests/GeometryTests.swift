@@ -146,14 +146,17 @@ struct GeometryTests {
     }
 
     @Test func roundCornersMatchTheAnalyticCoverage() throws {
-        for r in [3, 8, 13] {
+        // Fractional radii (SPEC v2: any non-negative number) by the same exact coverage.
+        for radius in [3, 7.5, 8, 12.25, 13] {
             let n = 40
-            let out = try RoundCorners(radius: [Double(r)]).applied(to: Self.square(n, [10, 20, 30, 255]))[0]
+            let r = Int(radius.rounded(.up))
+            let out = try RoundCorners(radius: [radius]).applied(to: Self.square(n, [10, 20, 30, 255]))[0]
             for y in 0..<r {
                 for x in 0..<r {
-                    let expected = Self.numericCoverage(x, y, Double(r))
+                    let expected = Self.numericCoverage(x, y, radius)
                     #expect(
-                        abs(Double(out.pixel(x, y)[3]) / 255 - expected) <= 1.0 / 255 + 1e-9, "r \(r) at (\(x), \(y))")
+                        abs(Double(out.pixel(x, y)[3]) / 255 - expected) <= 1.0 / 255 + 1e-9,
+                        "r \(radius) at (\(x), \(y))")
                     // The same by symmetry at the other corners.
                     #expect(out.pixel(n - 1 - x, y)[3] == out.pixel(x, y)[3])
                     #expect(out.pixel(n - 1 - x, n - 1 - y)[3] == out.pixel(x, y)[3])
@@ -173,6 +176,11 @@ struct GeometryTests {
                 && out.pixel(0, 19)[3] == 0)
         let red = Color(r: 1, g: 0, b: 0)
         let bordered = try RoundCorners(radius: [6], border: (2, red)).applied(to: Self.square(20, [0, 0, 255, 255]))[0]
+        // A fractional radius moves the arc, and the border follows it: 6.5 leaves more of the
+        // corner pixel out than 6, the straight border rows are the same.
+        let half = try RoundCorners(radius: [6.5], border: (2, red)).applied(to: Self.square(20, [0, 0, 255, 255]))[0]
+        #expect(half.pixel(1, 2)[3] < bordered.pixel(1, 2)[3] && half.pixel(1, 2)[0] >= 250)
+        #expect(half.pixel(10, 0) == [255, 0, 0, 255] && half.pixel(10, 2) == [0, 0, 255, 255])
         #expect(bordered.pixel(10, 0) == [255, 0, 0, 255] && bordered.pixel(10, 1) == [255, 0, 0, 255])
         #expect(bordered.pixel(10, 2) == [0, 0, 255, 255] && bordered.pixel(10, 10) == [0, 0, 255, 255])
         #expect(bordered.pixel(0, 0)[3] == 0)

@@ -44,22 +44,32 @@ struct JSONAndParameterTests {
         return (args, d.diagnostics.map(\.description))
     }
 
-    @Test func oneOrFourIntegersAndNestedObjects() throws {
+    @Test func oneOrFourNumbersAndNestedObjects() throws {
         let (one, _) = Self.decode(#"{"radius": 5}"#, RoundCorners.parameters)
-        #expect(try #require(one).integers("radius") == [5, 5, 5, 5])
+        #expect(try #require(one).numbers("radius") == [5, 5, 5, 5])
+        // Fractional radii (SPEC v2): one, or per corner.
+        let (half, _) = Self.decode(#"{"radius": 7.5}"#, RoundCorners.parameters)
+        #expect(try #require(half).numbers("radius") == [7.5, 7.5, 7.5, 7.5])
+        let (mixed, _) = Self.decode(#"{"radius": [0.5, 2, 3.25, 4]}"#, RoundCorners.parameters)
+        #expect(try #require(mixed).numbers("radius") == [0.5, 2, 3.25, 4])
         let (four, _) = Self.decode(
             #"{"radius": [1, 2, 3, 4], "border": {"width": 2, "color": "red"}}"#, RoundCorners.parameters)
         let args = try #require(four)
-        #expect(args.integers("radius") == [1, 2, 3, 4])
+        #expect(args.numbers("radius") == [1, 2, 3, 4])
         #expect(args.object("border")?.number("width") == 2)
         #expect(RoundCorners(args).border?.color == Color(r: 1, g: 0, b: 0))
         let (fromPlaceholder, _) = Self.decode(#"{"radius": "{r}"}"#, RoundCorners.parameters)
-        #expect(try #require(fromPlaceholder).integers("radius") == [7, 7, 7, 7])
+        #expect(try #require(fromPlaceholder).numbers("radius") == [7, 7, 7, 7])
+        let (_, negative) = Self.decode(#"{"radius": -0.5}"#, RoundCorners.parameters)
+        #expect(
+            negative == [
+                "error: m.json: stage.radius: expected a number in 0…65536 or an array of 4 of them, found -0.5"
+            ])
         let (_, errors) = Self.decode(
             #"{"radius": [1, 2], "border": {"width": -1, "colour": "red"}}"#, RoundCorners.parameters)
         #expect(
             errors == [
-                "error: m.json: stage.radius: expected an integer in 0…65536 or an array of 4 of them, found an array",
+                "error: m.json: stage.radius: expected a number in 0…65536 or an array of 4 of them, found an array",
                 "error: m.json: stage.border.colour: unknown key \"colour\"; did you mean \"color\"?",
                 "error: m.json: stage.border.width: expected a number in 0…4096, found -1",
                 "error: m.json: stage.border: missing required key \"color\" (a color)",
