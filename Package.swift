@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .library(name: "TexPipe", targets: ["TexPipe"]),
         .executable(name: "texpipe", targets: ["texpipe"]),
+        // `swift package --allow-writing-to-package-directory texpipe` in a package that depends on texpipe.
+        .plugin(name: "TexPipePlugin", targets: ["TexPipePlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -72,6 +74,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        .plugin(
+            name: "TexPipePlugin",
+            capability: .command(
+                intent: .custom(verb: "texpipe", description: "Run texpipe on the package's pipeline.json"),
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "texpipe writes its outputs and its cache (.texpipe/) beside pipeline.json")
+                ]),
+            dependencies: ["texpipe"]),
         .testTarget(
             name: "TexPipeTests", dependencies: ["TexPipe"],
             exclude: ["Fixtures"],  // read by path (#filePath), not bundled

@@ -23,12 +23,15 @@ struct CLI {
     }
 
     /// Runs the binary with `args` in `dir`; `wrapper` (e.g. timeout + a shell with ulimit) goes in front.
-    static func run(_ args: [String], in dir: String, env: [String: String] = ["CI": "true"], wrapper: [String] = [])
-        throws -> Output
-    {
+    /// `bareCommand`: the wrapper runs `args` itself, not the texpipe binary.
+    static func run(
+        _ args: [String], in dir: String, env: [String: String] = ["CI": "true"], wrapper: [String] = [],
+        bareCommand: Bool = false
+    ) throws -> Output {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: wrapper.first ?? binary)
-        p.arguments = wrapper.isEmpty ? args : Array(wrapper.dropFirst()) + [binary] + args
+        p.arguments =
+            wrapper.isEmpty ? args : Array(wrapper.dropFirst()) + (bareCommand ? [] : [binary]) + args
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
         var environment = ProcessInfo.processInfo.environment
         for (k, v) in env { environment[k] = v }
