@@ -39,4 +39,5 @@ enum EngineMessage {
         "cannot rename into \(Planner.display(path)): \(why)"
     }
     static let stopped = "stopped"
+    static func cannotWatch(_ why: String) -> String { "cannot watch files (inotify: \(why))" }
 }

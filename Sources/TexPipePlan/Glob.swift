@@ -55,6 +55,31 @@ public struct Glob: Sendable {
         return found.keys.sorted().map { found[$0]! }
     }
 
+    /// The folders (absolute) where a file matching the pattern could appear: the fixed prefix's
+    /// folder, and every folder below it (dot folders and symlinks aside) when the pattern goes
+    /// deeper than one level. What `texpipe watch` watches for new inputs.
+    public func folders(in base: String) -> [String] {
+        var out = Set<String>()
+        for segments in alternatives {
+            let prefix = Glob.fixedPrefix(segments)
+            let rest = segments.dropFirst(prefix.count)
+            let start = ([base] + (rest.isEmpty ? prefix.dropLast() : prefix)).joined(separator: "/")
+            out.insert(start)
+            guard rest.count > 1 else { continue }
+            var stack = [start]
+            while let dir = stack.popLast() {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where !name.hasPrefix(".")
+                {
+                    let path = dir + "/" + name
+                    var st = stat()
+                    guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
+                    if out.insert(path).inserted { stack.append(path) }
+                }
+            }
+        }
+        return out.sorted()
+    }
+
     private func walk(
         base: String, dir: String, rest: [String], relativeToPrefix: String,
         _ emit: (_ rel: String, _ folder: String) -> Void

@@ -11,7 +11,7 @@ struct TexPipeCommand: ParsableCommand {
         commandName: "texpipe",
         abstract: "Batch image asset pipeline: runs pipeline.json over folders of PNGs.",
         version: TexPipeVersion.string,
-        subcommands: [Run.self, Validate.self, Stages.self, Schema.self, Inspect.self, Clean.self],
+        subcommands: [Run.self, Watch.self, Validate.self, Stages.self, Schema.self, Inspect.self, Clean.self],
         defaultSubcommand: Run.self)
 
     static func main() {
@@ -217,6 +217,92 @@ struct Stages: ParsableCommand {
             print(StageReference.text(for: [type]))
         } else {
             print(StageReference.text(for: StageRegistry.all) + "\n\n" + StageReference.settingsText())
+        }
+    }
+}
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run, then rerun the affected jobs whenever a file they read changes (Ctrl-C stops).")
+
+    @Argument(help: "The manifest.") var manifest: String = "pipeline.json"
+    @Option(help: "Jobs in parallel (default: number of cores).") var jobs: Int?
+    @Option(name: .customLong("pipeline"), help: "Only this pipeline (repeatable).") var pipelines: [String] = []
+    @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Image
+        .defaultMaxPixels
+    @Flag(help: "Also print one line per finished job.") var verbose = false
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    }
+
+    func run() throws {
+        // Ctrl-C / SIGTERM: no rename after this, every temporary file in flight removed, exit 0.
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                AtomicWriter.stopAndCleanUp()
+                Console.out("watch: stopped")
+                Foundation.exit(0)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+        let watcher: FolderWatcher
+        do { watcher = try FolderWatcher() } catch {
+            Console.err("error: \(error)")
+            throw ExitCode(2)
+        }
+        let manifestPath = absolute(manifest)
+        let manifestFolder = (manifestPath as NSString).deletingLastPathComponent
+        var plan: Plan? = nil
+        var changed: Set<String> = []
+        while true {
+            // Plan anew on every change: new inputs, deleted ones and an edited manifest all show.
+            let next: Plan
+            do {
+                next = try Planner.plan(try Manifest.load(path: manifest), PlanOptions(pipelines: pipelines))
+            } catch let e as ManifestError {
+                for d in e.diagnostics { Console.err(d.description) }
+                Console.out("watch: \(manifest) has errors; waiting for a fix")
+                watcher.watch(plan.map(WatchPlan.folders).map { $0.union([manifestFolder]) } ?? [manifestFolder])
+                changed = watcher.changes()
+                continue
+            }
+            for gone in WatchPlan.deleted(old: plan, changed: changed) {
+                Console.out(
+                    "watch: \(gone.input) was deleted; its outputs are left alone: "
+                        + gone.outputs.joined(separator: ", "))
+            }
+            let affected = WatchPlan.affected(old: plan, new: next, changed: changed)
+            var run = next
+            run.jobs = affected
+            if !affected.isEmpty || plan == nil {
+                let console = Console(
+                    verbosity: verbose ? .verbose : .quiet, progressBar: false, total: affected.count)
+                let start = Date()
+                let results = Runner.run(
+                    run,
+                    RunOptions(
+                        jobs: jobs, maxPixels: maxPixels, cache: Cache(manifestDirectory: next.manifest.directory)),
+                    finished: { console.finished($0, $1) })
+                let failed = results.filter { $0.status == .failed }.count
+                let cause =
+                    plan == nil
+                    ? "started"
+                    : changed.sorted().prefix(3).map(Planner.display).joined(separator: ", ")
+                        + (changed.count > 3 ? " and \(changed.count - 3) more" : "") + " changed"
+                Console.out(
+                    "watch: \(cause) → \(results.count) job\(results.count == 1 ? "" : "s"): \(results.count - failed) ok ("
+                        + "\(results.filter(\.cacheHit).count) up to date), \(failed) failed in "
+                        + String(format: "%.2f s", Date().timeIntervalSince(start)))
+            }
+            plan = next
+            watcher.watch(WatchPlan.folders(next).union([manifestFolder]))
+            repeat {
+                changed = watcher.changes().filter { !WatchPlan.isOwnWrite($0, plan) }
+            } while changed.isEmpty
         }
     }
 }
