@@ -9,8 +9,15 @@ internal import TexPipeStages
 /// Outputs are written to a temporary file in their own folder and renamed into place,
 /// so a reader (or an interrupted run) never sees a partial file. SPEC §5 "Atomic".
 /// Every temporary file in flight is registered, so a signal handler can remove them.
+///
+/// A temporary file is `.NAME.tmp-PID-XXXXXX`, and its writer holds an exclusive `flock` on it
+/// until it is renamed. A run killed outright (SIGKILL, power loss) leaves such files behind; the
+/// next run that writes into that folder (and `texpipe clean`) removes those whose writer is gone
+/// — its pid not alive, and the lock free — and never a live concurrent run's. SPEC §5 "Clean".
 public enum AtomicWriter {
     static let inFlight = Mutex<(paths: Set<String>, stopped: Bool)>(([], false))
+    /// Folders this process has swept already: each is swept once, before its first write.
+    static let swept = Mutex<Set<String>>([])
 
     public struct WriteError: Error, CustomStringConvertible {
         public var description: String
@@ -24,13 +31,17 @@ public enum AtomicWriter {
         } catch {
             throw WriteError(description: EngineMessage.cannotCreateFolder(dir, reason(errno)))
         }
+        if swept.withLock({ $0.insert(dir).inserted }) { sweep(dir) }
         let name = (path as NSString).lastPathComponent
-        var template = Array((dir + "/." + name + ".tmp-XXXXXX").utf8CString)
+        var template = Array((dir + "/." + name + ".tmp-\(getpid())-XXXXXX").utf8CString)
         // Register before creating, under the lock, so a stop in between cannot miss it.
         let fd: Int32 = inFlight.withLock { state in
             if state.stopped { return -2 }
             let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            if fd >= 0 { state.paths.insert(String(nullTerminated: template)) }
+            if fd >= 0 {
+                state.paths.insert(String(nullTerminated: template))
+                _ = flock(fd, LOCK_EX)  // held until the rename: a sweeper sees a live writer
+            }
             return fd
         }
         if fd == -2 { throw WriteError(description: EngineMessage.stopped) }
@@ -48,20 +59,55 @@ public enum AtomicWriter {
             }
         }
         let writeErrno = errno
-        if close(fd) != 0 { ok = false }
         guard ok else {
+            close(fd)
             unlink(temp)
             throw WriteError(description: EngineMessage.cannotWrite(path, reason(writeErrno)))
         }
+        // Renamed while still open and locked, so no sweeper can take the file in between.
         let renamed: Bool = inFlight.withLock { state in
             if state.stopped { return false }
             return rename(temp, path) == 0
         }
         guard renamed else {
             let e = errno
+            close(fd)
             unlink(temp)
             throw WriteError(description: EngineMessage.cannotRename(path, reason(e)))
         }
+        if close(fd) != 0 {
+            let e = errno
+            unlink(path)  // the data may not have reached the disk: no output rather than a bad one
+            throw WriteError(description: EngineMessage.cannotWrite(path, reason(e)))
+        }
+    }
+
+    /// Removes the temporary files in `dir` that a killed run left: `.NAME.tmp-PID-XXXXXX`
+    /// whose pid is not a live process and whose lock is free. Returns the paths removed.
+    @discardableResult
+    public static func sweep(_ dir: String) -> [String] {
+        var removed: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
+            guard let pid = ownerPid(ofTemporary: name), pid != getpid() else { continue }
+            // Alive (or not ours to signal): a concurrent run's file. Leave it.
+            if kill(pid, 0) == 0 || errno == EPERM { continue }
+            let path = dir + "/" + name
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            // The writer holds the lock until its rename: a free lock means nobody is writing.
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            if unlink(path) == 0 { removed.append(path) }
+        }
+        return removed
+    }
+
+    /// The pid in a temporary file's name (`.NAME.tmp-PID-XXXXXX`), or nil for any other name.
+    static func ownerPid(ofTemporary name: String) -> pid_t? {
+        guard name.hasPrefix("."), let marker = name.range(of: ".tmp-", options: .backwards) else { return nil }
+        let rest = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        guard rest.count == 2, rest[1].count == 6, let pid = pid_t(rest[0]), pid > 0 else { return nil }
+        return pid
     }
 
     /// Stops all writing and removes every temporary file in flight. Used on SIGINT/SIGTERM;

@@ -37,6 +37,22 @@ public struct Cleaner {
         return (stale, entries, warnings)
     }
 
+    /// Temporary files that killed runs left anywhere under the output root (their writer gone).
+    public func sweepTemporaries() -> [String] {
+        let root = plan.manifest.outputRoot
+        var dirs = [root]
+        var removed: [String] = []
+        while let dir = dirs.popLast() {
+            removed += AtomicWriter.sweep(dir)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
+                var st = stat()
+                let path = dir + "/" + name
+                if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { dirs.append(path) }
+            }
+        }
+        return removed.sorted()
+    }
+
     /// Removes the unmodified stale outputs and the entries of vanished jobs.
     public func remove(_ outputs: [Stale], entries: [String]) {
         for item in outputs where !item.modified { try? FileManager.default.removeItem(atPath: item.path) }

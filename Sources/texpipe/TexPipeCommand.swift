@@ -176,7 +176,12 @@ struct Clean: ParsableCommand {
                 (item.modified ? "kept " : dryRun ? "would remove " : "removed ") + Planner.display(item.path)
                     + (item.modified ? " (modified since texpipe wrote it)" : ""))
         }
-        if !dryRun { cleaner.remove(stale, entries: entries) }
+        if !dryRun {
+            cleaner.remove(stale, entries: entries)
+            for path in cleaner.sweepTemporaries() {
+                Console.out("removed \(Planner.display(path)) (left by a killed run)")
+            }
+        }
         let n = stale.filter { !$0.modified }.count
         Console.out("\(n) stale outputs" + (dryRun ? "; nothing removed (--dry-run)" : " removed"))
     }

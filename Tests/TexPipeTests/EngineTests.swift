@@ -141,4 +141,17 @@ struct EngineTests {
         #expect(again.map(\.recorded) == results.map(\.recorded))
         #expect(tight.readCount(t.path + "/mask.png") > 1)
     }
+
+    @Test func hexDigestsAreSHA256AsWritten() {
+        #expect(Cache.sha256(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Cache.sha256([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    @Test func temporaryNamesCarryTheirWritersPid() {
+        #expect(AtomicWriter.ownerPid(ofTemporary: ".a.png.tmp-4242-Ab3dE9") == 4242)
+        #expect(AtomicWriter.ownerPid(ofTemporary: ".a.tmp-x.png.tmp-17-zzzzzz") == 17)
+        #expect(AtomicWriter.ownerPid(ofTemporary: ".a.png.tmp-Ab3dE9") == nil)
+        #expect(AtomicWriter.ownerPid(ofTemporary: "a.png.tmp-12-Ab3dE9") == nil)
+        #expect(AtomicWriter.ownerPid(ofTemporary: ".a.png.tmp-12-Ab3") == nil)
+    }
 }
