@@ -43,6 +43,9 @@ public struct Job: Sendable {
     public var reads: [String]
     /// The fonts the stages named, found when planning (`Resource.font` spec → face).
     public var fonts: [String: FontFace]
+    /// The input's pixels (width × height from its header; 0 when unreadable): the work a shard
+    /// is balanced by.
+    public var pixels: Int = 0
     /// Stable identity across runs: pipeline, input relative to the manifest, variant.
     public var id: String
     /// Every resolved parameter in canonical form (stages, settings, outputs).
@@ -240,7 +243,7 @@ struct PlanBuilder {
                 index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
                 variant: variant?.name, stages: stages, outputs: outputs, template: p.output, placeholders: values,
                 inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, failure: failure, failureStage: failureStage,
-                reads: reads, fonts: jobFonts,
+                reads: reads, fonts: jobFonts, pixels: (header?.width ?? 0) * (header?.height ?? 0),
                 id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
                 parameters: canonical.joined(separator: "\n")))
     }

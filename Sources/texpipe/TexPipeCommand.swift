@@ -67,7 +67,10 @@ struct Run: ParsableCommand {
     @Option(help: "Write a JSON report of every job.") var report: String?
     @Option(help: "Write a JUnit XML report for CI dashboards.") var junit: String?
     @Option(help: "Write a static HTML report with thumbnails into this folder.") var html: String?
-    @Option(help: "Run only shard K of N (1-based), e.g. 2/4.") var shard: String?
+    @Option(
+        help:
+            "Run only shard K of N (1-based, balanced by input pixels), e.g. 2/4; or auto: K and N from the CI's variables."
+    ) var shard: String?
     @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Image
         .defaultMaxPixels
     @Flag(help: "Print only errors.") var quiet = false
@@ -78,17 +81,9 @@ struct Run: ParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
-        if let shard, Self.parseShard(shard) == nil {
-            throw ValidationError("--shard expects K/N with 1 ≤ K ≤ N, e.g. 2/4; found \"\(shard)\"")
+        if let shard, shard != "auto", Shards.parse(shard) == nil {
+            throw ValidationError("--shard expects K/N with 1 ≤ K ≤ N, e.g. 2/4, or auto; found \"\(shard)\"")
         }
-    }
-
-    static func parseShard(_ s: String) -> (Int, Int)? {
-        let parts = s.split(separator: "/")
-        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else {
-            return nil
-        }
-        return (k, n)
     }
 
     func run() throws {
@@ -99,8 +94,17 @@ struct Run: ParsableCommand {
             throw fail(e)
         }
         for w in plan.warnings { Console.err(w.description) }
-        if let shard, let (k, n) = Self.parseShard(shard) {
-            plan.jobs = plan.jobs.filter { $0.index % n == k - 1 }
+        if let shard {
+            let (k, n): (Int, Int)
+            if shard == "auto" {
+                do { (k, n) = try Shards.fromEnvironment(ProcessInfo.processInfo.environment) } catch {
+                    Console.err("error: \(error)")
+                    throw ExitCode(2)
+                }
+            } else {
+                (k, n) = Shards.parse(shard)!
+            }
+            plan.jobs = Shards.jobs(plan.jobs, shard: k, of: n)
         }
         let cache = Cache(manifestDirectory: plan.manifest.directory)
         if dryRun {

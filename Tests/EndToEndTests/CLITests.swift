@@ -236,6 +236,19 @@ struct CLITests {
         try FileManager.default.removeItem(atPath: w.path + "/out")
         for k in 1...3 { #expect(try CLI.run(["--shard", "\(k)/3", "--quiet"], in: w.path).status == 0) }
         #expect(w.files(under: "out") == all)
+
+        // --shard auto: the CI's variables name the same shards.
+        try FileManager.default.removeItem(atPath: w.path + "/out")
+        try FileManager.default.removeItem(atPath: w.path + "/.texpipe")
+        for k in 1...3 {
+            let r = try CLI.run(
+                ["--shard", "auto", "--quiet"], in: w.path,
+                env: ["CI": "true", "CI_NODE_INDEX": "\(k)", "CI_NODE_TOTAL": "3"])
+            #expect(r.status == 0)
+        }
+        #expect(w.files(under: "out") == all)
+        let none = try CLI.run(["--shard", "auto"], in: w.path)
+        #expect(none.status == 2 && none.stderr.contains("--shard auto needs the CI's shard variables"))
     }
 
     @Test func stagesValidateAndInspect() throws {
