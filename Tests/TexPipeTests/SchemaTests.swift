@@ -3,6 +3,7 @@ import Testing
 
 @testable import TexPipe
 @testable import TexPipeManifest
+@testable import TexPipePlan
 @testable import TexPipeStages
 
 /// The manifest's JSON Schema against `texpipe validate`, judged by an independent validator
@@ -161,8 +162,16 @@ struct SchemaTests {
 
     @Test func whatValidateAcceptsTheSchemaAccepts() throws {
         let t = try Self.workspace()
-        let manifests =
-            Self.accepted + [try String(contentsOfFile: Self.root + "/pipeline.json", encoding: .utf8)]
+        // The repository's own manifests: the samples, the docs' pictures, the plugin demo.
+        let repo = ["pipeline.json", "docs/stages.json", "Examples/PluginDemo/pipeline.json"].map {
+            Self.root + "/" + $0
+        }
+        for path in repo {
+            do { _ = try Planner.plan(try Manifest.load(path: path)) } catch {
+                Issue.record("validate rejects \(path): \(error)")
+            }
+        }
+        let manifests = try Self.accepted + repo.map { try String(contentsOfFile: $0, encoding: .utf8) }
         for m in Self.accepted {
             if case .failure(let e) = t.plan(m) { Issue.record("validate rejects \(m): \(e)") }
         }
