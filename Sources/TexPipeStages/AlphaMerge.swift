@@ -23,13 +23,7 @@ public struct AlphaMerge: Stage {
 
     public var reads: [Resource] { [.image(path: path, label: "alpha", sameSize: true)] }
 
-    public func planned(_ input: Signature) throws -> [Signature] {
-        try input.requireAlpha(.straight, for: Self.name)
-        var out = input
-        out.layout = .rgba
-        out.lossless = false
-        return [out]
-    }
+    public func planned(_ input: Signature) throws -> [Signature] { [try input.drawnOn(by: Self.name)] }
 
     public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
         var map = try context.image(path, label: "alpha")

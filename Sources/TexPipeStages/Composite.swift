@@ -221,13 +221,7 @@ public struct Composite: Stage {
         }
     }
 
-    public func planned(_ input: Signature) throws -> [Signature] {
-        try input.requireAlpha(.straight, for: Self.name)
-        var out = input
-        out.layout = .rgba
-        out.lossless = false
-        return [out]
-    }
+    public func planned(_ input: Signature) throws -> [Signature] { [try input.drawnOn(by: Self.name)] }
 
     public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
         var canvas = LayerCanvas.floats(image)

@@ -176,6 +176,16 @@ extension Signature {
         return out
     }
 
+    /// The output of a stage that draws onto the image in straight alpha and so writes all four
+    /// channels (alpha-merge, composite): an RGBA, lossy-allowed image of the same size.
+    public func drawnOn(by stage: String) throws -> Signature {
+        try requireAlpha(.straight, for: stage)
+        var out = self
+        out.layout = .rgba
+        out.lossless = false
+        return out
+    }
+
     /// The alpha-state check shared by stages that need one state (SPEC §2).
     public func requireAlpha(_ state: AlphaState, for stage: String) throws {
         guard alpha == state else { throw StageError(.needsAlpha(stage: stage, needs: state, has: alpha)) }
