@@ -91,7 +91,9 @@ def texpipe_manifest(op, files, out):
         "premultiply": [{"stage": "premultiply"}],
         "mipmaps": [{"stage": "mipmaps"}],
         "rotate": [{"stage": "rotate", "degrees": 17}],
-        "alpha-split": [{"stage": "alpha-split"}],
+        # bleed off: the peers' commands extract alpha and drop it, nothing more (texpipe's default
+        # also bleeds the diffuse map's color under transparent texels — other pixels, other bytes).
+        "alpha-split": [{"stage": "alpha-split", "bleed": False}],
         "overlay": [{"stage": "composite", "layers": [{"image": SHADING, "blend": "overlay", "fit": "tile"}]}],
         "floor": [],
     }[op]

@@ -100,11 +100,28 @@ public enum ImageEncoder {
         let rowSamples = image.width * type.channels
         if settings.encoder == .texpipe {
             if type == .palette {
-                return try indices.withUnsafeBytes { b in
+                // As few bits per index as the palette needs (1, 2, 4 or 8), as optipng and
+                // ImageMagick write small palettes.
+                let depth = [1, 2, 4].first { palette.count / 3 <= 1 << $0 } ?? 8
+                let packed = depth == 8 ? indices : packBits(indices, image.width, image.height, depth: depth, scale: 1)
+                return try packed.withUnsafeBytes { b in
                     try PNGWriter.encode(
-                        samples: b, width: image.width, height: image.height, rowBytes: image.width, colorType: 3,
-                        bitDepth: 8, channels: 1, level: settings.level, filter: settings.filter, palette: palette,
-                        trns: trns, rows: rows)
+                        samples: b, width: image.width, height: image.height,
+                        rowBytes: (image.width * depth + 7) / 8, colorType: 3, bitDepth: depth, channels: 1,
+                        level: settings.level, filter: settings.filter, palette: palette, trns: trns, rows: rows)
+                }
+            }
+            // Gray whose every value is a multiple of 255 / (2ᵈ − 1) is exact at d = 1, 2 or 4 bits
+            // (a binary alpha map is 1-bit): `auto` writes the fewest bits that hold it.
+            if settings.color == .auto, type == .gray, C.self == UInt8.self,
+                let depth = lowGrayDepth(samples as! [UInt8])
+            {
+                let packed = packBits(samples as! [UInt8], image.width, image.height, depth: depth, scale: 255 / (1 << depth - 1))
+                return try packed.withUnsafeBytes { b in
+                    try PNGWriter.encode(
+                        samples: b, width: image.width, height: image.height,
+                        rowBytes: (image.width * depth + 7) / 8, colorType: 0, bitDepth: depth, channels: 1,
+                        level: settings.level, filter: settings.filter, rows: rows)
                 }
             }
             return try samples.withUnsafeBytes { b in
@@ -148,6 +165,39 @@ public enum ImageEncoder {
         }
         defer { tp_free(out) }
         return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+
+    /// The fewest bits (1, 2 or 4) that hold every gray value exactly — each a multiple of
+    /// 255 / (2ᵈ − 1) — or nil when only 8 do.
+    static func lowGrayDepth(_ gray: [UInt8]) -> Int? {
+        var multipleOf85 = true
+        var multipleOf17 = true
+        var binary = true
+        for v in gray {
+            if v != 0 && v != 255 { binary = false }
+            if v % 85 != 0 { multipleOf85 = false }
+            if v % 17 != 0 {
+                multipleOf17 = false
+                break
+            }
+        }
+        return binary ? 1 : multipleOf85 ? 2 : multipleOf17 ? 4 : nil
+    }
+
+    /// Rows of `values / scale` packed `depth` bits each, most significant first, each row padded
+    /// to a whole byte (PNG's layout for bit depths below 8).
+    static func packBits(_ values: [UInt8], _ width: Int, _ height: Int, depth: Int, scale: Int) -> [UInt8] {
+        let rowBytes = (width * depth + 7) / 8
+        var out = [UInt8](repeating: 0, count: rowBytes * height)
+        let perByte = 8 / depth
+        for y in 0..<height {
+            for x in 0..<width {
+                let v = UInt8(Int(values[y * width + x]) / scale)
+                let shift = 8 - depth * (x % perByte + 1)
+                out[y * rowBytes + x / perByte] |= v << shift
+            }
+        }
+        return out
     }
 
     /// Interleaved samples of the chosen color type (RGBA passes through untouched).

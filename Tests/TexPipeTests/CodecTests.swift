@@ -234,6 +234,52 @@ struct CodecTests {
         }
     }
 
+    /// `auto` writes gray at 1, 2 or 4 bits when every value is exact there, and palettes with as
+    /// few index bits as they need; libpng decodes each to exactly the pixels, and the bytes pass
+    /// pngcheck. Widths that do not fill the last byte of a row included.
+    @Test(arguments: [1, 7, 13, 32])
+    func lowBitDepthsAreExact(width: Int) throws {
+        var rng = SeededRandom(seed: UInt64(width))
+        func gray(_ levels: [Int]) -> Image {
+            image8(width, 3, (0..<(width * 3)).map { _ in let v = levels[rng.int(0...(levels.count - 1))]; return [v, v, v, 255] })
+        }
+        let grays: [([Int], Int)] = [
+            ([0, 255], 1), ([0, 85, 170, 255], 2), ((0...15).map { $0 * 17 }, 4), ([0, 1, 255], 8),
+        ]
+        for (levels, depth) in grays {
+            let img = gray(levels)
+            let bytes = try ImageEncoder.png(img)
+            let h = try ImageDecoder.header(bytes)
+            // A single level of a 1-pixel image may still be all one value: the depth is at most this.
+            #expect(h.colorType == "gray" && h.fileBitDepth <= depth, "levels \(levels.count): \(h.fileBitDepth)-bit")
+            #expect(try ImageDecoder.decode(bytes, pngReader: .libpng).pixels == img.pixels)
+            #expect(try ImageDecoder.decode(bytes).pixels == img.pixels)
+            try Self.pngcheck(bytes)
+        }
+        for (colors, depth) in [(2, 1), (3, 2), (4, 2), (16, 4), (17, 8)] {
+            let palette = (0..<colors).map { [($0 * 37) % 256, ($0 * 91) % 256, 200, $0 % 3 == 0 ? 128 : 255] }
+            let img = image8(width, 3, (0..<(width * 3)).map { palette[$0 % colors] })
+            let bytes = try ImageEncoder.png(img)
+            let h = try ImageDecoder.header(bytes)
+            #expect(h.colorType == "palette")
+            if width * 3 >= colors { #expect(h.fileBitDepth == depth, "\(colors) colors") }
+            #expect(try ImageDecoder.decode(bytes, pngReader: .libpng).pixels == img.pixels)
+            try Self.pngcheck(bytes)
+        }
+    }
+
+    static func pngcheck(_ bytes: [UInt8]) throws {
+        let path = NSTemporaryDirectory() + "texpipe-lowbit-\(UUID().uuidString).png"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["pngcheck", "-q", path]
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "pngcheck")
+    }
+
     @Test func depthSettingConverts() throws {
         let img = Self.randomImage(9, 9, depth: 8, seed: 5)
         var s = PNGSettings.standard
