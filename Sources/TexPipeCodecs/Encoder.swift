@@ -116,7 +116,8 @@ public enum ImageEncoder {
             if settings.color == .auto, type == .gray, C.self == UInt8.self,
                 let depth = lowGrayDepth(samples as! [UInt8])
             {
-                let packed = packBits(samples as! [UInt8], image.width, image.height, depth: depth, scale: 255 / (1 << depth - 1))
+                let packed = packBits(
+                    samples as! [UInt8], image.width, image.height, depth: depth, scale: 255 / (1 << depth - 1))
                 return try packed.withUnsafeBytes { b in
                     try PNGWriter.encode(
                         samples: b, width: image.width, height: image.height,

@@ -16,7 +16,7 @@ internal import TexPipeStages
 /// — its pid not alive, and the lock free — and never a live concurrent run's. SPEC §5 "Clean".
 public enum AtomicWriter {
     static let inFlight = Mutex<(paths: Set<String>, stopped: Bool)>(([], false))
-    /// Folders this process has swept already: each is swept once, before its first write.
+    /// Folders this process has created (or found) and swept: each once, before its first write.
     static let swept = Mutex<Set<String>>([])
 
     public struct WriteError: Error, CustomStringConvertible {
@@ -26,23 +26,39 @@ public enum AtomicWriter {
     /// Writes `bytes` to `path` atomically, creating folders as needed.
     public static func write(_ bytes: [UInt8], to path: String) throws {
         let dir = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        } catch {
-            throw WriteError(description: EngineMessage.cannotCreateFolder(dir, reason(errno)))
-        }
-        if swept.withLock({ $0.insert(dir).inserted }) { sweep(dir) }
-        let name = (path as NSString).lastPathComponent
-        var template = Array((dir + "/." + name + ".tmp-\(getpid())-XXXXXX").utf8CString)
-        // Register before creating, under the lock, so a stop in between cannot miss it.
-        let fd: Int32 = inFlight.withLock { state in
-            if state.stopped { return -2 }
-            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            if fd >= 0 {
-                state.paths.insert(String(nullTerminated: template))
-                _ = flock(fd, LOCK_EX)  // held until the rename: a sweeper sees a live writer
+        // Once per folder per process: create it (FileManager looks up /etc/passwd and /etc/group
+        // on every call) and sweep what killed runs left in it. A folder removed since (a long
+        // `watch`) is created again when the temporary file cannot be.
+        func createFolder() throws {
+            do {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            } catch {
+                throw WriteError(description: EngineMessage.cannotCreateFolder(dir, reason(errno)))
             }
-            return fd
+        }
+        if swept.withLock({ !$0.contains(dir) }) {
+            try createFolder()
+            if swept.withLock({ $0.insert(dir).inserted }) { sweep(dir) }
+        }
+        let name = (path as NSString).lastPathComponent
+        var template: [CChar] = []
+        // Register before creating, under the lock, so a stop in between cannot miss it.
+        func create() -> Int32 {
+            template = Array((dir + "/." + name + ".tmp-\(getpid())-XXXXXX").utf8CString)
+            return inFlight.withLock { state in
+                if state.stopped { return -2 }
+                let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+                if fd >= 0 {
+                    state.paths.insert(String(nullTerminated: template))
+                    _ = flock(fd, LOCK_EX)  // held until the rename: a sweeper sees a live writer
+                }
+                return fd
+            }
+        }
+        var fd = create()
+        if fd == -1 && errno == ENOENT {
+            try createFolder()
+            fd = create()
         }
         if fd == -2 { throw WriteError(description: EngineMessage.stopped) }
         guard fd >= 0 else {

@@ -214,14 +214,16 @@ public struct Glob: Sendable {
         return parts.flatMap { part in expandBraces(head + part + tail) }
     }
 
+    // stat and lstat directly: FileManager's fileExists and attributes look up names in
+    // /etc/passwd and /etc/group on every call — two opens per input in a plan.
     private func isFile(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && !isDir.boolValue
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFDIR
     }
 
     private func isDirectory(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     private func isBrokenSymlink(_ path: String) -> Bool {
@@ -231,7 +233,7 @@ public struct Glob: Sendable {
 
     /// A directory that is not a symlink (for `**`).
     private func isRealDirectory(_ path: String) -> Bool {
-        guard let attrs = try? FileManager.default.attributesOfItem(atPath: path) else { return false }
-        return (attrs[.type] as? FileAttributeType) == .typeDirectory
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }

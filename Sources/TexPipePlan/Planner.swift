@@ -86,10 +86,16 @@ public enum Planner {
 
     /// Shows a path relative to the current folder when it lies below it.
     public static func display(_ absolute: String) -> String {
-        let cwd = FileManager.default.currentDirectoryPath
-        let prefix = cwd.hasSuffix("/") ? cwd : cwd + "/"
+        let prefix = workingDirectoryPrefix
         return absolute.hasPrefix(prefix) ? String(absolute.dropFirst(prefix.count)) : absolute
     }
+
+    /// The process's folder with a trailing `/`, asked once (a getcwd per message added up to one
+    /// per job); texpipe never changes folder.
+    static let workingDirectoryPrefix: String = {
+        let cwd = FileManager.default.currentDirectoryPath
+        return cwd.hasSuffix("/") ? cwd : cwd + "/"
+    }()
 }
 
 struct PlanBuilder {
@@ -97,6 +103,7 @@ struct PlanBuilder {
     var diagnostics: [Diagnostic] = []
     var jobs: [Job] = []
     var inputsRealPaths: Set<String> = []
+    var realDirectories: [String: String] = [:]
     /// Headers of the files the plan reads (inputs and stage resources), each read once.
     var headers: [String: Result<ImageHeader, HeaderProblem>] = [:]
     /// Fonts found, by spec and folder: fontconfig's match is the slow part.
@@ -130,7 +137,7 @@ struct PlanBuilder {
         let variants: [Variant?] = p.variants.map { $0.map { Optional($0) } } ?? [nil]
         for m in matches {
             let absolute = base + "/" + m.relativePath
-            inputsRealPaths.insert(realPath(absolute))
+            inputsRealPaths.insert(realFile(absolute))
             let header = try? self.header(absolute).get()
             for v in variants { addJob(p, match: m, absolute: absolute, header: header, variant: v) }
         }
@@ -283,7 +290,7 @@ struct PlanBuilder {
         for job in jobs {
             for out in job.outputs {
                 let dir = (out.path as NSString).deletingLastPathComponent
-                let dirReal = realPath(dir)
+                let dirReal = realDirectory(dir)
                 let escapes = escaping[dir] ?? !(dirReal == rootReal || dirReal.hasPrefix(rootReal + "/"))
                 escaping[dir] = escapes
                 let at = templatePath[job.pipeline]
@@ -292,7 +299,7 @@ struct PlanBuilder {
                     continue
                 }
                 let real = dirReal + "/" + (out.path as NSString).lastPathComponent
-                if inputsRealPaths.contains(real) || inputsRealPaths.contains(realPath(out.path)) {
+                if inputsRealPaths.contains(real) || inputsRealPaths.contains(realFile(out.path)) {
                     error(at, PlanMessage.outputIsInput(Planner.display(out.path)))
                 }
                 if let other = writer[real] {
@@ -306,6 +313,23 @@ struct PlanBuilder {
 
     func describe(_ job: Job) -> String {
         PlanMessage.job(pipeline: job.pipeline, input: job.inputDisplay, variant: job.variant)
+    }
+
+    /// A folder's real path, resolved once per plan (realpath is a readlink per path component).
+    mutating func realDirectory(_ dir: String) -> String {
+        if let known = realDirectories[dir] { return known }
+        let real = realPath(dir)
+        realDirectories[dir] = real
+        return real
+    }
+
+    /// A file's real path: its folder's, plus its name — or, when the file itself is a symlink,
+    /// where it points. One lstat per file.
+    mutating func realFile(_ path: String) -> String {
+        var st = stat()
+        if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK { return realPath(path) }
+        let dir = (path as NSString).deletingLastPathComponent
+        return realDirectory(dir) + "/" + (path as NSString).lastPathComponent
     }
 
     /// realpath of the deepest existing ancestor, with the rest appended.

@@ -24,6 +24,16 @@ struct AtomicWriterTests {
         #expect(mode == 0o644)
     }
 
+    /// Folders are created once per process; one removed since (a long `watch`) is created again.
+    @Test func aFolderRemovedBetweenWritesIsCreatedAgain() throws {
+        let t = TempDir()
+        let path = t.path + "/gone/deeper/out.png"
+        try AtomicWriter.write([1], to: path)
+        try FileManager.default.removeItem(atPath: t.path + "/gone")
+        try AtomicWriter.write([2], to: path)
+        #expect(FileManager.default.contents(atPath: path) == Data([2]))
+    }
+
     @Test func unwritableFolderIsAnErrorNotACrash() {
         #expect(throws: AtomicWriter.WriteError.self) { try AtomicWriter.write([1], to: "/proc/texpipe-nope/x.png") }
     }

@@ -241,7 +241,11 @@ struct CodecTests {
     func lowBitDepthsAreExact(width: Int) throws {
         var rng = SeededRandom(seed: UInt64(width))
         func gray(_ levels: [Int]) -> Image {
-            image8(width, 3, (0..<(width * 3)).map { _ in let v = levels[rng.int(0...(levels.count - 1))]; return [v, v, v, 255] })
+            image8(
+                width, 3,
+                (0..<(width * 3)).map { _ in
+                    let v = levels[rng.int(0...(levels.count - 1))]; return [v, v, v, 255]
+                })
         }
         let grays: [([Int], Int)] = [
             ([0, 255], 1), ([0, 85, 170, 255], 2), ((0...15).map { $0 * 17 }, 4), ([0, 1, 255], 8),
