@@ -8,39 +8,83 @@ internal import TexPipeStages
 /// files — once per run, however many jobs use them (the jersey case reads the same few masks in
 /// every job). Stages never touch the file system; the engine hands them these images through
 /// their context. Holds at most `budget` bytes (file bytes kept for decoding, decoded pixels);
-/// past that a file is read again by the job that needs it.
+/// past that a file is read again by the job that needs it. Each file has its own lock: one file
+/// loads once, different files (an alpha map per input) load in parallel.
 public final class ResourceLoader: Sendable {
     struct Entry {
+        var loaded = false
         var digest: String?
         var bytes: [UInt8]?
         var error: String?
         var image: Image?
     }
-    struct State {
-        var entries: [String: Entry] = [:]
-        var held = 0
-        var reads: [String: Int] = [:]
+
+    /// One file's entry behind its own lock: the same file is read and decoded once however many
+    /// jobs ask at the same moment, while different files load in parallel.
+    final class Slot: Sendable {
+        let entry = Mutex(Entry())
     }
 
     public let budget: Int
-    private let state = Mutex(State())
+    private let slots = Mutex<[String: Slot]>([:])
+    /// Bytes held (file bytes kept for decoding, decoded pixels) and reads from disk per file.
+    private let accounts = Mutex<(held: Int, reads: [String: Int])>((0, [:]))
 
     public init(budget: Int = 256 << 20) { self.budget = budget }
 
     /// How many times each file was read from disk (the tests check "once per run").
-    public func readCount(_ path: String) -> Int { state.withLock { $0.reads[path] ?? 0 } }
+    public func readCount(_ path: String) -> Int { accounts.withLock { $0.reads[path] ?? 0 } }
+
+    private func slot(_ path: String) -> Slot {
+        slots.withLock { s in
+            if let known = s[path] { return known }
+            let new = Slot()
+            s[path] = new
+            return new
+        }
+    }
+
+    /// Takes `bytes` more of the budget; false (nothing taken) when they do not fit.
+    private func reserve(_ bytes: Int) -> Bool {
+        accounts.withLock { a in
+            guard a.held + bytes <= budget else { return false }
+            a.held += bytes
+            return true
+        }
+    }
+
+    private func release(_ bytes: Int) { accounts.withLock { $0.held -= bytes } }
+
+    private func read(_ path: String) -> Result<[UInt8], FileReader.ReadError> {
+        accounts.withLock { $0.reads[path, default: 0] += 1 }
+        return FileReader.read(path)
+    }
+
+    /// Reads the file the first time: its digest, and its bytes while the budget allows.
+    private func load(_ path: String, _ e: inout Entry) {
+        guard !e.loaded else { return }
+        e.loaded = true
+        switch read(path) {
+        case .success(let bytes):
+            e.digest = Cache.sha256(bytes)
+            if reserve(bytes.count) { e.bytes = bytes }
+        case .failure(let error):
+            e.error = error.description
+        }
+    }
 
     /// The file's SHA-256 (for the job's cache key); nil when it cannot be read.
     public func digest(_ path: String) -> String? {
-        state.withLock { s in entry(path, &s).digest }
+        slot(path).entry.withLock { e in
+            load(path, &e)
+            return e.digest
+        }
     }
 
-    /// The decoded image (RGBA, straight), or the decoder's or reader's one-line error. Reading
-    /// and decoding happen under the loader's lock, so a file is read once however many jobs
-    /// ask for it at the same moment (once per run: these are a pipeline's few shared files).
+    /// The decoded image (RGBA, straight), or the decoder's or reader's one-line error.
     public func image(_ path: String, maxPixels: Int) throws -> Image {
-        try state.withLock { s in
-            var e = entry(path, &s)
+        try slot(path).entry.withLock { e in
+            load(path, &e)
             if let image = e.image {
                 guard image.width * image.height <= maxPixels else { throw CodecError(.overLimitCached) }
                 return image
@@ -48,45 +92,19 @@ public final class ResourceLoader: Sendable {
             if let error = e.error { throw CodecError(error) }
             var bytes = e.bytes
             if bytes == nil {  // not kept (over the budget): read again
-                switch read(path, &s) {
+                switch read(path) {
                 case .success(let b): bytes = b
                 case .failure(let error): throw CodecError(error.description)
                 }
             }
             let image = try ImageDecoder.decode(bytes!, path: path, maxPixels: maxPixels)
-            let size = image.width * image.height * image.depth / 2
-            s.held -= e.bytes?.count ?? 0
-            e.bytes = nil
-            if s.held + size <= budget {
-                e.image = image
-                s.held += size
+            if let kept = e.bytes {
+                release(kept.count)
+                e.bytes = nil
             }
-            s.entries[path] = e
+            if reserve(image.width * image.height * image.depth / 2) { e.image = image }
             return image
         }
-    }
-
-    private func read(_ path: String, _ s: inout State) -> Result<[UInt8], FileReader.ReadError> {
-        s.reads[path, default: 0] += 1
-        return FileReader.read(path)
-    }
-
-    /// The entry of `path`, read from disk the first time.
-    private func entry(_ path: String, _ s: inout State) -> Entry {
-        if let known = s.entries[path] { return known }
-        var e = Entry()
-        switch read(path, &s) {
-        case .success(let bytes):
-            e.digest = Cache.sha256(bytes)
-            if s.held + bytes.count <= budget {
-                e.bytes = bytes
-                s.held += bytes.count
-            }
-        case .failure(let error):
-            e.error = error.description
-        }
-        s.entries[path] = e
-        return e
     }
 }
 
