@@ -6,16 +6,23 @@ internal import TexPipePixels
 public import TexPipePlan
 internal import TexPipeStages
 
-/// The incremental cache in `.texpipe/` beside the manifest (SPEC §5): one small JSON entry per
-/// job, named by the SHA-256 of the job's identity. An entry records the hashes of the texpipe
-/// version, the resolved parameters and every file the job read, and each output's SHA-256. It is
-/// written (atomically) only after the job's outputs are renamed into place, so an interrupted run
-/// never leaves an entry that claims a missing file; an unreadable entry is discarded with a warning.
+/// The incremental cache in `.texpipe/` beside the manifest (SPEC §5). An entry per job, keyed by
+/// the SHA-256 of the job's identity, records the hashes of the texpipe version, the resolved
+/// parameters and every file the job read, and each output's SHA-256 and size. Entries and the
+/// stat data of every file hashed live in one index (`CacheIndex`): a rerun stats each input and
+/// output and hashes only files whose stat changed (`verify` hashes everything). An entry is
+/// recorded only after the job's outputs are renamed into place, so an interrupted run never leaves
+/// an entry that claims a missing file.
 public final class Cache: Sendable {
     public let directory: String
+    public let index: CacheIndex
+    /// Hash every input and output, trusting no stat data (`--verify`).
+    public let verify: Bool
 
-    public init(manifestDirectory: String) {
-        directory = manifestDirectory + "/.texpipe/jobs"
+    public init(manifestDirectory: String, verify: Bool = false) {
+        directory = manifestDirectory + "/.texpipe"
+        index = CacheIndex(directory: directory, base: manifestDirectory)
+        self.verify = verify
     }
 
     public struct Entry: Codable, Sendable, Equatable {
@@ -79,73 +86,73 @@ public final class Cache: Sendable {
 
     public static func sha256(_ text: String) -> String { sha256(Array(text.utf8)) }
 
-    func path(for job: Job) -> String { directory + "/" + Cache.sha256(job.id) + ".json" }
+    /// The key of a job's entry: the SHA-256 of its identity (pipeline, input, variant).
+    public func key(for job: Job) -> String { Cache.sha256(job.id) }
 
-    /// The entry of a job; nil if there is none. A corrupt entry is removed and reported.
-    public func entry(for job: Job, warnings: inout [String]) -> Entry? {
-        let file = path(for: job)
-        guard let data = FileManager.default.contents(atPath: file) else { return nil }
-        guard let entry = try? JSONDecoder().decode(Entry.self, from: data) else {
-            warnings.append(EngineMessage.corruptEntryDiscarded(file))
-            try? FileManager.default.removeItem(atPath: file)
-            return nil
-        }
-        return entry
+    /// The entry of a job; nil if there is none.
+    public func entry(for job: Job) -> Entry? { index.entry(key(for: job)) }
+
+    /// Problems reading the index (damaged lines), once per run.
+    public func warnings() -> [String] { index.damage.map { [EngineMessage.damagedIndex(index.indexFile, $0)] } ?? [] }
+
+    /// The SHA-256 of a file: from the index while its stat is unchanged, else read and hashed
+    /// (and recorded). nil: missing or unreadable. `bytes` receives the contents when it was read.
+    public func digest(of path: String, bytes: inout [UInt8]?) -> String? {
+        guard let stamp = FileStamp.of(path) else { return nil }
+        if !verify, let known = index.digest(of: path, stamp: stamp) { return known }
+        let time = FileStamp.now()
+        guard case .success(let data) = FileReader.read(path) else { return nil }
+        let sha = Cache.sha256(data)
+        // Recorded only when the bytes read are the stamped ones (same size; mtime checked below).
+        if data.count == stamp.size { index.record(path, stamp: stamp, sha256: sha, at: time) }
+        bytes = data
+        return sha
     }
 
     /// Hash of every file the job reads, in order (a missing file hashes as missing).
     /// `digest`: each file's SHA-256 (nil: missing).
-    public static func inputsHash(_ files: [(path: String, digest: String?)]) -> String {
-        sha256(files.map { "\($0.path)\u{0}" + ($0.digest ?? "missing") }.joined(separator: "\n"))
+    /// Paths below `base` (the manifest's folder) enter relative to it, so the same project in
+    /// another folder or on another machine has the same key (the remote cache's).
+    public static func inputsHash(_ files: [(path: String, digest: String?)], base: String) -> String {
+        sha256(
+            files.map { file in
+                let path = file.path.hasPrefix(base + "/") ? String(file.path.dropFirst(base.count + 1)) : file.path
+                return "\(path)\u{0}" + (file.digest ?? "missing")
+            }.joined(separator: "\n"))
     }
 
     public static var versionHash: String { sha256("texpipe " + TexPipeVersion.string) }
 
-    /// Whether the job must run: compares its identity hashes, then the recorded outputs on disk.
-    /// Also hands back the entry it read, so a hit needs no second read.
-    public func decide(_ job: Job, inputs: String, base: String, warnings: inout [String]) -> (
-        decision: Decision, entry: Entry?
-    ) {
-        guard let e = entry(for: job, warnings: &warnings) else { return (.new, nil) }
+    /// Whether the job must run: compares its identity hashes, then the recorded outputs on disk
+    /// (by stat, hashing only an output whose stat changed). Also hands back the entry it read.
+    public func decide(_ job: Job, inputs: String, base: String) -> (decision: Decision, entry: Entry?) {
+        guard let e = entry(for: job) else { return (.new, nil) }
         if e.version != Cache.versionHash { return (.versionChanged, e) }
         if e.parameters != Cache.sha256(job.parameters) { return (.parametersChanged, e) }
         if e.inputs != inputs { return (.inputChanged, e) }
         for out in job.outputs {
             let rel = String(out.path.dropFirst(base.count + 1))
             guard let rec = e.outputs.first(where: { $0.path == rel }) else { return (.parametersChanged, e) }
-            guard let data = FileManager.default.contents(atPath: out.path) else { return (.outputMissing(rel), e) }
-            if data.count != rec.bytes || Cache.sha256(data) != rec.sha256 { return (.outputModified(rel), e) }
+            var bytes: [UInt8]?
+            guard let sha = digest(of: out.path, bytes: &bytes) else { return (.outputMissing(rel), e) }
+            if sha != rec.sha256 { return (.outputModified(rel), e) }
         }
         return (.hit, e)
     }
 
     /// Records a completed job. Called only after every output is in place.
-    public func store(_ job: Job, inputs: String, outputs: [Entry.Output]) throws {
+    public func store(_ job: Job, inputs: String, outputs: [Entry.Output], base: String) {
         let entry = Entry(
             job: job.id.replacingOccurrences(of: "\u{0}", with: " | "), version: Cache.versionHash,
             parameters: Cache.sha256(job.parameters), inputs: inputs, outputs: outputs)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try AtomicWriter.write(Array(try encoder.encode(entry)), to: path(for: job))
-    }
-
-    /// Every entry on disk by file name, for `clean`.
-    public func allEntries(warnings: inout [String]) -> [(file: String, entry: Entry)] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
-        var out: [(String, Entry)] = []
-        for name in names where name.hasSuffix(".json") {
-            let file = directory + "/" + name
-            guard let data = FileManager.default.contents(atPath: file),
-                let e = try? JSONDecoder().decode(Entry.self, from: data)
-            else {
-                warnings.append(EngineMessage.corruptEntryIgnored(file))
-                continue
-            }
-            out.append((file, e))
+        var files: [(String, FileStamp, String)] = []
+        for o in outputs {
+            let path = base + "/" + o.path
+            if let stamp = FileStamp.of(path), stamp.size == Int64(o.bytes) { files.append((path, stamp, o.sha256)) }
         }
-        return out
+        index.store(key(for: job), entry, outputs: files)
     }
 
-    /// The entry file name a job would use.
-    public func entryFile(for job: Job) -> String { path(for: job) }
+    /// Writes the index (end of a run, `clean`); a failure is a warning.
+    public func save() -> String? { index.save() }
 }

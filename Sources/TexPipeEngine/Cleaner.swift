@@ -17,24 +17,25 @@ public struct Cleaner {
         public var modified: Bool
     }
 
-    /// Stale outputs, the cache entries of jobs that no longer exist, and warnings.
+    /// Stale outputs, the cache entries (keys) of jobs that no longer exist, and warnings.
     public func scan() -> (outputs: [Stale], entries: [String], warnings: [String]) {
         let cache = Cache(manifestDirectory: plan.manifest.directory)
-        var warnings: [String] = []
-        let current = Dictionary(plan.jobs.map { (cache.entryFile(for: $0), $0) }, uniquingKeysWith: { a, _ in a })
+        let current = Dictionary(plan.jobs.map { (cache.key(for: $0), $0) }, uniquingKeysWith: { a, _ in a })
         var stale: [Stale] = []
         var entries: [String] = []
-        for (file, entry) in cache.allEntries(warnings: &warnings) {
-            let planned = Set((current[file]?.outputs ?? []).map(\.path))
+        let all = cache.index.entries
+        for key in all.keys.sorted() {
+            let entry = all[key]!
+            let planned = Set((current[key]?.outputs ?? []).map(\.path))
             for out in entry.outputs {
                 let path = plan.manifest.directory + "/" + out.path
-                guard !planned.contains(path), FileManager.default.fileExists(atPath: path) else { continue }
-                let bytes = FileManager.default.contents(atPath: path).map { Cache.sha256(Array($0)) }
-                stale.append(Stale(path: path, modified: bytes != out.sha256))
+                guard !planned.contains(path), FileStamp.of(path) != nil else { continue }
+                var bytes: [UInt8]?
+                stale.append(Stale(path: path, modified: cache.digest(of: path, bytes: &bytes) != out.sha256))
             }
-            if current[file] == nil { entries.append(file) }
+            if current[key] == nil { entries.append(key) }
         }
-        return (stale, entries, warnings)
+        return (stale.sorted { $0.path < $1.path }, entries, cache.warnings())
     }
 
     /// Temporary files that killed runs left anywhere under the output root (their writer gone).
@@ -53,9 +54,16 @@ public struct Cleaner {
         return removed.sorted()
     }
 
-    /// Removes the unmodified stale outputs and the entries of vanished jobs.
-    public func remove(_ outputs: [Stale], entries: [String]) {
-        for item in outputs where !item.modified { try? FileManager.default.removeItem(atPath: item.path) }
-        for file in entries { try? FileManager.default.removeItem(atPath: file) }
+    /// Removes the unmodified stale outputs and the entries of vanished jobs; nil, or why the
+    /// index could not be written.
+    @discardableResult
+    public func remove(_ outputs: [Stale], entries: [String]) -> String? {
+        let cache = Cache(manifestDirectory: plan.manifest.directory)
+        for item in outputs where !item.modified {
+            try? FileManager.default.removeItem(atPath: item.path)
+            cache.index.forget(item.path)
+        }
+        for key in entries { cache.index.drop(job: key) }
+        return cache.save()
     }
 }

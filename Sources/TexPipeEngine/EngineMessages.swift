@@ -21,11 +21,11 @@ enum EngineMessage {
     static func output(_ relative: String, _ error: any Error) -> String { "\(relative): \(error)" }
 
     static func cacheEntryNotWritten(_ error: any Error) -> String { "cache entry not written: \(error)" }
-    static func corruptEntryDiscarded(_ file: String) -> String {
-        "\(Planner.display(file)): corrupt cache entry discarded"
+    static func damagedIndex(_ file: String, _ lines: Int) -> String {
+        "\(Planner.display(file)): \(lines) damaged line\(lines == 1 ? "" : "s") ignored (the jobs they held run again)"
     }
-    static func corruptEntryIgnored(_ file: String) -> String {
-        "\(Planner.display(file)): corrupt cache entry ignored"
+    static func indexNotWritten(_ file: String, _ why: String) -> String {
+        "cache index not written: \(Planner.display(file)): \(why)"
     }
 
     static func cannotCreateFolder(_ dir: String, _ why: String) -> String {

@@ -21,6 +21,8 @@ public struct JobResult: Sendable {
     public var recorded: [Cache.Entry.Output] = []
     /// True when the cache showed the job up to date and nothing ran.
     public var cacheHit = false
+    /// True when the outputs came from the remote cache (written here, nothing ran).
+    public var remoteHit = false
     /// Why the job ran (or `up to date`), when a cache was in use.
     public var decision: Cache.Decision?
     /// Problems that did not fail the job (a corrupt cache entry discarded).
@@ -39,6 +41,8 @@ public struct RunOptions: Sendable {
     public var cache: Cache?
     /// Run every job even when the cache says it is up to date (entries are still written).
     public var force = false
+    /// A shared cache asked for jobs that miss locally, and given what runs (SPEC §6).
+    public var remote: RemoteCache?
     /// Memory policy: the largest image (pixels) a stage may hold whole as Float where it could
     /// stream instead (16 B a pixel: 256 MiB at 16 MP). Mipmaps' filters that read level 0 for
     /// every level convert it once up to this size (converting per level cost them 2–3×).
@@ -54,33 +58,67 @@ public struct RunOptions: Sendable {
     }
 }
 
-/// The bytes of the job's input, read once, and the hash of every file the job reads (its cache
-/// key): the input's own bytes, the rest (layers, masks, maps, fonts) through the run's loader,
-/// which reads each of them once per run.
+/// The hash of every file the job reads (its cache key) and, when it had to be read for that, the
+/// input's bytes. With a cache, a file whose stat matches the index is not read at all; the others
+/// are read once (the input here, the rest through the run's loader, once per run).
 struct JobInputs {
     var input: [UInt8]?
     var inputError: String?
+    var digests: [(path: String, digest: String?)] = []
     var hash: String
 
-    init(_ job: Job, loader: ResourceLoader) {
-        var files: [(String, String?)] = []
+    init(_ job: Job, cache: Cache?, loader: ResourceLoader, base: String) {
         input = nil
         inputError = nil
         for (k, path) in job.reads.enumerated() {
             if k == 0 {
+                if let cache {
+                    let digest = cache.digest(of: path, bytes: &input)
+                    if digest == nil, case .failure(let message) = FileReader.read(path) {
+                        inputError = message.description
+                    }
+                    digests.append((path, digest))
+                    continue
+                }
                 switch FileReader.read(path) {
                 case .success(let bytes):
                     input = bytes
-                    files.append((path, Cache.sha256(bytes)))
+                    digests.append((path, Cache.sha256(bytes)))
                 case .failure(let message):
                     inputError = message.description
-                    files.append((path, nil))
+                    digests.append((path, nil))
+                }
+            } else if let cache, let stamp = FileStamp.of(path) {
+                if !cache.verify, let known = cache.index.digest(of: path, stamp: stamp) {
+                    digests.append((path, known))
+                } else {
+                    let time = FileStamp.now()
+                    let digest = loader.digest(path)
+                    if let digest { cache.index.record(path, stamp: stamp, sha256: digest, at: time) }
+                    digests.append((path, digest))
                 }
             } else {
-                files.append((path, loader.digest(path)))
+                digests.append((path, loader.digest(path)))
             }
         }
-        hash = Cache.inputsHash(files)
+        hash = Cache.inputsHash(digests, base: base)
+    }
+
+    /// The input's bytes for a job that runs: read now if the index spared reading them. The key
+    /// is taken again from the bytes read, so an entry always describes what was processed.
+    mutating func load(_ path: String, base: String) {
+        guard input == nil, inputError == nil, !digests.isEmpty else { return }
+        switch FileReader.read(path) {
+        case .success(let bytes):
+            input = bytes
+            let sha = Cache.sha256(bytes)
+            if sha != digests[0].digest {
+                digests[0].digest = sha
+                hash = Cache.inputsHash(digests, base: base)
+            }
+        case .failure(let message):
+            inputError = message.description
+        }
     }
 }
 
@@ -92,8 +130,8 @@ public enum Runner {
     public static func run(
         _ plan: Plan, _ options: RunOptions,
         loader: ResourceLoader? = nil,
-        progress: @Sendable (Int, Int) -> Void = { _, _ in },
-        finished: @Sendable (Job, JobResult) -> Void = { _, _ in }
+        progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in },
+        finished: @escaping @Sendable (Job, JobResult) -> Void = { _, _ in }
     ) -> [JobResult] {
         let jobs = plan.jobs
         struct State {
@@ -101,66 +139,138 @@ public enum Runner {
             var done = 0
             var reported = 0
             var results: [JobResult?]
+            /// Jobs whose remote lookup missed, ready to run here.
+            var ready: [(Int, Prepared)] = []
+            /// Remote lookups in flight.
+            var parked = 0
         }
         let state = Mutex(State(results: Array(repeating: nil, count: jobs.count)))
+        let wake = NSCondition()
         let workers = min(options.jobs, max(1, jobs.count))
         // Cores without a job (fewer jobs than --jobs, or a worker whose queue ran dry) are lent
         // to the jobs still running, for the row bands of a large image.
         let lender = CoreLender(idle: options.jobs - workers)
         let loader = loader ?? ResourceLoader(budget: options.resourceBudget)
-        // Biggest inputs first (file size stands in for work): the long jobs start early and the
+        // Biggest inputs first (pixels stand in for work): the long jobs start early and the
         // run does not end on one large image while the other cores wait. Results are still
         // delivered in plan order.
         let order = Self.largestFirst(jobs)
+        let remote = options.remote
+        // Lookups in flight at most: a parked job holds the input bytes it read.
+        let window = 4 * RemoteCache.lanes
+        @Sendable func deliver(_ i: Int, _ result: JobResult) {
+            state.withLock { s in
+                s.results[i] = result
+                s.done += 1
+                progress(s.done, jobs.count)
+                while s.reported < jobs.count, let r = s.results[s.reported] {
+                    finished(jobs[s.reported], r)
+                    s.reported += 1
+                }
+            }
+        }
+        @Sendable func runHere(_ i: Int, _ p: Prepared) {
+            let (result, bytes) = runLocally(jobs[i], in: plan, options, p, rows: lender, loader: loader)
+            if let remote, result.status == .ok, remote.settings.mode == .readWrite, let inputs = p.inputs {
+                let blobs = zip(result.written, zip(result.recorded, bytes)).map { out, rb in
+                    (RemoteCache.Blob(path: out.relative, size: rb.0.bytes, sha256: rb.0.sha256), rb.1)
+                }
+                let key = remoteKey(jobs[i], inputs)
+                remote.submit { remote.store(key: key, outputs: blobs) }
+            }
+            deliver(i, result)
+        }
+        enum Step {
+            case prepare(Int)
+            case run(Int, Prepared)
+        }
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
-                let i: Int? = state.withLock { s in
-                    guard s.next < jobs.count else { return nil }
-                    defer { s.next += 1 }
-                    return order[s.next]
+                // Next: a job whose remote lookup missed, else a new job, else wait for a lookup
+                // in flight; done when none is left.
+                wake.lock()
+                var step: Step?
+                while true {
+                    step = state.withLock { s -> Step? in
+                        if !s.ready.isEmpty {
+                            let (i, p) = s.ready.removeFirst()
+                            return .run(i, p)
+                        }
+                        if s.next < jobs.count && s.parked < window {
+                            defer { s.next += 1 }
+                            return .prepare(order[s.next])
+                        }
+                        return nil
+                    }
+                    if step != nil || !state.withLock({ $0.parked > 0 }) { break }
+                    wake.wait()
                 }
-                guard let i else {
+                wake.unlock()
+                guard let step else {
                     lender.workerFinished()
                     return
                 }
-                let result = execute(jobs[i], in: plan, options, rows: lender, loader: loader)
-                state.withLock { s in
-                    s.results[i] = result
-                    s.done += 1
-                    progress(s.done, jobs.count)
-                    while s.reported < jobs.count, let r = s.results[s.reported] {
-                        finished(jobs[s.reported], r)
-                        s.reported += 1
+                switch step {
+                case .run(let i, let p):
+                    runHere(i, p)
+                case .prepare(let i):
+                    let p = prepare(jobs[i], in: plan, options, loader: loader)
+                    if p.done {
+                        deliver(i, p.result)
+                        continue
+                    }
+                    guard let remote, !remote.isOff, !options.force, let inputs = p.inputs, inputs.inputError == nil
+                    else {
+                        runHere(i, p)
+                        continue
+                    }
+                    // Ask the remote cache on its own threads; this worker goes on with other jobs.
+                    state.withLock { $0.parked += 1 }
+                    let key = remoteKey(jobs[i], inputs)
+                    let paths = jobs[i].outputs.map(\.relative)
+                    remote.submit {
+                        let hit = remote.fetch(key: key, expecting: paths).flatMap {
+                            materialize(jobs[i], in: plan, options, p, blobs: $0)
+                        }
+                        if let hit { deliver(i, hit) }
+                        wake.lock()
+                        state.withLock { s in
+                            s.parked -= 1
+                            if hit == nil { s.ready.append((i, p)) }
+                        }
+                        wake.broadcast()
+                        wake.unlock()
                     }
                 }
             }
         }
+        remote?.finish()
         return state.withLock { $0.results.map { $0! } }
     }
 
-    /// Job indices by input file size, largest first; ties in plan order.
+    /// Job indices by input pixels (from the plan's headers: no system call), largest first; ties
+    /// in plan order.
     package static func largestFirst(_ jobs: [Job]) -> [Int] {
-        var sizes: [String: Int] = [:]
-        for job in jobs where sizes[job.input] == nil {
-            // stat, not FileManager's attributes (which look up the owner's and group's names in
-            // /etc/passwd and /etc/group for every file).
-            var st = stat()
-            sizes[job.input] = stat(job.input, &st) == 0 ? Int(st.st_size) : 0
-        }
-        return jobs.indices.sorted { a, b in
-            let (sa, sb) = (sizes[jobs[a].input]!, sizes[jobs[b].input]!)
-            return sa != sb ? sa > sb : a < b
-        }
+        let pixels = jobs.map(\.pixels)
+        return jobs.indices.sorted { a, b in pixels[a] != pixels[b] ? pixels[a] > pixels[b] : a < b }
     }
 
     /// Whether a job would run, and why (for `--dry-run`).
     public static func decision(
         _ job: Job, in plan: Plan, cache: Cache, loader: ResourceLoader = ResourceLoader()
     ) -> (Cache.Decision, [String]) {
-        var warnings: [String] = []
-        let d = cache.decide(
-            job, inputs: JobInputs(job, loader: loader).hash, base: plan.manifest.directory, warnings: &warnings)
-        return (d.decision, warnings)
+        let base = plan.manifest.directory
+        let d = cache.decide(job, inputs: JobInputs(job, cache: cache, loader: loader, base: base).hash, base: base)
+        return (d.decision, [])
+    }
+
+    /// A job after its cache check: finished (a failure known at plan time, an up-to-date job),
+    /// or to be run, with what the check read.
+    struct Prepared {
+        var result: JobResult
+        var inputs: JobInputs?
+        var start: UInt64
+        var done: Bool
     }
 
     /// Cache check → decode → stages → encode → atomic write → cache entry, for one job.
@@ -171,34 +281,94 @@ public enum Runner {
         _ job: Job, in plan: Plan, _ options: RunOptions, rows: any RowScheduler = SerialRows(),
         loader: ResourceLoader = ResourceLoader()
     ) -> JobResult {
+        let p = prepare(job, in: plan, options, loader: loader)
+        return p.done ? p.result : runLocally(job, in: plan, options, p, rows: rows, loader: loader).result
+    }
+
+    static func elapsed(since t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
+
+    static func failed(_ job: Job, _ result: JobResult, _ message: String, stage: String?, start: UInt64) -> JobResult {
+        var result = result
+        result.status = .failed
+        result.errorStage = stage
+        result.errorMessage = message
+        result.error = EngineMessage.jobLine(input: job.inputDisplay, variant: job.variant, stage: stage, message)
+        result.seconds = elapsed(since: start)
+        return result
+    }
+
+    /// The local cache check: which files changed, whether the job is up to date.
+    static func prepare(_ job: Job, in plan: Plan, _ options: RunOptions, loader: ResourceLoader) -> Prepared {
         let start = DispatchTime.now().uptimeNanoseconds
         var result = JobResult(index: job.index, status: .ok)
-        func elapsed(since t: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9 }
-        func fail(_ message: String, stage: String? = nil) -> JobResult {
-            result.status = .failed
-            result.errorStage = stage
-            result.errorMessage = message
-            result.error = EngineMessage.jobLine(input: job.inputDisplay, variant: job.variant, stage: stage, message)
-            result.seconds = elapsed(since: start)
-            return result
+        if let failure = job.failure {
+            return Prepared(
+                result: failed(job, result, failure, stage: job.failureStage, start: start), inputs: nil, start: start,
+                done: true)
         }
-        if let failure = job.failure { return fail(failure, stage: job.failureStage) }
-        var t = DispatchTime.now().uptimeNanoseconds
-        let inputs = JobInputs(job, loader: loader)
         let base = plan.manifest.directory
+        let inputs = JobInputs(job, cache: options.cache, loader: loader, base: base)
         if let cache = options.cache {
             let (decision, entry) =
-                options.force
-                ? (.forced, nil) : cache.decide(job, inputs: inputs.hash, base: base, warnings: &result.warnings)
+                options.force ? (.forced, nil) : cache.decide(job, inputs: inputs.hash, base: base)
             result.decision = decision
             if decision.isHit, let entry {
                 result.cacheHit = true
                 result.written = job.outputs
                 result.recorded = entry.outputs
                 result.seconds = elapsed(since: start)
-                return result
+                return Prepared(result: result, inputs: nil, start: start, done: true)
             }
         }
+        return Prepared(result: result, inputs: inputs, start: start, done: false)
+    }
+
+    /// The key of a job's results in a remote cache: its version, parameters and inputs (paths
+    /// relative to the manifest), so the same job in another checkout has the same key.
+    static func remoteKey(_ job: Job, _ inputs: JobInputs) -> String {
+        Cache.sha256(
+            "texpipe-remote 1\n" + Cache.versionHash + "\n" + Cache.sha256(job.parameters) + "\n" + inputs.hash)
+    }
+
+    /// A remote hit: the outputs written atomically as if the job had run, recorded locally.
+    /// nil when an output cannot be written (the job then runs locally and says why).
+    static func materialize(
+        _ job: Job, in plan: Plan, _ options: RunOptions, _ p: Prepared, blobs: [(RemoteCache.Blob, [UInt8])]
+    ) -> JobResult? {
+        let base = plan.manifest.directory
+        var result = p.result
+        for output in job.outputs {
+            guard let (_, bytes) = blobs.first(where: { $0.0.path == output.relative }) else { return nil }
+            do { try AtomicWriter.write(bytes, to: output.path) } catch { return nil }
+            result.written.append(output)
+            result.recorded.append(
+                .init(
+                    path: String(output.path.dropFirst(base.count + 1)), sha256: Cache.sha256(bytes), bytes: bytes.count
+                ))
+        }
+        options.cache?.store(job, inputs: p.inputs!.hash, outputs: result.recorded, base: base)
+        result.remoteHit = true
+        result.seconds = elapsed(since: p.start)
+        return result
+    }
+
+    /// Decode → stages → encode → atomic write → cache entry. Also hands back the bytes written,
+    /// for a remote cache to upload.
+    static func runLocally(
+        _ job: Job, in plan: Plan, _ options: RunOptions, _ prepared: Prepared, rows: any RowScheduler,
+        loader: ResourceLoader
+    ) -> (result: JobResult, bytes: [[UInt8]]) {
+        let start = prepared.start
+        var result = prepared.result
+        var inputs = prepared.inputs!
+        var encoded: [[UInt8]] = []
+        func elapsed(since t: UInt64) -> Double { Runner.elapsed(since: t) }
+        func fail(_ message: String, stage: String? = nil) -> (JobResult, [[UInt8]]) {
+            (failed(job, result, message, stage: stage, start: start), [])
+        }
+        var t = DispatchTime.now().uptimeNanoseconds
+        let base = plan.manifest.directory
+        inputs.load(job.input, base: base)
         guard let data = inputs.input else { return fail(inputs.inputError ?? EngineMessage.unreadableInput) }
         var images: [Image]
         do {
@@ -244,6 +414,7 @@ public enum Runner {
                     ? try ImageEncoder.png(image, job.png, rows: rows)
                     : try ImageEncoder.jpeg(image, job.jpeg, rows: rows)
                 try AtomicWriter.write(bytes, to: output.path)
+                if options.remote != nil { encoded.append(bytes) }
                 result.written.append(output)
                 result.recorded.append(
                     .init(
@@ -255,12 +426,8 @@ public enum Runner {
         }
         result.timings.append(("encode", elapsed(since: t)))
         // Only now, with every output in place, may the cache claim them.
-        do {
-            try options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded)
-        } catch {
-            result.warnings.append(EngineMessage.cacheEntryNotWritten(error))
-        }
+        options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded, base: base)
         result.seconds = elapsed(since: start)
-        return result
+        return (result, encoded)
     }
 }

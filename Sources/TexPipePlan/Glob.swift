@@ -86,13 +86,14 @@ public struct Glob: Sendable {
     ) {
         guard let first = rest.first else { return }
         let full = dir.isEmpty ? base : base + "/" + dir
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: full)) ?? []).sorted()
+        // Types from readdir: a stat per file only for symlinks and what the file system leaves unsaid.
+        let entries = Folder.entries(full)
         func join(_ a: String, _ b: String) -> String { a.isEmpty ? b : a + "/" + b }
         if first == "**" {
             // Zero folders…
             walk(base: base, dir: dir, rest: Array(rest.dropFirst()), relativeToPrefix: relativeToPrefix, emit)
             // …or one more, then still `**`.
-            for name in names where !name.hasPrefix(".") && isRealDirectory(full + "/" + name) {
+            for (name, kind) in entries where !name.hasPrefix(".") && kind == .directory {
                 walk(
                     base: base, dir: join(dir, name), rest: rest,
                     relativeToPrefix: join(relativeToPrefix, name)
@@ -102,13 +103,14 @@ public struct Glob: Sendable {
             }
             return
         }
-        for name in names where Glob.matchSegment(first, name) {
+        for (name, kind) in entries where Glob.matchSegment(first, name) {
             let path = full + "/" + name
             if rest.count == 1 {
                 // A broken or looping symlink named like an input is reported by its job,
                 // not silently skipped.
-                if isFile(path) || isBrokenSymlink(path) { emit(name, relativeToPrefix) }
-            } else if isDirectory(path) {
+                let file = kind == .file || (kind != .directory && (isFile(path) || isBrokenSymlink(path)))
+                if file { emit(name, relativeToPrefix) }
+            } else if kind == .directory || (kind != .file && isDirectory(path)) {
                 walk(
                     base: base, dir: join(dir, name), rest: Array(rest.dropFirst()),
                     relativeToPrefix: join(relativeToPrefix, name)
@@ -229,11 +231,5 @@ public struct Glob: Sendable {
     private func isBrokenSymlink(_ path: String) -> Bool {
         var st = stat()
         return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK && stat(path, &st) != 0
-    }
-
-    /// A directory that is not a symlink (for `**`).
-    private func isRealDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }

@@ -14,7 +14,7 @@ public struct PlannedOutput: Sendable, Hashable {
 
     /// The same output as PNG: a data map (an alpha map) is never written lossy.
     func asPNG() -> PlannedOutput {
-        func swap(_ p: String) -> String { (p as NSString).deletingPathExtension + ".png" }
+        func swap(_ p: String) -> String { PathText.deletingExtension(p) + ".png" }
         return PlannedOutput(path: swap(path), relative: swap(relative), format: .png)
     }
 }
@@ -63,7 +63,35 @@ public struct Plan: Sendable {
 public struct PlanOptions: Sendable {
     /// Only these pipelines (all when empty).
     public var pipelines: [String] = []
-    public init(pipelines: [String] = []) { self.pipelines = pipelines }
+    /// Sizes of inputs whose file has not changed since a run recorded them (the engine's index):
+    /// the plan then needs no open and read per input.
+    public var shapes: (any ShapeMemory)?
+    public init(pipelines: [String] = [], shapes: (any ShapeMemory)? = nil) {
+        self.pipelines = pipelines
+        self.shapes = shapes
+    }
+}
+
+/// What the planner needs of an image's header.
+public struct ImageShape: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// 8 or 16: the depth the decoder produces.
+    public var depth: Int
+    public init(width: Int, height: Int, depth: Int) {
+        self.width = width
+        self.height = height
+        self.depth = depth
+    }
+}
+
+/// Remembers input shapes by the file's stat (size, mtime, ctime, inode): a file whose stat is
+/// unchanged is not read again.
+public protocol ShapeMemory: Sendable {
+    /// The shape recorded for `path` while its stat is `status`; nil when unknown or changed.
+    func shape(of path: String, stamp: FileStamp) -> ImageShape?
+    /// Records a shape read from `path` while its stat was `status`, at `time` (ns, realtime).
+    func remember(_ shape: ImageShape, of path: String, stamp: FileStamp, at time: Int64)
 }
 
 /// Manifest → jobs: globs, variants, templates, alpha-state chain, output containment and
@@ -72,6 +100,7 @@ public struct PlanOptions: Sendable {
 public enum Planner {
     public static func plan(_ manifest: Manifest, _ options: PlanOptions = PlanOptions()) throws -> Plan {
         var planner = PlanBuilder(manifest: manifest)
+        planner.shapes = options.shapes
         planner.diagnostics = manifest.diagnostics
         for name in options.pipelines where !manifest.pipelines.contains(where: { $0.name == name }) {
             planner.error(nil, Say.unknownPipeline(name, valid: manifest.pipelines.map(\.name)))
@@ -105,11 +134,36 @@ struct PlanBuilder {
     var inputsRealPaths: Set<String> = []
     var realDirectories: [String: String] = [:]
     /// Headers of the files the plan reads (inputs and stage resources), each read once.
-    var headers: [String: Result<ImageHeader, HeaderProblem>] = [:]
+    var headers: [String: Result<ImageShape, HeaderProblem>] = [:]
+    var shapes: (any ShapeMemory)?
     /// Fonts found, by spec and folder: fontconfig's match is the slow part.
     var fonts: [String: Result<FontFace, CodecError>] = [:]
 
+    /// A pipeline's decoded stages and settings, when no parameter holds a placeholder (decoding
+    /// them per job was a quarter of planning 20,000 sprites).
+    var decoded: [Int: DecodedPipeline] = [:]
+
+    struct DecodedPipeline {
+        var stages: [any Stage]
+        var canonical: [String]
+        var png: PNGSettings
+        var jpeg: JPEGSettings
+    }
+
     init(manifest: Manifest) { self.manifest = manifest }
+
+    /// Whether any string in the pipeline's stage parameters or settings could hold a `{name}`.
+    static func hasPlaceholder(_ p: PipelineSpec) -> Bool {
+        func scan(_ json: JSON) -> Bool {
+            switch json {
+            case .string(let s): return s.utf8.contains(UInt8(ascii: "{"))
+            case .array(let a): return a.contains(where: scan)
+            case .object(let o): return o.keys.contains { scan(o[$0]!) }
+            case .null, .bool, .number: return false
+            }
+        }
+        return (p.stages.map(\.object) + [p.png, p.jpeg]).contains { scan(.object($0)) }
+    }
 
     mutating func error(_ path: JSONPath?, _ message: String) {
         diagnostics.append(Diagnostic(file: manifest.file, path: path, message))
@@ -137,17 +191,17 @@ struct PlanBuilder {
         let variants: [Variant?] = p.variants.map { $0.map { Optional($0) } } ?? [nil]
         for m in matches {
             let absolute = base + "/" + m.relativePath
-            inputsRealPaths.insert(realFile(absolute))
+            inputsRealPaths.insert(realFile(absolute, known: shapes))
             let header = try? self.header(absolute).get()
             for v in variants { addJob(p, match: m, absolute: absolute, header: header, variant: v) }
         }
     }
 
     mutating func addJob(
-        _ p: PipelineSpec, match m: Glob.Match, absolute: String, header: ImageHeader?, variant: Variant?
+        _ p: PipelineSpec, match m: Glob.Match, absolute: String, header: ImageShape?, variant: Variant?
     ) {
-        let name = (m.relativePath as NSString).lastPathComponent
-        let ext = (name as NSString).pathExtension
+        let name = PathText.lastComponent(m.relativePath)
+        let ext = PathText.pathExtension(name)
         var values = variant?.values ?? [:]
         values["pipeline"] = p.name
         values["path"] = m.folder
@@ -160,26 +214,38 @@ struct PlanBuilder {
         var stages: [any Stage] = []
         // The resolved parameters in canonical form: part of the job's cache key.
         var canonical: [String] = []
-        for s in p.stages where p.valid {
-            guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"]) else {
-                continue
-            }
-            canonical.append(s.type.name + args.canonical)
-            do { stages.append(try s.type.init(args)) } catch { decoder.error(s.path, "\(error)") }
-        }
-        let pngArgs = p.valid ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters) : nil
-        let jpegArgs = p.valid ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters) : nil
         var png: PNGSettings? = .standard
-        if p.valid {
-            do { png = try pngArgs.map(PNGSettings.init) } catch {
-                decoder.error(p.path.key("png").key("level"), "\(error)")
+        var jpeg: JPEGSettings? = .standard
+        if let known = decoded[p.index] {
+            // No placeholder anywhere in the pipeline's parameters: every job decodes the same.
+            (stages, canonical, png, jpeg) = (known.stages, known.canonical, known.png, known.jpeg)
+        } else {
+            for s in p.stages where p.valid {
+                guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"])
+                else {
+                    continue
+                }
+                canonical.append(s.type.name + args.canonical)
+                do { stages.append(try s.type.init(args)) } catch { decoder.error(s.path, "\(error)") }
+            }
+            let pngArgs = p.valid ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters) : nil
+            let jpegArgs =
+                p.valid ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters) : nil
+            if p.valid {
+                do { png = try pngArgs.map(PNGSettings.init) } catch {
+                    png = nil
+                    decoder.error(p.path.key("png").key("level"), "\(error)")
+                }
+            }
+            jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : .standard
+            canonical += [
+                "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
+                "inputAlpha " + p.inputAlpha.rawValue,
+            ]
+            if p.valid, decoder.diagnostics.isEmpty, let png, let jpeg, !PlanBuilder.hasPlaceholder(p) {
+                decoded[p.index] = DecodedPipeline(stages: stages, canonical: canonical, png: png, jpeg: jpeg)
             }
         }
-        let jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : .standard
-        canonical += [
-            "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
-            "inputAlpha " + p.inputAlpha.rawValue,
-        ]
         diagnostics += decoder.diagnostics
         guard decoder.diagnostics.isEmpty, let png, let jpeg else { return }
 
@@ -287,9 +353,10 @@ struct PlanBuilder {
             manifest.pipelines.map { ($0.name, $0.path.key("output")) }, uniquingKeysWith: { a, _ in a })
         var writer: [String: Job] = [:]
         var escaping: [String: Bool] = [:]
+        var symlinks: [String: Set<String>] = [:]
         for job in jobs {
             for out in job.outputs {
-                let dir = (out.path as NSString).deletingLastPathComponent
+                let dir = PathText.parent(out.path)
                 let dirReal = realDirectory(dir)
                 let escapes = escaping[dir] ?? !(dirReal == rootReal || dirReal.hasPrefix(rootReal + "/"))
                 escaping[dir] = escapes
@@ -298,8 +365,16 @@ struct PlanBuilder {
                     error(at, PlanMessage.symlinkEscape(Planner.display(out.path), to: dirReal, root: manifest.output))
                     continue
                 }
-                let real = dirReal + "/" + (out.path as NSString).lastPathComponent
-                if inputsRealPaths.contains(real) || inputsRealPaths.contains(realFile(out.path)) {
+                let real = dirReal + "/" + PathText.lastComponent(out.path)
+                // Only an output that is itself a symlink can resolve elsewhere: the folder's
+                // listing says which are (one readdir per folder instead of an lstat per output).
+                let name = PathText.lastComponent(out.path)
+                if symlinks[dir] == nil {
+                    symlinks[dir] = Set(Folder.entries(dir).filter { $0.kind == .symlink }.map(\.name))
+                }
+                if inputsRealPaths.contains(real)
+                    || (symlinks[dir]!.contains(name) && inputsRealPaths.contains(realPath(out.path)))
+                {
                     error(at, PlanMessage.outputIsInput(Planner.display(out.path)))
                 }
                 if let other = writer[real] {
@@ -325,11 +400,19 @@ struct PlanBuilder {
 
     /// A file's real path: its folder's, plus its name — or, when the file itself is a symlink,
     /// where it points. One lstat per file.
-    mutating func realFile(_ path: String) -> String {
+    /// With `known`, a regular file whose shape it remembers gets that shape (the lstat is the
+    /// stat the memory compares).
+    mutating func realFile(_ path: String, known: (any ShapeMemory)? = nil) -> String {
         var st = stat()
-        if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK { return realPath(path) }
-        let dir = (path as NSString).deletingLastPathComponent
-        return realDirectory(dir) + "/" + (path as NSString).lastPathComponent
+        let found = lstat(path, &st) == 0
+        if found, (st.st_mode & S_IFMT) == S_IFLNK { return realPath(path) }
+        if found, let known, (st.st_mode & S_IFMT) == S_IFREG, headers[path] == nil,
+            let shape = known.shape(of: path, stamp: FileStamp(st))
+        {
+            headers[path] = .success(shape)
+        }
+        let dir = PathText.parent(path)
+        return realDirectory(dir) + "/" + PathText.lastComponent(path)
     }
 
     /// realpath of the deepest existing ancestor, with the rest appended.
@@ -342,8 +425,8 @@ struct PlanBuilder {
                 let base = String(cString: r)
                 return ([base] + rest.reversed()).joined(separator: "/")
             }
-            rest.append((existing as NSString).lastPathComponent)
-            existing = (existing as NSString).deletingLastPathComponent
+            rest.append(PathText.lastComponent(existing))
+            existing = PathText.parent(existing)
         }
         return path
     }
@@ -377,10 +460,16 @@ struct PlanBuilder {
         }
     }
 
-    mutating func header(_ path: String) -> Result<ImageHeader, HeaderProblem> {
+    mutating func header(_ path: String) -> Result<ImageShape, HeaderProblem> {
         if let known = headers[path] { return known }
-        let result = Self.readHeader(path)
+        var st = stat()
+        let before = stat(path, &st) == 0 ? st : nil
+        let time = FileStamp.now()
+        let result = Self.readHeader(path).map { ImageShape(width: $0.width, height: $0.height, depth: $0.depth) }
         headers[path] = result
+        if case .success(let shape) = result, let before, let shapes {
+            shapes.remember(shape, of: path, stamp: FileStamp(before), at: time)
+        }
         return result
     }
 

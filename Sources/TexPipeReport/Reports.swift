@@ -16,6 +16,20 @@ public enum Reports {
         /// Plan warnings (a `distinct` pair with severity "warning"), as printed.
         var warnings: [String]
         var jobs: [JobEntry]
+        /// Present when a remote cache was in use; its URL redacted.
+        var remote: Remote?
+
+        struct Remote: Codable {
+            var url: String
+            var mode: String
+            var hits: Int
+            var misses: Int
+            var uploads: Int
+            var bytesUp: Int
+            var bytesDown: Int
+            var errors: Int
+            var warnings: [String]
+        }
 
         struct Summary: Codable {
             var jobs: Int
@@ -32,6 +46,7 @@ public enum Reports {
             var variant: String?
             var status: String
             var cacheHit: Bool
+            var remoteHit: Bool
             var reason: String?
             var error: ErrorEntry?
             var outputs: [Cache.Entry.Output]
@@ -56,11 +71,14 @@ public enum Reports {
         return path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
     }
 
-    public static func json(_ plan: Plan, _ results: [JobResult], seconds: Double) throws -> [UInt8] {
+    public static func json(
+        _ plan: Plan, _ results: [JobResult], seconds: Double, remote: RemoteCache? = nil
+    ) throws -> [UInt8] {
         let entries = zip(plan.jobs, results).map { job, r in
             JSONReport.JobEntry(
                 index: job.index, pipeline: job.pipeline, input: relative(job.input, plan), variant: job.variant,
-                status: r.status.rawValue, cacheHit: r.cacheHit, reason: r.decision?.description,
+                status: r.status.rawValue, cacheHit: r.cacheHit, remoteHit: r.remoteHit,
+                reason: r.decision?.description,
                 error: r.errorMessage.map { JSONReport.ErrorEntry(stage: r.errorStage, message: $0) },
                 outputs: r.recorded, stages: r.timings.map { .init(name: $0.name, seconds: $0.seconds) },
                 notes: r.notes, seconds: r.seconds)
@@ -71,7 +89,14 @@ public enum Reports {
             summary: .init(
                 jobs: results.count, ok: results.count - failed, failed: failed,
                 upToDate: results.filter(\.cacheHit).count, seconds: seconds),
-            warnings: plan.warnings.map { ($0.path.map { "\($0): " } ?? "") + $0.message }, jobs: entries)
+            warnings: plan.warnings.map { ($0.path.map { "\($0): " } ?? "") + $0.message }, jobs: entries,
+            remote: remote.map { r in
+                let st = r.stats
+                return .init(
+                    url: r.settings.redacted, mode: r.settings.mode.rawValue, hits: st.hits, misses: st.misses,
+                    uploads: st.uploads, bytesUp: st.bytesUp, bytesDown: st.bytesDown, errors: st.errors,
+                    warnings: r.warnings)
+            })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(report))

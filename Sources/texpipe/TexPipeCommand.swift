@@ -64,6 +64,8 @@ struct Run: ParsableCommand {
     @Option(name: .customLong("pipeline"), help: "Only this pipeline (repeatable).") var pipelines: [String] = []
     @Flag(help: "Plan and print what would be written and why; write nothing.") var dryRun = false
     @Flag(help: "Run every job, ignoring the cache.") var force = false
+    @Flag(help: "Hash every input and output instead of trusting unchanged stat data (size, times, inode).")
+    var verify = false
     @Option(help: "Write a JSON report of every job.") var report: String?
     @Option(help: "Write a JUnit XML report for CI dashboards.") var junit: String?
     @Option(help: "Write a static HTML report with thumbnails into this folder.") var html: String?
@@ -71,6 +73,18 @@ struct Run: ParsableCommand {
         help:
             "Run only shard K of N (1-based, balanced by input pixels), e.g. 2/4; or auto: K and N from the CI's variables."
     ) var shard: String?
+    @Option(
+        help: ArgumentHelp(
+            "Share results through a Bazel-protocol HTTP cache (env TEXPIPE_REMOTE_CACHE); credentials as user:password@.",
+            valueName: "url")) var remoteCache: String?
+    @Option(help: "read-write (default) or read: never upload (pull requests).") var remoteCacheMode: String =
+        "read-write"
+    @Option(
+        help: ArgumentHelp(
+            "A header sent with every request, e.g. Authorization=Bearer … (env TEXPIPE_REMOTE_HEADER).",
+            valueName: "name=value"))
+    var remoteHeader: [String] = []
+    @Option(help: "Seconds to wait for each remote request.") var remoteTimeout: Double = 10
     @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Image
         .defaultMaxPixels
     @Flag(help: "Print only errors.") var quiet = false
@@ -81,6 +95,9 @@ struct Run: ParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if maxPixels < 1 { throw ValidationError("--max-pixels must be at least 1") }
         if quiet && verbose { throw ValidationError("--quiet and --verbose exclude each other") }
+        if RemoteSettings.Mode(rawValue: remoteCacheMode) == nil {
+            throw ValidationError("--remote-cache-mode expects read-write or read; found \"\(remoteCacheMode)\"")
+        }
         if let shard, shard != "auto", Shards.parse(shard) == nil {
             throw ValidationError("--shard expects K/N with 1 ≤ K ≤ N, e.g. 2/4, or auto; found \"\(shard)\"")
         }
@@ -88,12 +105,16 @@ struct Run: ParsableCommand {
 
     func run() throws {
         var plan: Plan
+        let cache: Cache
         do {
-            plan = try Planner.plan(try Manifest.load(path: manifest), PlanOptions(pipelines: pipelines))
+            let loaded = try Manifest.load(path: manifest)
+            cache = Cache(manifestDirectory: loaded.directory, verify: verify)
+            plan = try Planner.plan(loaded, PlanOptions(pipelines: pipelines, shapes: verify ? nil : cache.index))
         } catch let e as ManifestError {
             throw fail(e)
         }
         for w in plan.warnings { Console.err(w.description) }
+        for w in cache.warnings() { Console.err("warning: " + w) }
         if let shard {
             let (k, n): (Int, Int)
             if shard == "auto" {
@@ -106,7 +127,6 @@ struct Run: ParsableCommand {
             }
             plan.jobs = Shards.jobs(plan.jobs, shard: k, of: n)
         }
-        let cache = Cache(manifestDirectory: plan.manifest.directory)
         if dryRun {
             var runs = 0
             let loader = ResourceLoader()
@@ -128,20 +148,42 @@ struct Run: ParsableCommand {
             )
             return
         }
+        // The remote cache: a bad URL is a usage error (exit 2), an unreachable one only a warning.
+        var remote: RemoteCache?
+        let env = ProcessInfo.processInfo.environment
+        if let url = remoteCache ?? env["TEXPIPE_REMOTE_CACHE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            let headers = remoteHeader.isEmpty ? (env["TEXPIPE_REMOTE_HEADER"].map { [$0] } ?? []) : remoteHeader
+            do {
+                let settings = try RemoteSettings(
+                    url: url, mode: RemoteSettings.Mode(rawValue: remoteCacheMode)!, headers: headers,
+                    timeout: remoteTimeout)
+                remote = RemoteCache(settings, warn: { Console.err("warning: " + $0) })
+            } catch {
+                Console.err("error: \(error)")
+                throw ExitCode(2)
+            }
+        }
         installSignalHandlers()
         let console = Console(
             verbosity: quiet ? .quiet : (verbose ? .verbose : .normal),
             progressBar: !noProgress && Console.wantsProgressBar(), total: plan.jobs.count)
         let start = Date()
         let results = Runner.run(
-            plan, RunOptions(jobs: jobs, maxPixels: maxPixels, cache: cache, force: force),
+            plan,
+            {
+                var o = RunOptions(jobs: jobs, maxPixels: maxPixels, cache: cache, force: force)
+                o.remote = remote
+                return o
+            }(),
             progress: { console.progress(done: $0, total: $1) },
             finished: { console.finished($0, $1) })
-        console.summary(results)
+        if let problem = cache.save() { Console.err("warning: " + problem) }
+        console.summary(results, remote: remote)
         let seconds = Date().timeIntervalSince(start)
         do {
             if let report {
-                try AtomicWriter.write(try Reports.json(plan, results, seconds: seconds), to: absolute(report))
+                try AtomicWriter.write(
+                    try Reports.json(plan, results, seconds: seconds, remote: remote), to: absolute(report))
             }
             if let junit { try AtomicWriter.write(Reports.junit(plan, results, seconds: seconds), to: absolute(junit)) }
             if let html { try Reports.html(plan, results, to: absolute(html)) }
@@ -181,7 +223,7 @@ struct Clean: ParsableCommand {
                     + (item.modified ? " (modified since texpipe wrote it)" : ""))
         }
         if !dryRun {
-            cleaner.remove(stale, entries: entries)
+            if let problem = cleaner.remove(stale, entries: entries) { Console.err("warning: " + problem) }
             for path in cleaner.sweepTemporaries() {
                 Console.out("removed \(Planner.display(path)) (left by a killed run)")
             }
@@ -199,7 +241,8 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         do {
-            let plan = try Planner.plan(try Manifest.load(path: manifest))
+            let loaded = try Manifest.load(path: manifest)
+            let plan = try Planner.plan(loaded, PlanOptions(shapes: Cache(manifestDirectory: loaded.directory).index))
             for w in plan.warnings { Console.err(w.description) }
             let failing = plan.jobs.filter { $0.failure != nil }
             for job in failing { Console.err("warning: \(job.inputDisplay): \(job.failure!) (this job will fail)") }
@@ -291,11 +334,11 @@ struct Watch: ParsableCommand {
                 let console = Console(
                     verbosity: verbose ? .verbose : .quiet, progressBar: false, total: affected.count)
                 let start = Date()
+                let cache = Cache(manifestDirectory: next.manifest.directory)
                 let results = Runner.run(
-                    run,
-                    RunOptions(
-                        jobs: jobs, maxPixels: maxPixels, cache: Cache(manifestDirectory: next.manifest.directory)),
+                    run, RunOptions(jobs: jobs, maxPixels: maxPixels, cache: cache),
                     finished: { console.finished($0, $1) })
+                if let problem = cache.save() { Console.err("warning: " + problem) }
                 let failed = results.filter { $0.status == .failed }.count
                 let cause =
                     plan == nil

@@ -64,12 +64,13 @@ struct EngineTests {
         #expect(results[5].written.map(\.relative) == ["5.png"])
     }
 
-    /// Jobs start largest input first (so no core waits out a long tail), and results still come
+    /// Jobs start largest input (in pixels) first (so no core waits out a long tail), and results still come
     /// in plan order — the ordering test above runs with that scheduling.
     @Test func largestInputsStartFirst() throws {
         let t = TempDir()
-        for (name, bytes) in [("a", 10), ("b", 300), ("c", 40), ("d", 300)] {
-            t.write("in/\(name).png", [UInt8](repeating: 1, count: bytes))
+        // Work is pixels, read from the headers: b and d (300 px) tie, then c (40), then a (10).
+        for (name, width) in [("a", 10), ("b", 300), ("c", 40), ("d", 300)] {
+            t.write("in/\(name).png", try ImageEncoder.png(Image(width: width, height: 1, depth: 8)))
         }
         let plan = try t.plan(
             """

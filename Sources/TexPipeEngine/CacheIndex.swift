@@ -1,0 +1,436 @@
+internal import Foundation
+import Synchronization
+internal import TexPipeCodecs
+public import TexPipePlan
+
+/// `.texpipe/index` and `.texpipe/journal`: every job entry and every file texpipe hashed, in one
+/// text file read once per run, as git's index keeps a repository's stat data.
+///
+/// - A **file record** is a path's stamp (size, mtime and ctime in ns, inode), its SHA-256 and,
+///   for images, its shape. While the stamp on disk equals the record, the recorded hash stands
+///   and the file is not read. A record is trusted only when the file's mtime lies at least
+///   `racyWindow` before the moment it was checked (git's "racily clean" rule: a write within the
+///   same clock tick as the check could leave the stamp unchanged); others are hashed again.
+/// - A **job entry** is what `Cache.Entry` says.
+/// - Each finished job appends its lines to the journal (one `write`, under a shared `flock`), so
+///   a killed run keeps what it finished; at the end of a run the index is rewritten (atomically,
+///   under an exclusive `flock`, merged with what concurrent runs wrote meanwhile) and the journal
+///   emptied. A run with nothing new writes nothing.
+///
+/// Line format (UTF-8, one record a line, the path last so it may hold spaces; `%` and newlines
+/// in paths and job names are percent-escaped):
+///
+///     texpipe-index 1
+///     f SIZE MTIME CTIME INODE CHECKED SHA256|- WxHxDEPTH|- PATH
+///     j KEY VERSION PARAMETERS INPUTS OUTPUTS JOB
+///     o SHA256 BYTES PATH            (OUTPUTS of them follow their `j` line)
+public final class CacheIndex: Sendable, ShapeMemory {
+    /// 10 ms: above the kernel's coarse clock tick (1–4 ms) file times are taken from.
+    static let racyWindow: Int64 = 10_000_000
+
+    struct FileRecord: Equatable {
+        var stamp: FileStamp
+        /// When the stamp was taken, with the hash or shape it vouches for (ns, realtime).
+        var checked: Int64
+        var sha256: String?
+        var shape: ImageShape?
+        /// An output this run wrote: confirmed (stamp taken again) when the index is written.
+        var pending = false
+
+        var trusted: Bool { stamp.mtime < checked - CacheIndex.racyWindow }
+    }
+
+    struct Contents {
+        var files: [String: FileRecord] = [:]
+        var jobs: [String: Cache.Entry] = [:]
+        /// Lines that did not parse (a torn journal line of a killed run, a hand edit).
+        var damaged = 0
+    }
+
+    struct State {
+        var contents: Contents
+        var loaded = false
+        var changedFiles: Set<String> = []
+        var droppedFiles: Set<String> = []
+        var changedJobs: Set<String> = []
+        var droppedJobs: Set<String> = []
+        var journal: Int32 = -1
+        var journalFailed = false
+    }
+
+    /// The folder (`.texpipe`) and the manifest's folder, which record paths are relative to.
+    public let directory: String
+    public let base: String
+    let state = Mutex(State(contents: Contents()))
+
+    public init(directory: String, base: String) {
+        self.directory = directory
+        self.base = base
+    }
+
+    var indexFile: String { directory + "/index" }
+
+    /// How many lines of the index and journal did not parse, if any.
+    var damage: Int? { withContents { $0.contents.damaged > 0 ? $0.contents.damaged : nil } }
+    var journalFile: String { directory + "/journal" }
+
+    /// A path as the index keys it: relative to the manifest's folder when below it.
+    func key(_ path: String) -> String {
+        path.hasPrefix(base + "/") ? String(path.dropFirst(base.count + 1)) : path
+    }
+
+    func withContents<T>(_ body: (inout State) -> T) -> T {
+        state.withLock { s in
+            if !s.loaded {
+                s.contents = CacheIndex.read([indexFile, journalFile])
+                s.loaded = true
+            }
+            return body(&s)
+        }
+    }
+
+    // MARK: files
+
+    /// The recorded SHA-256 of `path` when its stamp on disk still matches a trusted record.
+    func digest(of path: String, stamp: FileStamp) -> String? {
+        let k = key(path)
+        return withContents { s in
+            guard let r = s.contents.files[k], r.stamp == stamp, r.trusted else { return nil }
+            return r.sha256
+        }
+    }
+
+    /// Records a hash taken of `path` whose stamp was `stamp` just before it was read at `time`.
+    func record(_ path: String, stamp: FileStamp, sha256: String, at time: Int64, pending: Bool = false) {
+        let k = key(path)
+        withContents { s in
+            var r = FileRecord(stamp: stamp, checked: time, sha256: sha256, shape: nil, pending: pending)
+            if let old = s.contents.files[k], old.stamp == stamp { r.shape = old.shape }
+            if s.contents.files[k] != r {
+                s.contents.files[k] = r
+                s.changedFiles.insert(k)
+                s.droppedFiles.remove(k)
+            }
+        }
+    }
+
+    func forget(_ path: String) {
+        let k = key(path)
+        withContents { s in
+            if s.contents.files.removeValue(forKey: k) != nil {
+                s.droppedFiles.insert(k)
+                s.changedFiles.remove(k)
+            }
+        }
+    }
+
+    public func shape(of path: String, stamp: FileStamp) -> ImageShape? {
+        let k = key(path)
+        return withContents { s in
+            guard let r = s.contents.files[k], r.stamp == stamp, r.trusted else { return nil }
+            return r.shape
+        }
+    }
+
+    public func remember(_ shape: ImageShape, of path: String, stamp: FileStamp, at time: Int64) {
+        let k = key(path)
+        withContents { s in
+            var r = s.contents.files[k] ?? FileRecord(stamp: stamp, checked: time)
+            if r.stamp != stamp { r = FileRecord(stamp: stamp, checked: time) }
+            guard r.shape != shape else { return }
+            r.shape = shape
+            r.checked = min(r.checked, time)
+            s.contents.files[k] = r
+            s.changedFiles.insert(k)
+            s.droppedFiles.remove(k)
+        }
+    }
+
+    // MARK: jobs
+
+    func entry(_ key: String) -> Cache.Entry? { withContents { $0.contents.jobs[key] } }
+
+    var entries: [String: Cache.Entry] { withContents { $0.contents.jobs } }
+
+    /// Records a finished job and its outputs' files, and appends them to the journal.
+    func store(_ key: String, _ entry: Cache.Entry, outputs: [(path: String, stamp: FileStamp, sha256: String)]) {
+        let time = FileStamp.now()
+        var lines = ""
+        withContents { s in
+            s.contents.jobs[key] = entry
+            s.changedJobs.insert(key)
+            s.droppedJobs.remove(key)
+            lines += CacheIndex.line(job: key, entry)
+            for o in outputs {
+                let k = self.key(o.path)
+                let r = FileRecord(stamp: o.stamp, checked: time, sha256: o.sha256, shape: nil, pending: true)
+                s.contents.files[k] = r
+                s.changedFiles.insert(k)
+                s.droppedFiles.remove(k)
+                lines += CacheIndex.line(file: k, r)
+            }
+            appendToJournal(lines, &s)
+        }
+    }
+
+    func drop(job key: String) {
+        withContents { s in
+            if s.contents.jobs.removeValue(forKey: key) != nil {
+                s.droppedJobs.insert(key)
+                s.changedJobs.remove(key)
+            }
+        }
+    }
+
+    /// One `write` with `O_APPEND` under a shared lock (the compaction takes it exclusively). A
+    /// journal that cannot be written only costs the next run time if this one is killed.
+    private func appendToJournal(_ text: String, _ s: inout State) {
+        if s.journal < 0 && !s.journalFailed {
+            mkdir(directory, 0o755)
+            s.journal = open(journalFile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            s.journalFailed = s.journal < 0
+        }
+        guard s.journal >= 0 else { return }
+        let bytes = Array(text.utf8)
+        flock(s.journal, LOCK_SH)
+        _ = bytes.withUnsafeBytes { write(s.journal, $0.baseAddress, $0.count) }
+        flock(s.journal, LOCK_UN)
+    }
+
+    // MARK: writing the index
+
+    /// Whether anything changed since the index was read.
+    var isDirty: Bool {
+        state.withLock { s in
+            !(s.changedFiles.isEmpty && s.droppedFiles.isEmpty && s.changedJobs.isEmpty && s.droppedJobs.isEmpty)
+        }
+    }
+
+    /// Rewrites the index with this run's changes merged into what is on disk now (a concurrent
+    /// run's records survive; for the same key, this run's win), then empties the journal.
+    /// Outputs written by this run are stamped again: one changed since it was written is
+    /// dropped (it will be hashed next time). Errors are returned as text; the cache stays usable.
+    @discardableResult
+    public func save() -> String? {
+        guard isDirty else { return nil }
+        return state.withLock { s -> String? in
+            mkdir(directory, 0o755)
+            let fd = s.journal >= 0 ? s.journal : open(journalFile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { return EngineMessage.indexNotWritten(journalFile, String(cString: strerror(errno))) }
+            defer {
+                flock(fd, LOCK_UN)
+                close(fd)
+                s.journal = -1
+            }
+            flock(fd, LOCK_EX)
+            var merged = CacheIndex.read([indexFile, journalFile])
+            merged.damaged = 0
+            let now = FileStamp.now()
+            for k in s.changedFiles {
+                guard var r = s.contents.files[k] else { continue }
+                if r.pending {
+                    let path = k.hasPrefix("/") ? k : base + "/" + k
+                    guard FileStamp.of(path) == r.stamp else {
+                        merged.files[k] = nil
+                        continue
+                    }
+                    r.checked = now
+                    r.pending = false
+                }
+                merged.files[k] = r
+            }
+            for k in s.droppedFiles { merged.files[k] = nil }
+            for k in s.changedJobs { merged.jobs[k] = s.contents.jobs[k] }
+            for k in s.droppedJobs { merged.jobs[k] = nil }
+            do {
+                try AtomicWriter.write(Array(CacheIndex.text(merged).utf8), to: indexFile)
+            } catch {
+                return "\(error)"
+            }
+            ftruncate(fd, 0)
+            s.contents = merged
+            s.changedFiles = []
+            s.droppedFiles = []
+            s.changedJobs = []
+            s.droppedJobs = []
+            // The folder of one JSON file per job that texpipe used before the index.
+            let old = directory + "/jobs"
+            if access(old, F_OK) == 0 { try? FileManager.default.removeItem(atPath: old) }
+            return nil
+        }
+    }
+
+    // MARK: the text format
+
+    static func escape(_ s: String) -> String {
+        guard s.utf8.contains(where: { $0 == 0x25 || $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else { return s }
+        return s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\n", with: "%0A")
+            .replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\u{0}", with: "%00")
+    }
+
+    static func unescape(_ s: Substring) -> String {
+        guard s.utf8.contains(0x25) else { return String(s) }
+        return s.replacingOccurrences(of: "%0A", with: "\n").replacingOccurrences(of: "%0D", with: "\r")
+            .replacingOccurrences(of: "%00", with: "\u{0}").replacingOccurrences(of: "%25", with: "%")
+    }
+
+    static func line(file k: String, _ r: FileRecord) -> String {
+        let shape = r.shape.map { "\($0.width)x\($0.height)x\($0.depth)" } ?? "-"
+        return
+            "f \(r.stamp.size) \(r.stamp.mtime) \(r.stamp.ctime) \(r.stamp.inode) \(r.checked) \(r.sha256 ?? "-") \(shape) \(escape(k))\n"
+    }
+
+    static func line(job key: String, _ e: Cache.Entry) -> String {
+        var out = "j \(key) \(e.version) \(e.parameters) \(e.inputs) \(e.outputs.count) \(escape(e.job))\n"
+        for o in e.outputs { out += "o \(o.sha256) \(o.bytes) \(escape(o.path))\n" }
+        return out
+    }
+
+    static func text(_ c: Contents) -> String {
+        var out = "texpipe-index 1\n"
+        for k in c.files.keys.sorted() { out += line(file: k, c.files[k]!) }
+        for k in c.jobs.keys.sorted() { out += line(job: k, c.jobs[k]!) }
+        return out
+    }
+
+    /// Reads the files in order, later lines overriding earlier ones. Lines that do not parse are
+    /// counted and skipped (a torn journal line from a killed run, say): the cache can only lose
+    /// time. Parsed as bytes (Substring's character indexing made reading 20,000 entries take 1 s).
+    static func read(_ files: [String]) -> Contents {
+        var c = Contents()
+        for (n, file) in files.enumerated() {
+            guard case .success(let bytes) = FileReader.read(file) else { continue }
+            parse(bytes, isIndex: n == 0, into: &c)
+        }
+        return c
+    }
+
+    static func parse(_ bytes: [UInt8], isIndex: Bool, into c: inout Contents) {
+        bytes.withUnsafeBufferPointer { buf in
+            var lines = LineFields(buf)
+            if isIndex {
+                let header = Array("texpipe-index 1".utf8)
+                guard let first = lines.nextLineBytes(), first.count == header.count,
+                    zip(first, header).allSatisfy({ $0 == $1 })
+                else {
+                    c.damaged += buf.isEmpty ? 0 : 1
+                    return
+                }
+            }
+            var pending: (key: String, entry: Cache.Entry, count: Int)?
+            func finish() {
+                if let p = pending {
+                    if p.entry.outputs.count == p.count { c.jobs[p.key] = p.entry } else { c.damaged += 1 }
+                }
+                pending = nil
+            }
+            while var line = lines.nextLine() {
+                guard let kind = line.field() else { continue }
+                switch kind.count == 1 ? kind.first! : 0 {
+                case UInt8(ascii: "f"):
+                    finish()
+                    guard let size = line.int(), let m = line.int(), let ct = line.int(), let ino = line.int(),
+                        let checked = line.int(), let sha = line.field(), let dims = line.field(), line.hasRest
+                    else {
+                        c.damaged += 1
+                        continue
+                    }
+                    var shape: ImageShape?
+                    let parts = dims.split(separator: UInt8(ascii: "x")).map { LineFields.number($0) }
+                    if parts.count == 3, let w = parts[0], let h = parts[1], let d = parts[2] {
+                        shape = ImageShape(width: Int(w), height: Int(h), depth: Int(d))
+                    }
+                    c.files[unescape(line.rest)] = FileRecord(
+                        stamp: FileStamp(size: size, mtime: m, ctime: ct, inode: UInt64(ino)), checked: checked,
+                        sha256: sha.count == 64 ? LineFields.string(sha) : nil, shape: shape)
+                case UInt8(ascii: "j"):
+                    finish()
+                    guard let key = line.field(), key.count == 64, let version = line.field(),
+                        let parameters = line.field(), let inputs = line.field(), let count = line.int()
+                    else {
+                        c.damaged += 1
+                        continue
+                    }
+                    pending = (
+                        LineFields.string(key),
+                        Cache.Entry(
+                            job: unescape(line.rest), version: LineFields.string(version),
+                            parameters: LineFields.string(parameters), inputs: LineFields.string(inputs), outputs: []),
+                        Int(count)
+                    )
+                case UInt8(ascii: "o"):
+                    guard pending != nil, let sha = line.field(), let bytes = line.int(), line.hasRest else {
+                        c.damaged += 1
+                        continue
+                    }
+                    pending!.entry.outputs.append(
+                        .init(path: unescape(line.rest), sha256: LineFields.string(sha), bytes: Int(bytes)))
+                default:
+                    finish()
+                    c.damaged += 1
+                }
+            }
+            finish()
+        }
+    }
+
+    static func unescape(_ bytes: UnsafeBufferPointer<UInt8>.SubSequence) -> String {
+        let s = LineFields.string(bytes)
+        return bytes.contains(0x25) ? unescape(Substring(s)) : s
+    }
+}
+
+/// Space-separated fields of newline-separated lines, over bytes.
+struct LineFields {
+    typealias Bytes = UnsafeBufferPointer<UInt8>.SubSequence
+    var rest: Bytes
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>) { rest = buffer[...] }
+    init(line: Bytes) { rest = line }
+
+    /// The next non-empty line, as its own field reader.
+    mutating func nextLine() -> LineFields? {
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: 0x0A) ?? rest.endIndex
+            let line = rest[rest.startIndex..<end]
+            rest = end < rest.endIndex ? rest[(end + 1)...] : rest[rest.endIndex...]
+            if !line.isEmpty { return LineFields(line: line) }
+        }
+        return nil
+    }
+
+    mutating func nextLineBytes() -> Bytes? {
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: 0x0A) ?? rest.endIndex
+            let line = rest[rest.startIndex..<end]
+            rest = end < rest.endIndex ? rest[(end + 1)...] : rest[rest.endIndex...]
+            if !line.isEmpty { return line }
+        }
+        return nil
+    }
+
+    var hasRest: Bool { !rest.isEmpty }
+
+    /// The next field up to a space (the space consumed).
+    mutating func field() -> Bytes? {
+        guard !rest.isEmpty else { return nil }
+        let end = rest.firstIndex(of: 0x20) ?? rest.endIndex
+        let f = rest[rest.startIndex..<end]
+        rest = end < rest.endIndex ? rest[(end + 1)...] : rest[rest.endIndex...]
+        return f
+    }
+
+    mutating func int() -> Int64? { field().flatMap(LineFields.number) }
+
+    static func number(_ f: Bytes) -> Int64? {
+        guard !f.isEmpty, f.count <= 19 else { return nil }
+        var v: Int64 = 0
+        for b in f {
+            guard b >= 0x30 && b <= 0x39 else { return nil }
+            v = v * 10 + Int64(b - 0x30)
+        }
+        return v
+    }
+
+    static func string(_ f: Bytes) -> String { String(decoding: f, as: UTF8.self) }
+}

@@ -1,0 +1,420 @@
+internal import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    internal import FoundationNetworking
+#endif
+
+/// How to reach a remote cache (SPEC §6): the URL without its credentials, the headers to send,
+/// the mode and the per-request timeout. Credentials given in the URL become a Basic
+/// `Authorization` header; the URL is only ever shown redacted.
+public struct RemoteSettings: Sendable {
+    public enum Mode: String, Sendable, CaseIterable { case readWrite = "read-write", read }
+
+    /// The server's base, no credentials, no trailing slash.
+    public var base: String
+    /// What messages and reports show: `http://***@host:port/path` when credentials were given.
+    public var redacted: String
+    public var headers: [(name: String, value: String)]
+    public var mode: Mode
+    public var timeout: Double
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// `url`: `http(s)://[user:password@]host[:port][/path]`; `headers`: `NAME=VALUE` each.
+    public init(url: String, mode: Mode = .readWrite, headers: [String] = [], timeout: Double = 10) throws {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty
+        else {
+            // Never echo the text: it may hold a password.
+            throw Invalid(description: "--remote-cache expects http://[user:password@]host[:port][/path]")
+        }
+        var clean = parts
+        clean.user = nil
+        clean.password = nil
+        var path = clean.path
+        while path.hasSuffix("/") { path.removeLast() }
+        clean.path = path
+        base = clean.string ?? url
+        var shown = clean
+        let hasCredentials = parts.user != nil || parts.password != nil
+        shown.path = path
+        redacted = hasCredentials ? base.replacingOccurrences(of: "://", with: "://***@") : base
+        _ = shown
+        self.headers = []
+        if hasCredentials {
+            let user = parts.user ?? ""
+            let password = parts.password ?? ""
+            let token = Data((user + ":" + password).utf8).base64EncodedString()
+            self.headers.append(("Authorization", "Basic " + token))
+        }
+        for h in headers {
+            guard let eq = h.firstIndex(of: "="), eq != h.startIndex else {
+                throw Invalid(description: "--remote-header expects NAME=VALUE")
+            }
+            self.headers.append((String(h[..<eq]), String(h[h.index(after: eq)...])))
+        }
+        self.mode = mode
+        guard timeout > 0 else { throw Invalid(description: "--remote-timeout must be above 0 seconds") }
+        self.timeout = timeout
+    }
+}
+
+/// The Bazel HTTP remote-cache protocol over Foundation's `URLSession` (FoundationNetworking,
+/// libcurl underneath: connection reuse, timeouts; no extra package to build). Every call is
+/// synchronous and runs on the cache's own `lanes` threads — plain threads, not Dispatch's: a
+/// Dispatch worker blocked on a request starves the pool `URLSession` answers on, and Dispatch
+/// adds threads about once a second (one request a second was what that cost) — so lookups and
+/// uploads overlap with the jobs running on the run's cores.
+///
+/// The cache can only save time: every failure is counted, warned about once per kind, and the
+/// caller runs the job locally. After `breakerLimit` transport failures in a row (refused,
+/// timed out) the cache is switched off for the rest of the run, so a dead server costs at most
+/// a few timeouts, not one per job.
+public final class RemoteCache: Sendable {
+    public let settings: RemoteSettings
+    let session: URLSession
+    let lanes: Lanes
+    static let lanes = 8
+    static let breakerLimit = 3
+
+    public struct Stats: Sendable, Equatable {
+        public var hits = 0
+        public var misses = 0
+        public var uploads = 0
+        public var bytesUp = 0
+        public var bytesDown = 0
+        public var errors = 0
+    }
+
+    struct State {
+        var stats = Stats()
+        var warned: Set<String> = []
+        var warnings: [String] = []
+        var failuresInARow = 0
+        var off = false
+    }
+
+    let state = Mutex(State())
+    /// Called once per kind of failure with the warning's text (no `warning: ` prefix).
+    let warn: @Sendable (String) -> Void
+
+    deinit { lanes.stop() }
+
+    public init(_ settings: RemoteSettings, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.settings = settings
+        self.warn = warn
+        let config = URLSessionConfiguration.ephemeral
+        config.timeoutIntervalForRequest = settings.timeout
+        config.timeoutIntervalForResource = settings.timeout
+        config.httpMaximumConnectionsPerHost = RemoteCache.lanes
+        config.urlCache = nil
+        config.httpCookieStorage = nil
+        config.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // Credentials go in our own header; a challenge (wrong password) is answered with "no",
+        // which fails the task at once instead of waiting for a credential that never comes.
+        session = URLSession(configuration: config, delegate: RefuseChallenges(), delegateQueue: nil)
+        lanes = Lanes(count: RemoteCache.lanes)
+    }
+
+    public var stats: Stats { state.withLock { $0.stats } }
+    /// Every warning given, in order.
+    public var warnings: [String] { state.withLock { $0.warnings } }
+    public var isOff: Bool { state.withLock { $0.off } }
+
+    /// Runs `work` on the cache's threads.
+    func submit(_ work: @escaping @Sendable () -> Void) { lanes.submit(work) }
+
+    /// Waits for every lookup and upload in flight (the end of a run).
+    public func finish() { lanes.finish() }
+
+    // MARK: protocol
+
+    /// One output as the entry lists it: its path under the output root, size and SHA-256.
+    public struct Blob: Sendable, Equatable {
+        public var path: String
+        public var size: Int
+        public var sha256: String
+    }
+
+    enum Answer {
+        case status(Int, [UInt8])
+        case failed(kind: String, what: String)
+    }
+
+    /// A job's outputs from the cache: the entry `/ac/KEY`, then every blob it lists, each checked
+    /// against its size and SHA-256. nil: a miss, or anything wrong (warned, counted).
+    func fetch(key: String, expecting paths: [String]) -> [(Blob, [UInt8])]? {
+        guard !isOff else { return nil }
+        switch send("GET", "ac/" + key) {
+        case .failed(let kind, let what):
+            failure(kind, what)
+            return nil
+        case .status(404, _):
+            succeeded()
+            state.withLock { $0.stats.misses += 1 }
+            return nil
+        case .status(200, let body):
+            succeeded()
+            state.withLock { $0.stats.bytesDown += body.count }
+            guard let blobs = RemoteCache.parseEntry(body), Set(blobs.map(\.path)) == Set(paths),
+                blobs.count == paths.count
+            else {
+                failure(
+                    "malformed",
+                    "entry ac/\(key) is malformed or lists other outputs than the job's; the job runs locally")
+                return nil
+            }
+            var out: [(Blob, [UInt8])] = []
+            for blob in blobs {
+                switch send("GET", "cas/" + blob.sha256) {
+                case .status(200, let bytes):
+                    state.withLock { $0.stats.bytesDown += bytes.count }
+                    guard bytes.count == blob.size, Cache.sha256(bytes) == blob.sha256 else {
+                        failure(
+                            "mismatch",
+                            "blob cas/\(blob.sha256) of job \(key) does not match its size and SHA-256; the job runs locally"
+                        )
+                        return nil
+                    }
+                    out.append((blob, bytes))
+                case .status(404, _):
+                    failure("missing", "blob cas/\(blob.sha256) of job \(key) is missing; the job runs locally")
+                    return nil
+                case .status(let code, _):
+                    failure("http \(code)", "HTTP \(code) on GET cas/…; jobs run locally")
+                    return nil
+                case .failed(let kind, let what):
+                    failure(kind, what)
+                    return nil
+                }
+            }
+            state.withLock { $0.stats.hits += 1 }
+            return out
+        case .status(let code, _):
+            succeeded()
+            failure("http \(code)", "HTTP \(code) on GET ac/…; jobs run locally")
+            return nil
+        }
+    }
+
+    /// Uploads each blob the server lacks (HEAD first), then the entry: the entry last, so no
+    /// reader sees an entry whose blobs are not there. Read mode never writes.
+    func store(key: String, outputs: [(Blob, [UInt8])]) {
+        guard settings.mode == .readWrite, !isOff else { return }
+        for (blob, bytes) in outputs {
+            switch send("HEAD", "cas/" + blob.sha256) {
+            case .status(200, _): continue
+            case .status(404, _): break
+            case .status(let code, _):
+                failure("http \(code)", "HTTP \(code) on HEAD cas/…; results not shared")
+                return
+            case .failed(let kind, let what):
+                failure(kind, what)
+                return
+            }
+            guard put("cas/" + blob.sha256, bytes) else { return }
+        }
+        guard put("ac/" + key, RemoteCache.entryText(outputs.map(\.0))) else { return }
+        state.withLock { $0.stats.uploads += 1 }
+    }
+
+    private func put(_ path: String, _ bytes: [UInt8]) -> Bool {
+        switch send("PUT", path, body: bytes) {
+        case .status(let code, _) where (200..<300).contains(code):
+            succeeded()
+            state.withLock { $0.stats.bytesUp += bytes.count }
+            return true
+        case .status(let code, _):
+            failure("http \(code)", "HTTP \(code) on PUT \(path.hasPrefix("ac/") ? "ac" : "cas")/…; results not shared")
+            return false
+        case .failed(let kind, let what):
+            failure(kind, what)
+            return false
+        }
+    }
+
+    /// One request, waited for. Transport errors are classified without their text (which could
+    /// name the URL with its credentials).
+    func send(_ method: String, _ path: String, body: [UInt8]? = nil) -> Answer {
+        guard let url = URL(string: settings.base + "/" + path) else {
+            return .failed(kind: "url", what: "cannot form a request URL")
+        }
+        var request = URLRequest(url: url, timeoutInterval: settings.timeout)
+        request.httpMethod = method
+        for (name, value) in settings.headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = Data(body)
+            request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        }
+        let done = DispatchSemaphore(value: 0)
+        let answer = Mutex<Answer>(.failed(kind: "timeout", what: "timed out"))
+        let task = session.dataTask(with: request) { data, response, error in
+            let result: Answer
+            if let error {
+                let code = (error as? URLError)?.code
+                switch code {
+                case .some(.userCancelledAuthentication), .some(.userAuthenticationRequired), .some(.cancelled):
+                    result = .status(401, [])
+                case .some(.timedOut):
+                    result = .failed(
+                        kind: "timeout",
+                        what: "no answer within \(RemoteCache.seconds(self.settings.timeout)); jobs run locally")
+                case .some(.cannotConnectToHost), .some(.cannotFindHost), .some(.networkConnectionLost),
+                    .some(.notConnectedToInternet), .some(.dnsLookupFailed):
+                    result = .failed(kind: "unreachable", what: "cannot connect; jobs run locally")
+                default:
+                    result = .failed(
+                        kind: "transport", what: "request failed (URLError \(code?.rawValue ?? -1)); jobs run locally")
+                }
+            } else if let http = response as? HTTPURLResponse {
+                result = .status(http.statusCode, data.map { Array($0) } ?? [])
+            } else {
+                result = .failed(kind: "transport", what: "no HTTP answer; jobs run locally")
+            }
+            answer.withLock { $0 = result }
+            done.signal()
+        }
+        task.resume()
+        // The session's own timeout ends the task; this is a backstop.
+        if done.wait(timeout: .now() + settings.timeout + 2) == .timedOut {
+            task.cancel()
+            return .failed(
+                kind: "timeout", what: "no answer within \(RemoteCache.seconds(settings.timeout)); jobs run locally")
+        }
+        return answer.withLock { $0 }
+    }
+
+    static func seconds(_ s: Double) -> String { s == s.rounded() ? "\(Int(s)) s" : "\(s) s" }
+
+    private func succeeded() { state.withLock { $0.failuresInARow = 0 } }
+
+    /// Counts an error; warns once per kind; switches the cache off after repeated transport
+    /// failures.
+    private func failure(_ kind: String, _ what: String) {
+        var messages: [String] = []
+        state.withLock { s in
+            s.stats.errors += 1
+            if s.warned.insert(kind).inserted { messages.append("remote cache \(settings.redacted): \(what)") }
+            if kind == "timeout" || kind == "unreachable" || kind == "transport" {
+                s.failuresInARow += 1
+                if s.failuresInARow >= RemoteCache.breakerLimit && !s.off {
+                    s.off = true
+                    messages.append(
+                        "remote cache \(settings.redacted): off for the rest of this run after \(RemoteCache.breakerLimit) failures in a row"
+                    )
+                }
+            }
+            s.warnings += messages
+        }
+        for m in messages { warn(m) }
+    }
+
+    // MARK: entry format
+
+    /// `{"outputs":[{"path":…,"sha256":…,"size":…},…]}`, keys sorted, outputs in path order.
+    static func entryText(_ blobs: [Blob]) -> [UInt8] {
+        let items = blobs.sorted { $0.path < $1.path }.map { b in
+            "{\"path\":\(jsonString(b.path)),\"sha256\":\"\(b.sha256)\",\"size\":\(b.size)}"
+        }
+        return Array(("{\"outputs\":[" + items.joined(separator: ",") + "]}").utf8)
+    }
+
+    static func jsonString(_ s: String) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+
+    static func parseEntry(_ bytes: [UInt8]) -> [Blob]? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let outputs = object["outputs"] as? [[String: Any]]
+        else { return nil }
+        var blobs: [Blob] = []
+        for o in outputs {
+            guard let path = o["path"] as? String, let sha = o["sha256"] as? String, sha.utf8.count == 64,
+                sha.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+                let size = (o["size"] as? NSNumber)?.intValue, size >= 0,
+                !path.hasPrefix("/"), !path.split(separator: "/").contains("..")
+            else { return nil }
+            blobs.append(Blob(path: path, size: size, sha256: sha))
+        }
+        return blobs
+    }
+}
+
+/// Answers every authentication challenge by cancelling it: texpipe sends its credentials in a
+/// header, and a server that still asks has refused them (HTTP 401).
+final class RefuseChallenges: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+}
+
+/// A fixed set of threads running submitted work in order of submission.
+final class Lanes: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var work: [@Sendable () -> Void] = []
+    private var head = 0
+    private var busy = 0
+    private var stopping = false
+
+    /// The threads hold the lanes until `stop()`.
+    init(count: Int) {
+        for k in 0..<count {
+            let thread = Thread { self.loop() }
+            thread.name = "texpipe remote \(k)"
+            thread.start()
+        }
+    }
+
+    func submit(_ item: @escaping @Sendable () -> Void) {
+        condition.lock()
+        work.append(item)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Returns once nothing is queued or running.
+    func finish() {
+        condition.lock()
+        while head < work.count || busy > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Lets the threads end once the queue is empty.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while head >= work.count && !stopping { condition.wait() }
+            if head >= work.count {
+                condition.unlock()
+                return
+            }
+            let item = work[head]
+            head += 1
+            if head == work.count {
+                work.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            busy += 1
+            condition.unlock()
+            item()
+            condition.lock()
+            busy -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}

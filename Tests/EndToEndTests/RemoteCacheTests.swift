@@ -1,0 +1,341 @@
+import Foundation
+import Testing
+
+/// A real WebDAV server for the remote cache (SPEC §6): Debian's nginx on a free loopback port,
+/// its own root and temp folders, one process (`master_process off`), stopped with SIGKILL.
+/// Locations: `/cache` (PUT/DELETE, `create_full_put_path`), `/fail` (500), `/slow` (the same
+/// files as `/cache`, sent at 1 byte a second), `/auth` (Basic auth, user `ci`).
+final class Nginx {
+    let dir: String
+    let port: Int
+    var process: Process?
+    static let password = "s3cret-Pa55"
+
+    static var binary: String? {
+        ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    var root: String { dir + "/root" }
+    var url: String { "http://127.0.0.1:\(port)" }
+    var accessLog: String { (try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? "" }
+
+    init() throws {
+        dir = NSTemporaryDirectory() + "texpipe-nginx-" + UUID().uuidString
+        for sub in ["root/cache", "root/auth", "tmp"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
+        }
+        port = Nginx.freePort()
+        try "ci:{PLAIN}\(Nginx.password)\n".write(toFile: dir + "/htpasswd", atomically: true, encoding: .utf8)
+        let dav = "dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:r all:r;"
+        let conf = """
+            daemon off;
+            master_process off;
+            error_log \(dir)/error.log;
+            pid \(dir)/nginx.pid;
+            events { worker_connections 256; }
+            http {
+              access_log \(dir)/access.log;
+              client_body_temp_path \(dir)/tmp/body;
+              proxy_temp_path \(dir)/tmp/proxy;
+              fastcgi_temp_path \(dir)/tmp/fastcgi;
+              uwsgi_temp_path \(dir)/tmp/uwsgi;
+              scgi_temp_path \(dir)/tmp/scgi;
+              client_max_body_size 0;
+              server {
+                listen 127.0.0.1:\(port);
+                root \(dir)/root;
+                location /cache/ { \(dav) }
+                location /fail/ { return 500; }
+                location /slow/ { alias \(dir)/root/cache/; limit_rate 1; }
+                location /auth/ { auth_basic "texpipe"; auth_basic_user_file \(dir)/htpasswd; \(dav) }
+              }
+            }
+            """
+        try conf.write(toFile: dir + "/nginx.conf", atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    func start() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Nginx.binary!)
+        p.arguments = ["-p", dir, "-c", dir + "/nginx.conf", "-e", dir + "/error.log"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        process = p
+        for _ in 0..<100 where !Nginx.accepts(port) { usleep(50_000) }
+        #expect(Nginx.accepts(port), "nginx did not start: \(accessLog)")
+    }
+
+    func stop() {
+        guard let p = process else { return }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        process = nil
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    /// Files under the root's `cache/` folder, relative (`ac/…`, `cas/…`).
+    func stored(_ location: String = "cache") -> [String] {
+        (FileManager.default.enumerator(atPath: root + "/" + location)?.allObjects as? [String] ?? [])
+            .filter { $0.contains("/") }.sorted()
+    }
+
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        } == 0
+    }
+}
+
+/// Every scenario compares outputs with a run without any cache, byte for byte, and the exit status.
+@Suite(
+    "remote cache on nginx", .serialized,
+    .enabled(if: Nginx.binary != nil, "nginx not installed (Scripts/setup --test)"))
+struct RemoteCacheTests {
+    /// The cards through three pipelines (JPEG included): 39 jobs.
+    static func project() throws -> Workspace {
+        let w = try Workspace()
+        w.manifest(Workspace.cardsManifest)
+        return w
+    }
+
+    /// What a run without any cache writes: the reference every scenario is held to.
+    static let reference: [String: Data] = {
+        let w = try! project()
+        let r = try! CLI.run(["--quiet"], in: w.path)
+        precondition(r.status == 0)
+        return w.files(under: "out")
+    }()
+
+    static func report(_ w: Workspace) throws -> [String: Any] {
+        let data = try #require(FileManager.default.contents(atPath: w.path + "/report.json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    static func remote(_ w: Workspace) throws -> [String: Any] {
+        try #require(try report(w)["remote"] as? [String: Any])
+    }
+
+    @Test func twoTreesShareOneCacheAndTheSecondRunsNothing() throws {
+        let nginx = try Nginx()
+        let a = try Self.project()
+        let ra = try CLI.run(
+            ["--quiet", "--remote-cache", nginx.url + "/cache", "--report", "report.json"], in: a.path)
+        #expect(ra.status == 0)
+        #expect(ra.stderr == "")
+        #expect(a.files(under: "out") == Self.reference)
+        let upA = try Self.remote(a)
+        #expect(upA["uploads"] as? Int == 39 && upA["hits"] as? Int == 0 && upA["misses"] as? Int == 39)
+        // Entries last: every entry's blobs are on the server.
+        let stored = nginx.stored()
+        #expect(stored.filter { $0.hasPrefix("ac/") }.count == 39)
+        for entry in stored where entry.hasPrefix("ac/") {
+            let text = try String(contentsOfFile: nginx.root + "/cache/" + entry, encoding: .utf8)
+            for match in text.split(separator: "\"").filter({ $0.count == 64 }) {
+                #expect(stored.contains("cas/" + match), "\(entry) lists a blob the server lacks")
+            }
+        }
+        // Another checkout, nothing local: every job a remote hit, no stage runs.
+        let b = try Self.project()
+        let rb = try CLI.run(["--remote-cache", nginx.url + "/cache", "--report", "report.json"], in: b.path)
+        #expect(rb.status == 0)
+        #expect(b.files(under: "out") == Self.reference)
+        #expect(rb.stdout.contains("remote cache: 39 hits, 0 misses, 0 uploads"))
+        let jobs = try #require(try Self.report(b)["jobs"] as? [[String: Any]])
+        #expect(jobs.count == 39)
+        #expect(jobs.allSatisfy { $0["remoteHit"] as? Bool == true && ($0["stages"] as? [Any])?.isEmpty == true })
+        // The hits were recorded locally: a rerun without the server is all up to date.
+        let rerun = try CLI.run(["--report", "report.json"], in: b.path)
+        #expect(rerun.stdout.contains("39 ok (39 up to date)"))
+    }
+
+    @Test func aServerThatIsGoneOrStopsMidRunOnlyCostsTime() throws {
+        let nginx = try Nginx()
+        let url = nginx.url + "/cache"
+        nginx.stop()
+        let w = try Self.project()
+        let r = try CLI.run(["--quiet", "--remote-cache", url, "--report", "report.json"], in: w.path)
+        #expect(r.status == 0)
+        #expect(w.files(under: "out") == Self.reference)
+        #expect(r.stderr.hasPrefix("warning: remote cache \(url): cannot connect; jobs run locally\n"))
+        // Each kind once; then the cache is off for the run.
+        #expect(r.stderr.components(separatedBy: "cannot connect").count == 2)
+        #expect(try Self.remote(w)["errors"] as? Int ?? 0 >= 1)
+
+        // Stopped while a run is looking up and uploading (156 jobs, seconds of work): the same
+        // outputs as a run without the cache, and exit 0.
+        let many = """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "c", "inputs": ["cards/*.png"], "output": "{variant}/{file}.png", "png": { "level": 9 },
+                "variants": [ \((0..<12).map { "{ \"name\": \"v\($0)\" }" }.joined(separator: ", ")) ],
+                "stages": [ { "stage": "pad", "all": 200 } ] } ] }
+            """
+        let plain = try Workspace()
+        plain.manifest(many)
+        #expect(try CLI.run(["--quiet"], in: plain.path).status == 0)
+        try nginx.start()
+        let w2 = try Workspace()
+        w2.manifest(many)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["--quiet", "--remote-cache", url]
+        p.currentDirectoryURL = URL(fileURLWithPath: w2.path)
+        p.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        for _ in 0..<2000 where nginx.accessLog.split(separator: "\n").count < 20 { usleep(1000) }
+        #expect(p.isRunning, "the run ended before the server stopped")
+        nginx.stop()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(w2.files(under: "out") == plain.files(under: "out"))
+        #expect(stderr.contains("warning: remote cache \(url): cannot connect; jobs run locally\n"))
+    }
+
+    @Test func aLocationAnswering500() throws {
+        let nginx = try Nginx()
+        let w = try Self.project()
+        let r = try CLI.run(["--quiet", "--remote-cache", nginx.url + "/fail", "--report", "report.json"], in: w.path)
+        #expect(r.status == 0)
+        #expect(w.files(under: "out") == Self.reference)
+        #expect(r.stderr == "warning: remote cache \(nginx.url)/fail: HTTP 500 on GET ac/…; jobs run locally\n")
+        let remote = try Self.remote(w)
+        #expect((remote["errors"] as? Int ?? 0) >= 39 && remote["hits"] as? Int == 0)
+    }
+
+    @Test func aServerTooSlowForTheTimeout() throws {
+        let nginx = try Nginx()
+        let seed = try Self.project()
+        #expect(try CLI.run(["--quiet", "--remote-cache", nginx.url + "/cache"], in: seed.path).status == 0)
+        // /slow serves the same entries at 1 byte a second: every lookup times out after 1 s.
+        let w = try Self.project()
+        let r = try CLI.run(
+            ["--quiet", "--remote-cache", nginx.url + "/slow", "--remote-timeout", "1", "--report", "report.json"],
+            in: w.path)
+        #expect(r.status == 0)
+        #expect(w.files(under: "out") == Self.reference)
+        #expect(r.stderr.contains("warning: remote cache \(nginx.url)/slow: no answer within 1 s; jobs run locally\n"))
+        #expect(r.stderr.contains("off for the rest of this run after 3 failures in a row"))
+        #expect(try Self.remote(w)["hits"] as? Int == 0)
+    }
+
+    @Test func aBlobCorruptedOnTheServerRunsThatJobLocally() throws {
+        let nginx = try Nginx()
+        let seed = try Self.project()
+        #expect(try CLI.run(["--quiet", "--remote-cache", nginx.url + "/cache"], in: seed.path).status == 0)
+        let blob = try #require(nginx.stored().first { $0.hasPrefix("cas/") })
+        let path = nginx.root + "/cache/" + blob
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let w = try Self.project()
+        let r = try CLI.run(
+            [
+                "--quiet", "--remote-cache", nginx.url + "/cache", "--remote-cache-mode", "read", "--report",
+                "report.json",
+            ],
+            in: w.path)
+        #expect(r.status == 0)
+        #expect(w.files(under: "out") == Self.reference)
+        let sha = String(blob.dropFirst(4))
+        #expect(r.stderr.contains("blob cas/\(sha) of job "))
+        #expect(r.stderr.contains("does not match its size and SHA-256; the job runs locally"))
+        let remote = try Self.remote(w)
+        #expect((remote["hits"] as? Int ?? 0) >= 1 && (remote["hits"] as? Int ?? 99) < 39)
+    }
+
+    @Test func basicAuthWorksAndThePasswordIsNeverShown() throws {
+        let nginx = try Nginx()
+        let good = "http://ci:\(Nginx.password)@127.0.0.1:\(nginx.port)/auth"
+        let a = try Self.project()
+        let ra = try CLI.run(
+            ["--remote-cache", good, "--report", "report.json", "--junit", "junit.xml", "--html", "html"], in: a.path)
+        #expect(ra.status == 0)
+        #expect(ra.stderr == "")
+        #expect(try Self.remote(a)["uploads"] as? Int == 39)
+        #expect(try Self.remote(a)["url"] as? String == "http://***@127.0.0.1:\(nginx.port)/auth")
+        #expect(nginx.stored("auth").filter { $0.hasPrefix("ac/") }.count == 39)
+        // The wrong password: 401 on every request, a warning, the same outputs.
+        let b = try Self.project()
+        let bad = "http://ci:wrong-\(Nginx.password)@127.0.0.1:\(nginx.port)/auth"
+        let rb = try CLI.run(["--remote-cache", bad, "--report", "report.json"], in: b.path)
+        #expect(rb.status == 0)
+        #expect(b.files(under: "out") == Self.reference)
+        #expect(
+            rb.stderr.contains("warning: remote cache http://***@127.0.0.1:\(nginx.port)/auth: HTTP 401 on GET ac/…"))
+        // The password is nowhere: output, reports, the cache index.
+        for (name, text) in [("stdout", ra.stdout + rb.stdout), ("stderr", ra.stderr + rb.stderr)] {
+            #expect(!text.contains(Nginx.password), "password in \(name)")
+        }
+        for w in [a, b] {
+            for file in w.files(under: ".").filter({ !$0.key.hasPrefix("out/") && !$0.key.hasPrefix("cards/") }) {
+                #expect(
+                    !String(decoding: file.value, as: UTF8.self).contains(Nginx.password), "password in \(file.key)")
+            }
+        }
+        // Through a header instead (the same credentials, from the environment).
+        let c = try Self.project()
+        let token = Data("ci:\(Nginx.password)".utf8).base64EncodedString()
+        let rc = try CLI.run(
+            ["--quiet", "--remote-cache", nginx.url + "/auth", "--report", "report.json"], in: c.path,
+            env: ["CI": "true", "TEXPIPE_REMOTE_HEADER": "Authorization=Basic \(token)"])
+        #expect(rc.status == 0 && rc.stderr == "")
+        #expect(try Self.remote(c)["hits"] as? Int == 39)
+    }
+
+    @Test func readModeNeverWrites() throws {
+        let nginx = try Nginx()
+        let w = try Self.project()
+        let r = try CLI.run(
+            [
+                "--quiet", "--remote-cache", nginx.url + "/cache", "--remote-cache-mode", "read", "--report",
+                "report.json",
+            ],
+            in: w.path)
+        #expect(r.status == 0 && r.stderr == "")
+        #expect(w.files(under: "out") == Self.reference)
+        let log = nginx.accessLog
+        #expect(log.contains("\"GET /cache/ac/"))
+        #expect(!log.contains("\"PUT ") && !log.contains("\"HEAD "))
+        #expect(nginx.stored().isEmpty)
+        #expect(try Self.remote(w)["misses"] as? Int == 39)
+    }
+
+    @Test func aBadURLIsAUsageErrorWithoutEchoingIt() throws {
+        let w = try Self.project()
+        let r = try CLI.run(["--remote-cache", "ftp://u:topsecret@host/x"], in: w.path)
+        #expect(r.status == 2)
+        #expect(r.stderr == "error: --remote-cache expects http://[user:password@]host[:port][/path]\n")
+        #expect(!FileManager.default.fileExists(atPath: w.path + "/out"))
+    }
+}
