@@ -63,9 +63,25 @@ public final class CacheIndex: Sendable, ShapeMemory {
     public let base: String
     let state = Mutex(State(contents: Contents()))
 
+    /// Set once the background read of the index and journal has finished.
+    let loading = DispatchGroup()
+
+    /// Starts reading the index on another core at once: a run plans (globs, headers) meanwhile.
     public init(directory: String, base: String) {
         self.directory = directory
         self.base = base
+        let files = [directory + "/index", directory + "/journal"]
+        loading.enter()
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let contents = CacheIndex.read(files)
+            self.state.withLock { s in
+                if !s.loaded {
+                    s.contents = contents
+                    s.loaded = true
+                }
+            }
+            loading.leave()
+        }
     }
 
     var indexFile: String { directory + "/index" }
@@ -80,13 +96,8 @@ public final class CacheIndex: Sendable, ShapeMemory {
     }
 
     func withContents<T>(_ body: (inout State) -> T) -> T {
-        state.withLock { s in
-            if !s.loaded {
-                s.contents = CacheIndex.read([indexFile, journalFile])
-                s.loaded = true
-            }
-            return body(&s)
-        }
+        if !state.withLock({ $0.loaded }) { loading.wait() }
+        return state.withLock { s in body(&s) }
     }
 
     // MARK: files
@@ -201,7 +212,7 @@ public final class CacheIndex: Sendable, ShapeMemory {
 
     /// Whether anything changed since the index was read.
     var isDirty: Bool {
-        state.withLock { s in
+        withContents { s in
             !(s.changedFiles.isEmpty && s.droppedFiles.isEmpty && s.changedJobs.isEmpty && s.droppedJobs.isEmpty)
         }
     }
@@ -213,7 +224,7 @@ public final class CacheIndex: Sendable, ShapeMemory {
     @discardableResult
     public func save() -> String? {
         guard isDirty else { return nil }
-        return state.withLock { s -> String? in
+        return withContents { s -> String? in
             mkdir(directory, 0o755)
             let fd = s.journal >= 0 ? s.journal : open(journalFile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { return EngineMessage.indexNotWritten(journalFile, String(cString: strerror(errno))) }

@@ -66,6 +66,8 @@ public struct PlanOptions: Sendable {
     /// Sizes of inputs whose file has not changed since a run recorded them (the engine's index):
     /// the plan then needs no open and read per input.
     public var shapes: (any ShapeMemory)?
+    /// Inputs per slice planned on a core of its own (tests lower it to exercise the slicing).
+    package var inputsPerSlice = 2000
     public init(pipelines: [String] = [], shapes: (any ShapeMemory)? = nil) {
         self.pipelines = pipelines
         self.shapes = shapes
@@ -101,6 +103,7 @@ public enum Planner {
     public static func plan(_ manifest: Manifest, _ options: PlanOptions = PlanOptions()) throws -> Plan {
         var planner = PlanBuilder(manifest: manifest)
         planner.shapes = options.shapes
+        planner.inputsPerSlice = options.inputsPerSlice
         planner.diagnostics = manifest.diagnostics
         for name in options.pipelines where !manifest.pipelines.contains(where: { $0.name == name }) {
             planner.error(nil, Say.unknownPipeline(name, valid: manifest.pipelines.map(\.name)))
@@ -189,12 +192,55 @@ struct PlanBuilder {
             error(p.path.key("exclude"), PlanMessage.excludesEverything)
         }
         let variants: [Variant?] = p.variants.map { $0.map { Optional($0) } } ?? [nil]
-        for m in matches {
-            let absolute = base + "/" + m.relativePath
-            inputsRealPaths.insert(realFile(absolute, known: shapes))
-            let header = try? self.header(absolute).get()
-            for v in variants { addJob(p, match: m, absolute: absolute, header: header, variant: v) }
+        // Thousands of inputs: contiguous slices planned on the cores at once, each by its own
+        // copy of the builder (its caches included), merged back in input order — the same jobs,
+        // indices and diagnostics as one pass.
+        let slices = min(max(PlanBuilder.cores, 2), matches.count / max(1, inputsPerSlice))
+        guard slices > 1 else {
+            for m in matches { addInput(p, m, variants) }
+            return
         }
+        if p.valid && decoded[p.index] == nil, let first = matches.first {
+            addInput(p, first, variants)  // decodes the pipeline once, for every slice to reuse
+            matches.removeFirst()
+        }
+        final class Slice: @unchecked Sendable {
+            var builder: PlanBuilder
+            init(_ b: PlanBuilder) { builder = b }
+        }
+        var template = self
+        template.jobs = []
+        template.diagnostics = []
+        let parts = (0..<slices).map { _ in Slice(template) }
+        let bounds = (0...slices).map { $0 * matches.count / slices }
+        let all = matches
+        DispatchQueue.concurrentPerform(iterations: slices) { k in
+            for m in all[bounds[k]..<bounds[k + 1]] { parts[k].builder.addInput(p, m, variants) }
+        }
+        for part in parts {
+            let b = part.builder
+            for var job in b.jobs {
+                job.index = jobs.count
+                jobs.append(job)
+            }
+            diagnostics += b.diagnostics
+            inputsRealPaths.formUnion(b.inputsRealPaths)
+            realDirectories.merge(b.realDirectories) { a, _ in a }
+            headers.merge(b.headers) { a, _ in a }
+            fonts.merge(b.fonts) { a, _ in a }
+            decoded.merge(b.decoded) { a, _ in a }
+        }
+    }
+
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
+    /// Below this many inputs a slice is not worth a thread.
+    var inputsPerSlice = 2000
+
+    mutating func addInput(_ p: PipelineSpec, _ m: Glob.Match, _ variants: [Variant?]) {
+        let absolute = manifest.directory + "/" + m.relativePath
+        inputsRealPaths.insert(realFile(absolute, known: shapes))
+        let header = try? self.header(absolute).get()
+        for v in variants { addJob(p, match: m, absolute: absolute, header: header, variant: v) }
     }
 
     mutating func addJob(
