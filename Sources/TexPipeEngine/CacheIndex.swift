@@ -13,9 +13,10 @@ public import TexPipePlan
 ///   same clock tick as the check could leave the stamp unchanged); others are hashed again.
 /// - A **job entry** is what `Cache.Entry` says.
 /// - Each finished job appends its lines to the journal (one `write`, under a shared `flock`), so
-///   a killed run keeps what it finished; at the end of a run the index is rewritten (atomically,
-///   under an exclusive `flock`, merged with what concurrent runs wrote meanwhile) and the journal
-///   emptied. A run with nothing new writes nothing.
+///   a killed run keeps what it finished. At the end of a run a few changes are appended to the
+///   journal too; once the journal would outgrow a quarter of the index, the index is
+///   rewritten (atomically, under an exclusive `flock`, merged with what concurrent runs wrote
+///   meanwhile) and the journal emptied. A run with nothing new writes nothing.
 ///
 /// Line format (UTF-8, one record a line, the path last so it may hold spaces; `%` and newlines
 /// in paths and job names are percent-escaped):
@@ -24,6 +25,8 @@ public import TexPipePlan
 ///     f SIZE MTIME CTIME INODE CHECKED SHA256|- WxHxDEPTH|- PATH
 ///     j KEY VERSION PARAMETERS INPUTS OUTPUTS JOB
 ///     o SHA256 BYTES PATH            (OUTPUTS of them follow their `j` line)
+///     -f PATH                        (journal: a record dropped)
+///     -j KEY                         (journal: an entry dropped)
 public final class CacheIndex: Sendable, ShapeMemory {
     /// 10 ms: above the kernel's coarse clock tick (1–4 ms) file times are taken from.
     static let racyWindow: Int64 = 10_000_000
@@ -40,9 +43,11 @@ public final class CacheIndex: Sendable, ShapeMemory {
         var trusted: Bool { stamp.mtime < checked - CacheIndex.racyWindow }
     }
 
-    struct Contents {
-        var files: [String: FileRecord] = [:]
-        var jobs: [String: Cache.Entry] = [:]
+    /// The records: those read from disk stay unparsed bytes in an `IndexTable` until asked for;
+    /// this run's changes sit on top.
+    struct Contents: Sendable {
+        var files = LazyMap<FileRecord>(parse: { IndexTable.fileRecord($0, $1) }, keys: { $0.fileKeys })
+        var jobs = LazyMap<Cache.Entry>(parse: { IndexTable.jobEntry($0, $1) }, keys: { $0.jobKeys })
         /// Lines that did not parse (a torn journal line of a killed run, a hand edit).
         var damaged = 0
     }
@@ -161,7 +166,12 @@ public final class CacheIndex: Sendable, ShapeMemory {
 
     func entry(_ key: String) -> Cache.Entry? { withContents { $0.contents.jobs[key] } }
 
-    var entries: [String: Cache.Entry] { withContents { $0.contents.jobs } }
+    var entries: [String: Cache.Entry] {
+        withContents { s in
+            Dictionary(
+                uniqueKeysWithValues: s.contents.jobs.keys.compactMap { k in s.contents.jobs[k].map { (k, $0) } })
+        }
+    }
 
     /// Records a finished job and its outputs' files, and appends them to the journal.
     func store(_ key: String, _ entry: Cache.Entry, outputs: [(path: String, stamp: FileStamp, sha256: String)]) {
@@ -234,22 +244,49 @@ public final class CacheIndex: Sendable, ShapeMemory {
                 s.journal = -1
             }
             flock(fd, LOCK_EX)
-            var merged = CacheIndex.read([indexFile, journalFile])
-            merged.damaged = 0
+            // Outputs this run wrote, stamped again: unchanged since, they are trusted from now.
             let now = FileStamp.now()
+            var confirmed: [String: FileRecord?] = [:]
             for k in s.changedFiles {
                 guard var r = s.contents.files[k] else { continue }
                 if r.pending {
                     let path = k.hasPrefix("/") ? k : base + "/" + k
                     guard FileStamp.of(path) == r.stamp else {
-                        merged.files[k] = nil
+                        confirmed[k] = .some(nil)
                         continue
                     }
                     r.checked = now
                     r.pending = false
                 }
-                merged.files[k] = r
+                confirmed[k] = r
             }
+            // A few changes (a handful of jobs reran): appended to the journal, which every run
+            // reads anyway, instead of rewriting the whole index.
+            var st = stat()
+            let journalBytes = fstat(fd, &st) == 0 ? Int(st.st_size) : 0
+            let indexBytes = stat(indexFile, &st) == 0 ? Int(st.st_size) : 0
+            if indexBytes > 0 && journalBytes + 200 * (confirmed.count + s.droppedFiles.count) < indexBytes / 4 {
+                var lines = ""
+                for (k, r) in confirmed.sorted(by: { $0.key < $1.key }) {
+                    lines += r.map { CacheIndex.line(file: k, $0) } ?? "-f \(CacheIndex.escape(k))\n"
+                }
+                for k in s.droppedFiles.sorted() { lines += "-f \(CacheIndex.escape(k))\n" }
+                for k in s.droppedJobs.sorted() { lines += "-j \(k)\n" }
+                let bytes = Array(lines.utf8)
+                let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                guard written == bytes.count else {
+                    return EngineMessage.indexNotWritten(journalFile, String(cString: strerror(errno)))
+                }
+                for (k, r) in confirmed { s.contents.files[k] = r }
+                s.changedFiles = []
+                s.droppedFiles = []
+                s.changedJobs = []
+                s.droppedJobs = []
+                return nil
+            }
+            var merged = CacheIndex.read([indexFile, journalFile])
+            merged.damaged = 0
+            for (k, r) in confirmed { merged.files[k] = r }
             for k in s.droppedFiles { merged.files[k] = nil }
             for k in s.changedJobs { merged.jobs[k] = s.contents.jobs[k] }
             for k in s.droppedJobs { merged.jobs[k] = nil }
@@ -306,83 +343,15 @@ public final class CacheIndex: Sendable, ShapeMemory {
 
     /// Reads the files in order, later lines overriding earlier ones. Lines that do not parse are
     /// counted and skipped (a torn journal line from a killed run, say): the cache can only lose
-    /// time. Parsed as bytes (Substring's character indexing made reading 20,000 entries take 1 s).
+    /// time. One pass over the bytes finds each record's key and checks its fields; a record is
+    /// parsed into values only when asked for (a no-op asks for each once, on the run's cores).
     static func read(_ files: [String]) -> Contents {
+        let table = IndexTable(index: files[0], journal: files[1])
         var c = Contents()
-        for (n, file) in files.enumerated() {
-            guard case .success(let bytes) = FileReader.read(file) else { continue }
-            parse(bytes, isIndex: n == 0, into: &c)
-        }
+        c.files.table = table
+        c.jobs.table = table
+        c.damaged = table.damaged
         return c
-    }
-
-    static func parse(_ bytes: [UInt8], isIndex: Bool, into c: inout Contents) {
-        bytes.withUnsafeBufferPointer { buf in
-            var lines = LineFields(buf)
-            if isIndex {
-                let header = Array("texpipe-index 1".utf8)
-                guard let first = lines.nextLineBytes(), first.count == header.count,
-                    zip(first, header).allSatisfy({ $0 == $1 })
-                else {
-                    c.damaged += buf.isEmpty ? 0 : 1
-                    return
-                }
-            }
-            var pending: (key: String, entry: Cache.Entry, count: Int)?
-            func finish() {
-                if let p = pending {
-                    if p.entry.outputs.count == p.count { c.jobs[p.key] = p.entry } else { c.damaged += 1 }
-                }
-                pending = nil
-            }
-            while var line = lines.nextLine() {
-                guard let kind = line.field() else { continue }
-                switch kind.count == 1 ? kind.first! : 0 {
-                case UInt8(ascii: "f"):
-                    finish()
-                    guard let size = line.int(), let m = line.int(), let ct = line.int(), let ino = line.int(),
-                        let checked = line.int(), let sha = line.field(), let dims = line.field(), line.hasRest
-                    else {
-                        c.damaged += 1
-                        continue
-                    }
-                    var shape: ImageShape?
-                    let parts = dims.split(separator: UInt8(ascii: "x")).map { LineFields.number($0) }
-                    if parts.count == 3, let w = parts[0], let h = parts[1], let d = parts[2] {
-                        shape = ImageShape(width: Int(w), height: Int(h), depth: Int(d))
-                    }
-                    c.files[unescape(line.rest)] = FileRecord(
-                        stamp: FileStamp(size: size, mtime: m, ctime: ct, inode: UInt64(ino)), checked: checked,
-                        sha256: sha.count == 64 ? LineFields.string(sha) : nil, shape: shape)
-                case UInt8(ascii: "j"):
-                    finish()
-                    guard let key = line.field(), key.count == 64, let version = line.field(),
-                        let parameters = line.field(), let inputs = line.field(), let count = line.int()
-                    else {
-                        c.damaged += 1
-                        continue
-                    }
-                    pending = (
-                        LineFields.string(key),
-                        Cache.Entry(
-                            job: unescape(line.rest), version: LineFields.string(version),
-                            parameters: LineFields.string(parameters), inputs: LineFields.string(inputs), outputs: []),
-                        Int(count)
-                    )
-                case UInt8(ascii: "o"):
-                    guard pending != nil, let sha = line.field(), let bytes = line.int(), line.hasRest else {
-                        c.damaged += 1
-                        continue
-                    }
-                    pending!.entry.outputs.append(
-                        .init(path: unescape(line.rest), sha256: LineFields.string(sha), bytes: Int(bytes)))
-                default:
-                    finish()
-                    c.damaged += 1
-                }
-            }
-            finish()
-        }
     }
 
     static func unescape(_ bytes: UnsafeBufferPointer<UInt8>.SubSequence) -> String {
@@ -444,4 +413,239 @@ struct LineFields {
     }
 
     static func string(_ f: Bytes) -> String { String(decoding: f, as: UTF8.self) }
+}
+
+/// A key of the index as bytes: into the table's storage, or into a query string's UTF-8 while
+/// it is looked up. Hash and equality are the bytes'.
+struct ByteKey: Hashable, @unchecked Sendable {
+    let start: UnsafeRawPointer
+    let count: Int
+
+    static func == (a: ByteKey, b: ByteKey) -> Bool {
+        a.count == b.count && memcmp(a.start, b.start, a.count) == 0
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(bytes: UnsafeRawBufferPointer(start: start, count: count)) }
+
+    var string: String { String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self) }
+}
+
+/// The index and journal as read: one buffer, and where each key's latest record starts.
+final class IndexTable: @unchecked Sendable {
+    let storage: UnsafeMutableRawBufferPointer
+    /// Unescaped copies of keys that held `%` escapes.
+    private var extra: [UnsafeMutableRawBufferPointer] = []
+    private(set) var files: [ByteKey: Int] = [:]
+    private(set) var jobs: [ByteKey: Int] = [:]
+    private(set) var damaged = 0
+
+    /// Reads both files straight into one buffer (a missing one is empty), then scans them.
+    init(index: String, journal: String) {
+        let fds: [Int32] = [open(index, O_RDONLY | O_CLOEXEC), open(journal, O_RDONLY | O_CLOEXEC)]
+        defer { for fd in fds where fd >= 0 { close(fd) } }
+        let sizes = fds.map { fd -> Int in
+            var st = stat()
+            return fd >= 0 && fstat(fd, &st) == 0 ? Int(st.st_size) : 0
+        }
+        storage = .allocate(byteCount: sizes[0] + 1 + sizes[1], alignment: 8)
+        var got = [0, 0]
+        for k in 0..<2 where fds[k] >= 0 {
+            let at = k == 0 ? 0 : sizes[0] + 1
+            while got[k] < sizes[k] {
+                let n = read(fds[k], storage.baseAddress! + at + got[k], sizes[k] - got[k])
+                if n <= 0 { break }
+                got[k] += n
+            }
+        }
+        storage[sizes[0]] = 0x0A
+        let bytes = UnsafeBufferPointer(
+            start: storage.baseAddress!.assumingMemoryBound(to: UInt8.self), count: storage.count)
+        // A file that shrank while read is scanned as far as it was read.
+        scan(bytes, from: 0, to: got[0], isIndex: true)
+        scan(bytes, from: sizes[0] + 1, to: sizes[0] + 1 + got[1], isIndex: false)
+    }
+
+    deinit {
+        storage.deallocate()
+        for e in extra { e.deallocate() }
+    }
+
+    private func key(_ f: LineFields.Bytes) -> ByteKey {
+        guard f.contains(0x25) else {
+            return ByteKey(start: UnsafeRawPointer(f.base.baseAddress! + f.startIndex), count: f.count)
+        }
+        let text = Array(CacheIndex.unescape(f).utf8)
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, text.count), alignment: 1)
+        copy.copyBytes(from: text)
+        extra.append(copy)
+        return ByteKey(start: UnsafeRawPointer(copy.baseAddress!), count: text.count)
+    }
+
+    /// Finds every record's key and checks its fields, without making a value of it.
+    private func scan(_ all: UnsafeBufferPointer<UInt8>, from: Int, to: Int, isIndex: Bool) {
+        var lines = LineFields(line: all[from..<to])
+        if isIndex {
+            guard to > from else { return }
+            let header = Array("texpipe-index 1".utf8)
+            guard let first = lines.nextLineBytes(), first.count == header.count,
+                zip(first, header).allSatisfy({ $0 == $1 })
+            else {
+                damaged += 1
+                return
+            }
+        }
+        var open: (key: ByteKey, expected: Int, seen: Int)?
+        func finish() {
+            if let o = open, o.seen != o.expected {
+                jobs[o.key] = nil
+                damaged += 1
+            }
+            open = nil
+        }
+        while var line = lines.nextLine() {
+            let start = line.rest.startIndex
+            guard let kind = line.field() else { continue }
+            let k0 = kind.first!
+            if kind.count == 1 && k0 == UInt8(ascii: "f") {
+                finish()
+                guard line.int() != nil, line.int() != nil, line.int() != nil, line.int() != nil, line.int() != nil,
+                    line.field() != nil, line.field() != nil, line.hasRest
+                else {
+                    damaged += 1
+                    continue
+                }
+                files[key(line.rest)] = start
+            } else if kind.count == 1 && k0 == UInt8(ascii: "j") {
+                finish()
+                guard let k = line.field(), k.count == 64, line.field() != nil, line.field() != nil,
+                    line.field() != nil, let count = line.int()
+                else {
+                    damaged += 1
+                    continue
+                }
+                let bk = key(k)
+                jobs[bk] = start
+                open = (bk, Int(count), 0)
+            } else if kind.count == 1 && k0 == UInt8(ascii: "o") {
+                guard open != nil, line.field() != nil, line.int() != nil, line.hasRest else {
+                    damaged += 1
+                    continue
+                }
+                open!.seen += 1
+            } else if kind.count == 2 && k0 == UInt8(ascii: "-") && kind.last == UInt8(ascii: "f") && line.hasRest {
+                finish()
+                files[key(line.rest)] = nil
+            } else if kind.count == 2 && k0 == UInt8(ascii: "-") && kind.last == UInt8(ascii: "j") && line.hasRest {
+                finish()
+                jobs[key(line.rest)] = nil
+            } else {
+                finish()
+                damaged += 1
+            }
+        }
+        finish()
+    }
+
+    private var bytes: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: storage.baseAddress!.assumingMemoryBound(to: UInt8.self), count: storage.count)
+    }
+
+    /// The fields of the line starting at `offset`.
+    private func line(at offset: Int) -> LineFields {
+        let all = bytes
+        var reader = LineFields(line: all[offset...])
+        return reader.nextLine() ?? LineFields(line: all[offset..<offset])
+    }
+
+    /// Looks `key` up by its UTF-8 bytes.
+    func offset(_ key: String, in table: KeyPath<IndexTable, [ByteKey: Int]>) -> Int? {
+        var k = key
+        return k.withUTF8 { u in
+            self[keyPath: table][
+                ByteKey(start: UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!), count: u.count)]
+        }
+    }
+
+    var fileKeys: [String] { files.keys.map(\.string) }
+    var jobKeys: [String] { jobs.keys.map(\.string) }
+
+    static func fileRecord(_ table: IndexTable, _ key: String) -> CacheIndex.FileRecord? {
+        guard let at = table.offset(key, in: \.files) else { return nil }
+        var line = table.line(at: at)
+        _ = line.field()
+        guard let size = line.int(), let m = line.int(), let ct = line.int(), let ino = line.int(),
+            let checked = line.int(), let sha = line.field(), let dims = line.field()
+        else { return nil }
+        var shape: ImageShape?
+        let parts = dims.split(separator: UInt8(ascii: "x")).map { LineFields.number($0) }
+        if parts.count == 3, let w = parts[0], let h = parts[1], let d = parts[2] {
+            shape = ImageShape(width: Int(w), height: Int(h), depth: Int(d))
+        }
+        return CacheIndex.FileRecord(
+            stamp: FileStamp(size: size, mtime: m, ctime: ct, inode: UInt64(ino)), checked: checked,
+            sha256: sha.count == 64 ? LineFields.string(sha) : nil, shape: shape)
+    }
+
+    static func jobEntry(_ table: IndexTable, _ key: String) -> Cache.Entry? {
+        guard let at = table.offset(key, in: \.jobs) else { return nil }
+        let all = table.bytes
+        var lines = LineFields(line: all[at...])
+        guard var j = lines.nextLine() else { return nil }
+        _ = j.field()
+        guard j.field() != nil, let version = j.field(), let parameters = j.field(), let inputs = j.field(),
+            let count = j.int()
+        else { return nil }
+        var entry = Cache.Entry(
+            job: CacheIndex.unescape(j.rest), version: LineFields.string(version),
+            parameters: LineFields.string(parameters), inputs: LineFields.string(inputs), outputs: [])
+        for _ in 0..<count {
+            guard var o = lines.nextLine() else { return nil }
+            _ = o.field()
+            guard let sha = o.field(), let bytes = o.int() else { return nil }
+            entry.outputs.append(
+                .init(path: CacheIndex.unescape(o.rest), sha256: LineFields.string(sha), bytes: Int(bytes)))
+        }
+        return entry
+    }
+}
+
+/// A map over an `IndexTable`'s records with this run's changes on top: reads parse the record
+/// from the table's bytes unless a change overrides it; `nil` assigned removes.
+struct LazyMap<Value>: @unchecked Sendable {
+    var table: IndexTable?
+    let parse: @Sendable (IndexTable, String) -> Value?
+    let tableKeys: @Sendable (IndexTable) -> [String]
+    /// Changes; `.some(nil)` is a removal.
+    private(set) var changes: [String: Value?] = [:]
+
+    init(
+        parse: @escaping @Sendable (IndexTable, String) -> Value?, keys: @escaping @Sendable (IndexTable) -> [String]
+    ) {
+        self.parse = parse
+        tableKeys = keys
+    }
+
+    subscript(key: String) -> Value? {
+        get {
+            if let changed = changes[key] { return changed }
+            return table.flatMap { parse($0, key) }
+        }
+        set { changes[key] = .some(newValue) }
+    }
+
+    @discardableResult
+    mutating func removeValue(forKey key: String) -> Value? {
+        let old = self[key]
+        changes[key] = .some(nil)
+        return old
+    }
+
+    /// Every key with a value.
+    var keys: [String] {
+        var all = Set(table.map(tableKeys) ?? [])
+        for (k, v) in changes {
+            if v == nil { all.remove(k) } else { all.insert(k) }
+        }
+        return Array(all)
+    }
 }

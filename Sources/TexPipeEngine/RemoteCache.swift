@@ -294,8 +294,8 @@ public final class RemoteCache: Sendable {
     /// Counts an error; warns once per kind; switches the cache off after repeated transport
     /// failures.
     private func failure(_ kind: String, _ what: String) {
-        var messages: [String] = []
         state.withLock { s in
+            var messages: [String] = []
             s.stats.errors += 1
             if s.warned.insert(kind).inserted { messages.append("remote cache \(settings.redacted): \(what)") }
             if kind == "timeout" || kind == "unreachable" || kind == "transport" {
@@ -308,8 +308,9 @@ public final class RemoteCache: Sendable {
                 }
             }
             s.warnings += messages
+            // Printed under the lock, so the lines come out in the order they were decided.
+            for m in messages { warn(m) }
         }
-        for m in messages { warn(m) }
     }
 
     // MARK: entry format

@@ -43,6 +43,51 @@ public enum Template {
 
     public struct Unresolved: Error, Sendable { public var name: String }
 
+    /// A template split once into literal text and placeholders, for rendering it many times
+    /// (an output template per job): the same result as `render(text, values)`.
+    public struct Compiled: Sendable {
+        enum Part: Sendable {
+            case text(String)
+            case name(String, strip: String)
+        }
+        let parts: [Part]
+
+        public init(_ text: String) {
+            var parts: [Part] = []
+            var literal = ""
+            var rest = Substring(text)
+            while let open = rest.firstIndex(of: "{") {
+                literal += rest[..<open]
+                let after = rest[rest.index(after: open)...]
+                if let close = after.firstIndex(of: "}"), let (name, strip) = Template.parse(after[..<close]) {
+                    if !literal.isEmpty { parts.append(.text(literal)) }
+                    literal = ""
+                    parts.append(.name(name, strip: strip))
+                    rest = after[after.index(after: close)...]
+                } else {
+                    literal += "{"
+                    rest = after
+                }
+            }
+            literal += rest
+            if !literal.isEmpty { parts.append(.text(literal)) }
+            self.parts = parts
+        }
+
+        public func render(_ values: [String: String]) -> Result<String, Unresolved> {
+            var out = ""
+            for part in parts {
+                switch part {
+                case .text(let t): out += t
+                case .name(let name, let strip):
+                    guard let v = values[name] else { return .failure(Unresolved(name: name)) }
+                    out += strip.isEmpty || !v.hasSuffix(strip) ? v : String(v.dropLast(strip.count))
+                }
+            }
+            return .success(out)
+        }
+    }
+
     static func scan(_ text: String, _ found: (String) -> Void) {
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {

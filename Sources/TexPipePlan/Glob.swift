@@ -143,32 +143,49 @@ public struct Glob: Sendable {
 
     /// `*`, `?` and `[…]` within one segment.
     package static func matchSegment(_ pattern: String, _ name: String) -> Bool {
-        let p = Array(pattern)
-        let n = Array(name)
-        if n.first == "." && p.first != "." { return false }
+        // Printable ASCII (nearly every file name): bytes are characters, no grapheme breaking.
+        func printable(_ s: String) -> Bool { s.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        if printable(pattern) && printable(name) {
+            func b(_ c: Unicode.Scalar) -> UInt8 { UInt8(c.value) }
+            return match(
+                Array(pattern.utf8), Array(name.utf8),
+                Symbols(
+                    star: b("*"), any: b("?"), open: b("["), close: b("]"), not: b("!"), caret: b("^"), dash: b("-"),
+                    dot: b(".")))
+        }
+        return match(
+            Array(pattern), Array(name),
+            Symbols(star: "*", any: "?", open: "[", close: "]", not: "!", caret: "^", dash: "-", dot: "."))
+    }
+
+    struct Symbols<C> {
+        var star, any, open, close, not, caret, dash, dot: C
+    }
+
+    static func match<C: Comparable>(_ p: [C], _ n: [C], _ s: Symbols<C>) -> Bool {
+        if n.first == s.dot && p.first != s.dot { return false }
         func match(_ i: Int, _ j: Int) -> Bool {
             if i == p.count { return j == n.count }
-            switch p[i] {
-            case "*":
+            if p[i] == s.star {
                 var k = j
                 while true {
                     if match(i + 1, k) { return true }
                     if k == n.count { return false }
                     k += 1
                 }
-            case "?":
+            } else if p[i] == s.any {
                 return j < n.count && match(i + 1, j + 1)
-            case "[":
-                guard j < n.count, let close = p[(i + 1)...].firstIndex(of: "]") else {
-                    return j < n.count && n[j] == "[" && match(i + 1, j + 1)
+            } else if p[i] == s.open {
+                guard j < n.count, let close = p[(i + 1)...].firstIndex(of: s.close) else {
+                    return j < n.count && n[j] == s.open && match(i + 1, j + 1)
                 }
                 var set = Array(p[(i + 1)..<close])
-                let negate = set.first == "!" || set.first == "^"
+                let negate = set.first == s.not || set.first == s.caret
                 if negate { set.removeFirst() }
                 var hit = false
                 var k = 0
                 while k < set.count {
-                    if k + 2 < set.count, set[k + 1] == "-" {
+                    if k + 2 < set.count, set[k + 1] == s.dash {
                         if set[k] <= n[j] && n[j] <= set[k + 2] { hit = true }
                         k += 3
                     } else {
@@ -177,7 +194,7 @@ public struct Glob: Sendable {
                     }
                 }
                 return hit != negate && match(close + 1, j + 1)
-            default:
+            } else {
                 return j < n.count && p[i] == n[j] && match(i + 1, j + 1)
             }
         }

@@ -145,6 +145,8 @@ struct PlanBuilder {
     /// A pipeline's decoded stages and settings, when no parameter holds a placeholder (decoding
     /// them per job was a quarter of planning 20,000 sprites).
     var decoded: [Int: DecodedPipeline] = [:]
+    /// Each pipeline's output template, split once.
+    var outputTemplates: [Int: Template.Compiled] = [:]
 
     struct DecodedPipeline {
         var stages: [any Stage]
@@ -219,10 +221,9 @@ struct PlanBuilder {
         }
         for part in parts {
             let b = part.builder
-            for var job in b.jobs {
-                job.index = jobs.count
-                jobs.append(job)
-            }
+            let first = jobs.count
+            jobs.append(contentsOf: b.jobs)
+            for i in first..<jobs.count { jobs[i].index = i }
             diagnostics += b.diagnostics
             inputsRealPaths.formUnion(b.inputsRealPaths)
             realDirectories.merge(b.realDirectories) { a, _ in a }
@@ -341,7 +342,8 @@ struct PlanBuilder {
             var v = values
             v["suffix"] = sig.suffix
             for (k, l) in sig.labels { v[k] = l }
-            switch Template.render(p.output, v) {
+            if outputTemplates[p.index] == nil { outputTemplates[p.index] = Template.Compiled(p.output) }
+            switch outputTemplates[p.index]!.render(v) {
             case .failure(let u):
                 // An unknown name was reported once by the static pass; here only names a
                 // particular variant lacks.
@@ -397,7 +399,9 @@ struct PlanBuilder {
         let rootReal = realPath(manifest.outputRoot)
         let templatePath = Dictionary(
             manifest.pipelines.map { ($0.name, $0.path.key("output")) }, uniquingKeysWith: { a, _ in a })
-        var writer: [String: Job] = [:]
+        // Job indices, not jobs: copying a Job into the table was a tenth of checking 20,000 outputs.
+        var writer: [String: Int] = [:]
+        writer.reserveCapacity(jobs.count)
         var escaping: [String: Bool] = [:]
         var symlinks: [String: Set<String>] = [:]
         for job in jobs {
@@ -424,9 +428,9 @@ struct PlanBuilder {
                     error(at, PlanMessage.outputIsInput(Planner.display(out.path)))
                 }
                 if let other = writer[real] {
-                    error(at, PlanMessage.twoWriters(Planner.display(out.path), describe(other), describe(job)))
+                    error(at, PlanMessage.twoWriters(Planner.display(out.path), describe(jobs[other]), describe(job)))
                 } else {
-                    writer[real] = job
+                    writer[real] = job.index
                 }
             }
         }

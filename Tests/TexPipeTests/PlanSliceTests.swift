@@ -58,7 +58,7 @@ struct PlanSliceTests {
         #expect(one.jobs.contains { $0.failure != nil })
         let (a, b) = (Self.facts(sliced), Self.facts(one))
         #expect(a.count == b.count)
-        let first = zip(a, b).firstIndex { $0 != $1 }
+        let first = a.indices.first { $0 < b.count && a[$0] != b[$0] }
         #expect(first == nil, "job \(first ?? -1): \(first.map { a[$0] } ?? "") ≠ \(first.map { b[$0] } ?? "")")
     }
 
