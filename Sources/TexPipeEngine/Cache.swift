@@ -116,7 +116,9 @@ public final class Cache: Sendable {
     public static func inputsHash(_ files: [(path: String, digest: String?)], base: String) -> String {
         sha256(
             files.map { file in
-                let path = file.path.hasPrefix(base + "/") ? String(file.path.dropFirst(base.count + 1)) : file.path
+                let path =
+                    file.path.hasPrefix(base + "/")
+                    ? PathText.dropping(base.utf8.count + 1, from: file.path) : file.path
                 return "\(path)\u{0}" + (file.digest ?? "missing")
             }.joined(separator: "\n"))
     }
@@ -131,7 +133,7 @@ public final class Cache: Sendable {
         if e.parameters != Cache.sha256(job.parameters) { return (.parametersChanged, e) }
         if e.inputs != inputs { return (.inputChanged, e) }
         for out in job.outputs {
-            let rel = String(out.path.dropFirst(base.count + 1))
+            let rel = PathText.dropping(base.utf8.count + 1, from: out.path)
             guard let rec = e.outputs.first(where: { $0.path == rel }) else { return (.parametersChanged, e) }
             var bytes: [UInt8]?
             guard let sha = digest(of: out.path, bytes: &bytes) else { return (.outputMissing(rel), e) }

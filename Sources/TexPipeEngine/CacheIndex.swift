@@ -97,7 +97,7 @@ public final class CacheIndex: Sendable, ShapeMemory {
 
     /// A path as the index keys it: relative to the manifest's folder when below it.
     func key(_ path: String) -> String {
-        path.hasPrefix(base + "/") ? String(path.dropFirst(base.count + 1)) : path
+        path.hasPrefix(base + "/") ? PathText.dropping(base.utf8.count + 1, from: path) : path
     }
 
     func withContents<T>(_ body: (inout State) -> T) -> T {

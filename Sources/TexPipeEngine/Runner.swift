@@ -343,7 +343,8 @@ public enum Runner {
             result.written.append(output)
             result.recorded.append(
                 .init(
-                    path: String(output.path.dropFirst(base.count + 1)), sha256: Cache.sha256(bytes), bytes: bytes.count
+                    path: PathText.dropping(base.utf8.count + 1, from: output.path), sha256: Cache.sha256(bytes),
+                    bytes: bytes.count
                 ))
         }
         options.cache?.store(job, inputs: p.inputs!.hash, outputs: result.recorded, base: base)
@@ -418,7 +419,7 @@ public enum Runner {
                 result.written.append(output)
                 result.recorded.append(
                     .init(
-                        path: String(output.path.dropFirst(base.count + 1)), sha256: Cache.sha256(bytes),
+                        path: PathText.dropping(base.utf8.count + 1, from: output.path), sha256: Cache.sha256(bytes),
                         bytes: bytes.count))
             } catch {
                 return fail(EngineMessage.output(output.relative, error))

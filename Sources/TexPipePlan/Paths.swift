@@ -17,6 +17,12 @@ package enum PathText {
         return String(path[..<slash])
     }
 
+    /// `path` without its first `bytes` UTF-8 bytes (a folder prefix and its `/`): String's
+    /// `dropFirst` walks characters (grapheme breaking) and its `count` walks the whole string.
+    package static func dropping(_ bytes: Int, from path: String) -> String {
+        String(Substring(path.utf8.dropFirst(bytes)))
+    }
+
     /// `c.png` → `png`; `c` → ``; `.hidden` → ``.
     package static func pathExtension(_ name: String) -> String {
         let file = lastComponent(name)

@@ -68,7 +68,7 @@ public enum Reports {
 
     static func relative(_ path: String, _ plan: Plan) -> String {
         let base = plan.manifest.directory + "/"
-        return path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
+        return path.hasPrefix(base) ? PathText.dropping(base.utf8.count, from: path) : path
     }
 
     public static func json(

@@ -84,3 +84,27 @@ struct PlanSliceTests {
         #expect(sliced.diagnostics.map(\.description) == one.diagnostics.map(\.description))
     }
 }
+
+/// A template compiled once renders exactly what `Template.render` does, for every shape of
+/// text: literal braces, unknown and missing names, `%` suffixes, unicode.
+@Suite("compiled templates")
+struct CompiledTemplateTests {
+    @Test func compiledEqualsRender() {
+        let pieces = [
+            "{file}", "{path}", "{file%_diffuse}", "{missing}", "{", "}", "{{file}}", "{a b}", "{1x}", "{file%}",
+            "{file%{x}}", "_", "é", "🇫🇷", "/", ".png", "{suffix}", "%", "{ext}",
+        ]
+        let values = ["file": "rock_diffuse", "path": "a/b", "suffix": "_mip0", "ext": "png"]
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let text = (0..<Int.random(in: 0...6, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+            let a = Template.render(text, values)
+            let b = Template.Compiled(text).render(values)
+            switch (a, b) {
+            case (.success(let x), .success(let y)): #expect(x == y, "\(text)")
+            case (.failure(let x), .failure(let y)): #expect(x.name == y.name, "\(text)")
+            default: Issue.record("\(text): \(a) vs \(b)")
+            }
+        }
+    }
+}

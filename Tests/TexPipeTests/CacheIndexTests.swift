@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import TexPipe
+
+@testable import TexPipeEngine
+
+/// `.texpipe/index` and its journal: what one run records, the next reads back — through the
+/// journal or after a rewrite, with escapes, drops, damaged lines and concurrent writers.
+@Suite("cache index")
+struct CacheIndexTests {
+    static func stamp(_ n: Int64) -> FileStamp {
+        FileStamp(size: n, mtime: n * 1000, ctime: n * 1000 + 1, inode: UInt64(n))
+    }
+    static let sha = String(repeating: "ab", count: 32)
+
+    static func entry(_ k: Int) -> Cache.Entry {
+        Cache.Entry(
+            job: "p | in/\(k).png | ", version: String(repeating: "1", count: 64),
+            parameters: String(repeating: "2", count: 64), inputs: String(repeating: "3", count: 64),
+            outputs: [.init(path: "out/\(k).png", sha256: sha, bytes: k)])
+    }
+
+    @Test func recordsSurviveTheJournalAndTheRewrite() throws {
+        let t = TempDir()
+        let dir = t.path + "/.texpipe"
+        // Awkward paths: spaces, a percent sign, a newline.
+        let names = ["in/a b.png", "in/100%.png", "in/line\nbreak.png", "/abs/elsewhere.png"]
+        do {
+            let index = CacheIndex(directory: dir, base: t.path)
+            for (k, name) in names.enumerated() {
+                let path = name.hasPrefix("/") ? name : t.path + "/" + name
+                index.record(path, stamp: Self.stamp(Int64(k + 1)), sha256: Self.sha, at: 10_000_000_000)
+                index.remember(
+                    ImageShape(width: k + 1, height: 2, depth: 8), of: path, stamp: Self.stamp(Int64(k + 1)),
+                    at: 10_000_000_000)
+            }
+            for k in 0..<3 { index.store(String(repeating: "\(k)", count: 64), Self.entry(k), outputs: []) }
+            for k in 10..<60 { index.store(String(repeating: "e", count: 62) + "\(k)", Self.entry(k), outputs: []) }
+            #expect(index.save() == nil)  // no index yet: written whole
+        }
+        #expect(FileManager.default.fileExists(atPath: dir + "/index"))
+        do {
+            let index = CacheIndex(directory: dir, base: t.path)
+            #expect(index.damage == nil)
+            for (k, name) in names.enumerated() {
+                let path = name.hasPrefix("/") ? name : t.path + "/" + name
+                #expect(index.digest(of: path, stamp: Self.stamp(Int64(k + 1))) == Self.sha)
+                #expect(
+                    index.shape(of: path, stamp: Self.stamp(Int64(k + 1)))
+                        == ImageShape(width: k + 1, height: 2, depth: 8))
+                #expect(index.digest(of: path, stamp: Self.stamp(99)) == nil)  // another stamp: not trusted
+            }
+            #expect(index.entry(String(repeating: "1", count: 64)) == Self.entry(1))
+            // A small change: appended to the journal, the index left as it is.
+            let before = try Data(contentsOf: URL(fileURLWithPath: dir + "/index"))
+            index.drop(job: String(repeating: "0", count: 64))
+            index.forget(t.path + "/in/a b.png")
+            index.store(String(repeating: "7", count: 64), Self.entry(7), outputs: [])
+            #expect(index.save() == nil)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/index")) == before)
+            #expect((try Data(contentsOf: URL(fileURLWithPath: dir + "/journal"))).count > 0)
+        }
+        let index = CacheIndex(directory: dir, base: t.path)
+        #expect(index.entry(String(repeating: "0", count: 64)) == nil)
+        #expect(index.entry(String(repeating: "7", count: 64)) == Self.entry(7))
+        #expect(index.digest(of: t.path + "/in/a b.png", stamp: Self.stamp(1)) == nil)
+        #expect(
+            Set(index.entries.keys)
+                == Set(
+                    ["1", "2", "7"].map { String(repeating: $0, count: 64) }
+                        + (10..<60).map { String(repeating: "e", count: 62) + "\($0)" }))
+    }
+
+    @Test func racyRecordsAreNotTrusted() {
+        let t = TempDir()
+        let index = CacheIndex(directory: t.path + "/.texpipe", base: t.path)
+        let s = FileStamp(size: 1, mtime: 5_000_000_000, ctime: 5_000_000_000, inode: 1)
+        // Checked within 10 ms of the file's mtime: a write in the same tick could hide.
+        index.record(t.path + "/a", stamp: s, sha256: Self.sha, at: 5_000_000_000 + 9_000_000)
+        #expect(index.digest(of: t.path + "/a", stamp: s) == nil)
+        index.record(t.path + "/a", stamp: s, sha256: Self.sha, at: 5_000_000_000 + 11_000_000)
+        #expect(index.digest(of: t.path + "/a", stamp: s) == Self.sha)
+    }
+
+    @Test func damagedLinesAreCountedAndSkipped() throws {
+        let t = TempDir()
+        let good = "f 1 1000 1001 1 10000000000 \(Self.sha) 4x3x8 in/ok.png"
+        t.write(
+            ".texpipe/index",
+            text: "texpipe-index 1\n\(good)\nf 1 x 1001 1 1 - - in/bad.png\nj short\no \(Self.sha) 3 out/orphan.png\n")
+        // A torn last line in the journal, as a killed run leaves it.
+        t.write(".texpipe/journal", text: "j \(String(repeating: "9", count: 64)) 1 2 3 1 job\no \(Self.sha) 3")
+        let index = CacheIndex(directory: t.path + "/.texpipe", base: t.path)
+        // The bad number, the short entry, the orphan output; the torn output line and the entry it
+        // leaves incomplete.
+        #expect(index.damage == 5)
+        #expect(index.digest(of: t.path + "/in/ok.png", stamp: Self.stamp(1)) == Self.sha)
+        #expect(index.entry(String(repeating: "9", count: 64)) == nil)
+    }
+
+    @Test func aWrongHeaderDiscardsTheIndex() {
+        let t = TempDir()
+        t.write(".texpipe/index", text: "texpipe-index 0\nf 1 1000 1001 1 10000000000 \(Self.sha) - in/ok.png\n")
+        let index = CacheIndex(directory: t.path + "/.texpipe", base: t.path)
+        #expect(index.damage == 1)
+        #expect(index.digest(of: t.path + "/in/ok.png", stamp: Self.stamp(1)) == nil)
+    }
+
+    /// Two processes' worth of writers on one folder: each saves its own records; the rewrite
+    /// merges what the other wrote meanwhile instead of losing it.
+    @Test func concurrentWritersKeepEachOthersRecords() {
+        let t = TempDir()
+        let dir = t.path + "/.texpipe"
+        let a = CacheIndex(directory: dir, base: t.path)
+        let b = CacheIndex(directory: dir, base: t.path)
+        for k in 0..<50 { a.store(String(repeating: "a", count: 63) + "\(k % 10)", Self.entry(k), outputs: []) }
+        for k in 0..<50 { b.store(String(repeating: "b", count: 63) + "\(k % 10)", Self.entry(k), outputs: []) }
+        #expect(a.save() == nil)
+        #expect(b.save() == nil)
+        let c = CacheIndex(directory: dir, base: t.path)
+        #expect(c.entries.count == 20)
+    }
+}
