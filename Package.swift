@@ -31,6 +31,16 @@ let package = Package(
         .systemLibrary(
             name: "CDeflate", pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]),
+        // KTX2 supercompression.
+        .systemLibrary(
+            name: "CZstd", pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]),
+        // ASTC through Arm's astcenc (Debian's libastcenc-dev: a C++ header, no pkg-config file):
+        // the only C++ in texpipe, a C interface around it.
+        .target(
+            name: "CTexPipeASTC",
+            cxxSettings: [.define("ASTCENC_DYNAMIC_LIBRARY")],
+            linkerSettings: [.linkedLibrary("astcenc")]),
         // Text layers: FreeType renders, fontconfig finds fonts by name.
         .systemLibrary(
             name: "CFreeType", pkgConfig: "freetype2",
@@ -44,7 +54,8 @@ let package = Package(
         // back-edge is a build error.
         .target(name: "TexPipePixels", swiftSettings: strict),
         .target(
-            name: "TexPipeCodecs", dependencies: ["TexPipePixels", "CTexPipeShims", "CDeflate"],
+            name: "TexPipeCodecs",
+            dependencies: ["TexPipePixels", "CTexPipeShims", "CDeflate", "CZstd", "CTexPipeASTC"],
             swiftSettings: strict),
         .target(name: "TexPipeStages", dependencies: ["TexPipePixels"], swiftSettings: strict),
         .target(

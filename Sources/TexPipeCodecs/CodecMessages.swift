@@ -15,6 +15,12 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case cannotRead(why: String)
     case notRegularFile
     case overLimitCached
+    case textureWithoutLevels
+    case textureFormatNotBuilt(String)
+    case astcInDDS
+    case astc(String)
+    case zstd(String)
+    case textureInput(String)
 
     public var description: String {
         switch self {
@@ -33,6 +39,12 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .cannotRead(let why): "cannot read the file (\(why))"
         case .notRegularFile: "not a regular file"
         case .overLimitCached: "over the pixel limit"
+        case .textureWithoutLevels: "texture encoder: no image"
+        case .textureFormatNotBuilt(let f): "texture format \(f): texpipe's BC encoders are not built yet"
+        case .astcInDDS: "DDS cannot hold ASTC (use a .ktx2 template)"
+        case .astc(let why): why
+        case .zstd(let why): "zstd: \(why)"
+        case .textureInput(let kind): "\(kind) files are outputs only: texpipe does not read them as inputs"
         }
     }
 }

@@ -404,16 +404,25 @@ public enum Runner {
             result.notes += context.notes.map { "\(name): \($0)" }
             result.timings.append((name, elapsed(since: t)))
         }
-        guard images.count == job.outputs.count else {
-            return fail(EngineMessage.imageCount(made: images.count, planned: job.outputs.count))
+        // An output takes one image, or a GPU texture's whole chain (`levels` images).
+        let planned = job.outputs.reduce(0) { $0 + $1.levels }
+        guard images.count == planned else {
+            return fail(EngineMessage.imageCount(made: images.count, planned: planned))
         }
         t = DispatchTime.now().uptimeNanoseconds
-        for (image, output) in zip(images, job.outputs) {
+        var next = 0
+        for output in job.outputs {
+            let group = Array(images[next..<(next + output.levels)])
+            next += output.levels
             do {
-                let bytes =
-                    output.format == .png
-                    ? try ImageEncoder.png(image, job.png, rows: rows)
-                    : try ImageEncoder.jpeg(image, job.jpeg, rows: rows)
+                let bytes: [UInt8]
+                switch output.format {
+                case .png: bytes = try ImageEncoder.png(group[0], job.png, rows: rows)
+                case .jpeg: bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
+                case .ktx2, .dds:
+                    bytes = try TextureEncoder.encode(
+                        group, job.texture, container: output.format.container!, rows: rows)
+                }
                 try AtomicWriter.write(bytes, to: output.path)
                 if options.remote != nil { encoded.append(bytes) }
                 result.written.append(output)

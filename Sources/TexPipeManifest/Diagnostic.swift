@@ -107,6 +107,19 @@ public enum Say {
     public static func emptyGlob(_ pattern: String) -> String {
         "glob \"\(pattern)\" matches no file"
     }
+    static func textureSettingsWithoutTexture(_ template: String) -> String {
+        "texture settings apply to .ktx2 and .dds outputs; \"\(template)\" writes neither"
+    }
+    static func astcInDDS(_ format: String) -> String {
+        "\(format) is KTX2 only: DDS cannot hold ASTC (use a .ktx2 template)"
+    }
+    static func supercompressionInDDS() -> String { "supercompression is KTX2 only: DDS files are not supercompressed" }
+    static func srgbDataFormat(_ format: String) -> String {
+        "\(format) is a data format, UNORM only: \"srgb\" does not apply (remove colorSpace or use \"linear\")"
+    }
+    static func bcNotBuilt(_ format: String) -> String {
+        "\(format): texpipe's BC encoders are not built yet; use rgba8 or an astc format"
+    }
     public static func unresolved(_ name: String, in text: String, known: [String]) -> String {
         "unresolved placeholder {\(name)} in \"\(text)\"" + suggestion(name, in: known) { "{\($0)}" }
     }

@@ -21,6 +21,7 @@ public struct Manifest: Sendable {
     static let topKeys = ["$schema", "version", "output", "pipelines"]
     static let pipelineKeys = [
         "name", "inputs", "exclude", "variants", "distinct", "stages", "output", "inputAlpha", "png", "jpeg",
+        "texture",
     ]
     public static let defaultTemplate = "{pipeline}/{path}/{file}{suffix}.png"
 }
@@ -37,6 +38,7 @@ public struct PipelineSpec: Sendable {
     public var inputAlpha: AlphaState
     public var png: JSONObject
     public var jpeg: JSONObject
+    public var texture: JSONObject
     /// False when a stage or setting failed its static check: the planner then still
     /// expands inputs and checks outputs, but builds no stages.
     public var valid: Bool
@@ -206,7 +208,10 @@ struct ManifestReader {
         let before = diagnostics.count  // from here on, problems make the stages unusable
         var png = JSONObject()
         var jpeg = JSONObject()
-        for (key, table) in [("png", PNGSettings.parameters), ("jpeg", JPEGSettings.parameters)] {
+        var texture = JSONObject()
+        for (key, table) in [
+            ("png", PNGSettings.parameters), ("jpeg", JPEGSettings.parameters), ("texture", TextureSettings.parameters),
+        ] {
             guard let v = o[key] else { continue }
             guard case .object(let obj) = v else {
                 error(path.key(key), Say.expected("an object", found: v))
@@ -215,8 +220,13 @@ struct ManifestReader {
             var decoder = ParameterDecoder(file: file, placeholders: nil, knownNames: known)
             _ = decoder.decode(obj, at: path.key(key), table: table)
             diagnostics += decoder.diagnostics
-            if key == "png" { png = obj } else { jpeg = obj }
+            switch key {
+            case "png": png = obj
+            case "jpeg": jpeg = obj
+            default: texture = obj
+            }
         }
+        textureChecks(texture, template: template, at: path)
         let stages = self.stages(o["stages"], at: path, known: known)
         let valid = diagnostics.count == before
         let unknownNames = Template.names(in: template).filter { !known.contains($0) }
@@ -225,8 +235,34 @@ struct ManifestReader {
         }
         return PipelineSpec(
             index: index, name: name, path: path, inputs: inputs, exclude: exclude, variants: variants,
-            stages: stages, output: template, inputAlpha: inputAlpha, png: png, jpeg: jpeg,
+            stages: stages, output: template, inputAlpha: inputAlpha, png: png, jpeg: jpeg, texture: texture,
             valid: valid, templateValid: unknownNames.isEmpty)
+    }
+
+    /// The `texture` settings against the template: only for .ktx2/.dds, ASTC and zstd in KTX2
+    /// only, no sRGB for data formats. Values still holding a placeholder are checked per job.
+    mutating func textureChecks(_ texture: JSONObject, template: String, at path: JSONPath) {
+        guard !texture.keys.isEmpty else { return }
+        let lower = template.lowercased()
+        let ktx2 = lower.hasSuffix(".ktx2")
+        let dds = lower.hasSuffix(".dds")
+        let at = path.key("texture")
+        guard ktx2 || dds else {
+            error(at, Say.textureSettingsWithoutTexture(template))
+            return
+        }
+        func text(_ key: String) -> String? {
+            if case .string(let s) = texture[key] ?? .null { return s }
+            return nil
+        }
+        if let f = text("format"), let format = TextureSettings.Format(rawValue: f) {
+            if format.isASTC && dds { error(at.key("format"), Say.astcInDDS(f)) }
+            if format.isData && text("colorSpace") == "srgb" { error(at.key("colorSpace"), Say.srgbDataFormat(f)) }
+            if format.isBC { error(at.key("format"), Say.bcNotBuilt(f)) }
+        }
+        if dds, let sc = text("supercompression"), sc != "none" {
+            error(at.key("supercompression"), Say.supercompressionInDDS())
+        }
     }
 
     mutating func stages(_ json: JSON?, at path: JSONPath, known: [String]) -> [StageSpec] {

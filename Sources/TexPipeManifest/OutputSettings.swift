@@ -45,3 +45,26 @@ extension JPEGSettings {
             quality: a.integer("quality"), progressive: a.boolean("progressive"), flatten: a.optionalColor("flatten"))
     }
 }
+
+/// The pipeline's `texture` settings (SPEC §2 "GPU textures"), for `.ktx2` and `.dds` templates.
+extension TextureSettings {
+    public static let parameters: [Parameter] = [
+        .choice("format", Format.self, default: standard.format, doc: "block format (rgba8 uncompressed)"),
+        .choice(
+            "colorSpace", ColorSpace.self, default: standard.colorSpace,
+            doc: "the sRGB or UNORM variant of the format (bc4/bc5 are UNORM only)"),
+        .choice("quality", Quality.self, default: standard.quality, doc: "encoder effort"),
+        .choice(
+            "supercompression", Supercompression.self, default: standard.supercompression,
+            doc: "KTX2 only: zstd on every level"),
+        .integer("zstdLevel", in: 1...22, default: standard.zstdLevel, doc: "zstd level when supercompressed"),
+    ]
+
+    public init(_ a: Arguments) {
+        self.init(
+            format: a.choice("format", as: Format.self), colorSpace: a.choice("colorSpace", as: ColorSpace.self),
+            quality: a.choice("quality", as: Quality.self),
+            supercompression: a.choice("supercompression", as: Supercompression.self),
+            zstdLevel: a.integer("zstdLevel"))
+    }
+}

@@ -23,6 +23,9 @@ public enum ManifestSchema {
         for type in StageRegistry.all { defs.insert("stage-" + type.name, stageSchema(type)) }
         defs.insert("png", tableSchema(PNGSettings.parameters, doc: "PNG writer settings (SPEC §2)"))
         defs.insert("jpeg", tableSchema(JPEGSettings.parameters, doc: "JPEG writer settings (SPEC §2)"))
+        defs.insert(
+            "texture",
+            tableSchema(TextureSettings.parameters, doc: "KTX2 / DDS texture settings (SPEC §2, GPU textures)"))
         defs.insert("variantList", variantListSchema)
         defs.insert("variants", variantsSchema)
         defs.insert("distinct", distinctSchema)
@@ -88,7 +91,7 @@ public enum ManifestSchema {
                                 "type": .string("string"), "minLength": .number(1),
                                 "default": .string(Manifest.defaultTemplate),
                                 "description": .string(
-                                    "file-name template under the output root; .png, .jpg or .jpeg"),
+                                    "file-name template under the output root; .png, .jpg, .jpeg, .ktx2 or .dds"),
                             ])),
                         "inputAlpha": .object(
                             object([
@@ -98,6 +101,7 @@ public enum ManifestSchema {
                             ])),
                         "png": ref("png"),
                         "jpeg": ref("jpeg"),
+                        "texture": ref("texture"),
                     ])),
             ]))
     }

@@ -43,6 +43,9 @@ public struct Image: Sendable, Equatable {
     /// A data map (alpha-split's `_alpha`) that must be stored losslessly: written as PNG
     /// even when the output template ends in `.jpg`.
     public var lossless = false
+    /// Level n of a GPU texture's mip chain (`mipmaps` with `layout: "texture"`): level 0 starts
+    /// a texture and the levels after it go into the same file. nil: an image of its own.
+    public var textureLevel: Int?
 
     public init(
         width: Int, height: Int, pixels: PixelStorage, alpha: AlphaState = .straight,

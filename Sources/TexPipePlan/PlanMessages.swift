@@ -42,8 +42,13 @@ enum PlanMessage {
         "output \"\(rendered)\" resolves outside the output root \"\(root)\""
     }
 
+    static func textureLayoutNeedsTexture(_ format: String) -> String {
+        "mipmaps: layout \"texture\" keeps the chain in one GPU texture file; the template writes \(format) "
+            + "(use a .ktx2 or .dds template, or layout \"files\")"
+    }
+
     static func unknownExtension(_ rendered: String) -> String {
-        "output \"\(rendered)\" must end in .png, .jpg or .jpeg"
+        "output \"\(rendered)\" must end in .png, .jpg, .jpeg, .ktx2 or .dds"
     }
 
     static func symlinkEscape(_ output: String, to real: String, root: String) -> String {

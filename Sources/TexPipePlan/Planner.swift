@@ -11,11 +11,13 @@ public struct PlannedOutput: Sendable, Hashable {
     /// Path relative to the output root (`cards/ace.png`).
     public var relative: String
     public var format: ImageFormat
+    /// Images this output takes: a GPU texture's mip levels (`layout: "texture"`); 1 otherwise.
+    public var levels = 1
 
     /// The same output as PNG: a data map (an alpha map) is never written lossy.
     func asPNG() -> PlannedOutput {
         func swap(_ p: String) -> String { PathText.deletingExtension(p) + ".png" }
-        return PlannedOutput(path: swap(path), relative: swap(relative), format: .png)
+        return PlannedOutput(path: swap(path), relative: swap(relative), format: .png, levels: levels)
     }
 }
 
@@ -34,6 +36,8 @@ public struct Job: Sendable {
     public var inputAlpha: AlphaState
     public var png: PNGSettings
     public var jpeg: JPEGSettings
+    /// What `.ktx2` / `.dds` outputs hold.
+    public var texture: TextureSettings = .standard
     /// A failure already known at plan time (e.g. a crop outside this input's size):
     /// the job fails with it when run, without stopping the others.
     public var failure: String?
@@ -153,9 +157,25 @@ struct PlanBuilder {
         var canonical: [String]
         var png: PNGSettings
         var jpeg: JPEGSettings
+        var texture: TextureSettings
     }
 
     init(manifest: Manifest) { self.manifest = manifest }
+
+    /// Whether the template writes a GPU texture (its extension, case-insensitive).
+    static func isTextureTemplate(_ template: String) -> Bool {
+        let lower = template.lowercased()
+        return lower.hasSuffix(".ktx2") || lower.hasSuffix(".dds")
+    }
+
+    /// A `mipmaps` stage without `layout` in a pipeline writing `.ktx2`/`.dds`: the chain stays
+    /// one texture (SPEC §3: `layout`'s default depends on the output).
+    static func withTextureLayout(_ s: StageSpec, _ p: PipelineSpec) -> JSONObject {
+        guard s.type.name == "mipmaps", s.object["layout"] == nil, isTextureTemplate(p.output) else { return s.object }
+        var o = s.object
+        o.insert("layout", .string("texture"))
+        return o
+    }
 
     /// Whether any string in the pipeline's stage parameters or settings could hold a `{name}`.
     static func hasPlaceholder(_ p: PipelineSpec) -> Bool {
@@ -167,7 +187,7 @@ struct PlanBuilder {
             case .null, .bool, .number: return false
             }
         }
-        return (p.stages.map(\.object) + [p.png, p.jpeg]).contains { scan(.object($0)) }
+        return (p.stages.map(\.object) + [p.png, p.jpeg, p.texture]).contains { scan(.object($0)) }
     }
 
     mutating func error(_ path: JSONPath?, _ message: String) {
@@ -263,12 +283,17 @@ struct PlanBuilder {
         var canonical: [String] = []
         var png: PNGSettings? = .standard
         var jpeg: JPEGSettings? = .standard
+        var texture: TextureSettings? = .standard
         if let known = decoded[p.index] {
             // No placeholder anywhere in the pipeline's parameters: every job decodes the same.
-            (stages, canonical, png, jpeg) = (known.stages, known.canonical, known.png, known.jpeg)
+            (stages, canonical, png, jpeg, texture) = (
+                known.stages, known.canonical, known.png, known.jpeg, known.texture
+            )
         } else {
             for s in p.stages where p.valid {
-                guard let args = decoder.decode(s.object, at: s.path, table: s.type.parameters, ignoring: ["stage"])
+                guard
+                    let args = decoder.decode(
+                        PlanBuilder.withTextureLayout(s, p), at: s.path, table: s.type.parameters, ignoring: ["stage"])
                 else {
                     continue
                 }
@@ -285,16 +310,22 @@ struct PlanBuilder {
                 }
             }
             jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : .standard
+            let textureArgs =
+                p.valid ? decoder.decode(p.texture, at: p.path.key("texture"), table: TextureSettings.parameters) : nil
+            texture = p.valid ? textureArgs.map(TextureSettings.init) : .standard
             canonical += [
                 "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
                 "inputAlpha " + p.inputAlpha.rawValue,
             ]
-            if p.valid, decoder.diagnostics.isEmpty, let png, let jpeg, !PlanBuilder.hasPlaceholder(p) {
-                decoded[p.index] = DecodedPipeline(stages: stages, canonical: canonical, png: png, jpeg: jpeg)
+            // Only texture pipelines carry it, so other pipelines' keys are what they were.
+            if PlanBuilder.isTextureTemplate(p.output) { canonical.append("texture" + (textureArgs?.canonical ?? "")) }
+            if p.valid, decoder.diagnostics.isEmpty, let png, let jpeg, let texture, !PlanBuilder.hasPlaceholder(p) {
+                decoded[p.index] = DecodedPipeline(
+                    stages: stages, canonical: canonical, png: png, jpeg: jpeg, texture: texture)
             }
         }
         diagnostics += decoder.diagnostics
-        guard decoder.diagnostics.isEmpty, let png, let jpeg else { return }
+        guard decoder.diagnostics.isEmpty, let png, let jpeg, let texture else { return }
 
         // What the stages read besides the input: missing or broken files and fonts are manifest errors.
         var reads = [absolute]
@@ -339,6 +370,11 @@ struct PlanBuilder {
         }
         var outputs: [PlannedOutput] = []
         for sig in sized {
+            // Levels after the first of a GPU texture go into the file level 0 opened.
+            if let level = sig.textureLevel, level > 0, !outputs.isEmpty {
+                outputs[outputs.count - 1].levels += 1
+                continue
+            }
             var v = values
             v["suffix"] = sig.suffix
             for (k, l) in sig.labels { v[k] = l }
@@ -353,6 +389,11 @@ struct PlanBuilder {
             case .success(let rendered):
                 if var out = resolveOutput(rendered, at: p.path.key("output"), context: context) {
                     if sig.lossless && out.format == .jpeg { out = out.asPNG() }
+                    if sig.textureLevel != nil && out.format.container == nil {
+                        let at = p.stages.first { $0.type.name == "mipmaps" }?.path ?? p.path.key("output")
+                        error(at, PlanMessage.textureLayoutNeedsTexture(out.format.rawValue) + context)
+                        continue
+                    }
                     outputs.append(out)
                 }
             }
@@ -363,7 +404,8 @@ struct PlanBuilder {
             Job(
                 index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
                 variant: variant?.name, stages: stages, outputs: outputs, template: p.output, placeholders: values,
-                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, failure: failure, failureStage: failureStage,
+                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: failure,
+                failureStage: failureStage,
                 reads: reads, fonts: jobFonts, pixels: (header?.width ?? 0) * (header?.height ?? 0),
                 id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
                 parameters: canonical.joined(separator: "\n")))
@@ -387,6 +429,10 @@ struct PlanBuilder {
             format = .png
         } else if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
             format = .jpeg
+        } else if lower.hasSuffix(".ktx2") {
+            format = .ktx2
+        } else if lower.hasSuffix(".dds") {
+            format = .dds
         } else {
             error(path, PlanMessage.unknownExtension(rendered) + context)
             return nil

@@ -29,13 +29,18 @@ public struct Mipmaps: Stage {
             "coverage", .number(0...1), .optional(absentDoc: "off"),
             doc: "alpha-test reference whose coverage every level keeps"),
         .choice(
-            "layout", Layout.self, default: .files, doc: "one file per level (_mip{level}) or one strip (_mips)"
+            "layout", Layout.self, default: .files,
+            doc:
+                "one file per level (_mip{level}), one strip (_mips), or one GPU texture file with every level (the default for .ktx2/.dds outputs)"
         ),
+        .boolean(
+            "normals", default: false,
+            doc: "RGB is a unit normal: filtered in linear, renormalized per texel below level 0"),
         .boolean("bleed", default: false, doc: "bleed every straight-alpha level after filtering"),
         ResamplingParameters.edge,
     ]
 
-    public enum Layout: String, Sendable, CaseIterable { case files, strip }
+    public enum Layout: String, Sendable, CaseIterable { case files, strip, texture }
 
     public var minSize: Int
     public var levels: Int?
@@ -43,6 +48,7 @@ public struct Mipmaps: Stage {
     public var colorSpace: ColorSpace
     public var coverage: Double?
     public var layout: Layout
+    public var normals: Bool
     public var bleed: Bool
     public var edge: EdgeMode
 
@@ -56,6 +62,9 @@ public struct Mipmaps: Stage {
         colorSpace = a.choice("colorSpace", as: ColorSpace.self)
         coverage = a.optionalNumber("coverage")
         layout = a.choice("layout", as: Layout.self)
+        normals = a.boolean("normals")
+        // A normal is a vector, not a colour: never filtered in sRGB light.
+        if normals { colorSpace = .linear }
         bleed = a.boolean("bleed")
         edge = a.choice("edge", as: EdgeMode.self)
     }
@@ -90,8 +99,12 @@ public struct Mipmaps: Stage {
             var s = input
             s.width = size.width
             s.height = size.height
-            s.suffix += "_mip\(n)"
-            s.labels["level"] = String(n)
+            if layout == .texture {
+                s.textureLevel = n
+            } else {
+                s.suffix += "_mip\(n)"
+                s.labels["level"] = String(n)
+            }
             return s
         }
     }
@@ -121,15 +134,55 @@ public struct Mipmaps: Stage {
                 levels += streamedLevels(image, chain, from: ConvertedRows(image: image, colorSpace: colorSpace))
             }
         }
+        if normals {
+            for n in levels.indices.dropFirst() { levels[n] = Self.renormalized(levels[n]) }
+        }
         if bleed { levels = levels.map { Bleed().bled($0).image } }
         for n in levels.indices {
             var level = image.with(width: levels[n].width, height: levels[n].height, pixels: levels[n].pixels)
-            level.suffix = image.suffix + "_mip\(n)"
-            level.labels["level"] = String(n)
+            if layout == .texture {
+                level.textureLevel = n
+            } else {
+                level.suffix = image.suffix + "_mip\(n)"
+                level.labels["level"] = String(n)
+            }
             levels[n] = level
         }
         guard layout == .strip else { return levels }
         return [strip(levels, like: image)]
+    }
+
+    /// Every texel's RGB read as a unit normal (x, y, z = 2c/max − 1), scaled back to length 1
+    /// and re-encoded (c = round((n + 1) / 2 · max)); alpha untouched. A zero vector (which
+    /// filtering opposite normals can give) becomes +z.
+    static func renormalized(_ image: Image) -> Image {
+        var out = image
+        func fix<T: FixedWidthInteger & UnsignedInteger>(_ p: inout [T]) {
+            let maxValue = Float(T.max)
+            for i in stride(from: 0, to: p.count, by: 4) {
+                var x = 2 * Float(p[i]) / maxValue - 1
+                var y = 2 * Float(p[i + 1]) / maxValue - 1
+                var z = 2 * Float(p[i + 2]) / maxValue - 1
+                let length = (x * x + y * y + z * z).squareRoot()
+                if length > 1e-6 {
+                    (x, y, z) = (x / length, y / length, z / length)
+                } else {
+                    (x, y, z) = (0, 0, 1)
+                }
+                p[i] = T(((x + 1) / 2 * maxValue).rounded())
+                p[i + 1] = T(((y + 1) / 2 * maxValue).rounded())
+                p[i + 2] = T(((z + 1) / 2 * maxValue).rounded())
+            }
+        }
+        switch image.pixels {
+        case .rgba8(var p):
+            fix(&p)
+            out.pixels = .rgba8(p)
+        case .rgba16(var p):
+            fix(&p)
+            out.pixels = .rgba16(p)
+        }
+        return out
     }
 
     /// Levels 1… streamed from `rows` (level 0 as premultiplied Float rows): each level pulls its

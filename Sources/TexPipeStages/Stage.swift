@@ -12,6 +12,8 @@ public struct Signature: Sendable, Hashable {
     public var suffix: String = ""
     public var labels: [String: String] = [:]
     public var lossless = false
+    /// Level n of a GPU texture (see `Image.textureLevel`).
+    public var textureLevel: Int?
     /// True after a stage (trim) whose output size depends on the pixels: stages whose outputs
     /// depend on the size (mipmaps) cannot follow it.
     public var dataDependentSize = false
@@ -29,6 +31,7 @@ public struct Signature: Sendable, Hashable {
         suffix = image.suffix
         labels = image.labels
         lossless = image.lossless
+        textureLevel = image.textureLevel
     }
 }
 

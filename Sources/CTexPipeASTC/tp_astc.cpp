@@ -1,0 +1,108 @@
+// The only code that sees astcenc.h. astcenc reports errors by return codes; anything thrown
+// (std::bad_alloc) is caught here and becomes error text, never crossing into Swift.
+#define ASTCENC_DYNAMIC_LIBRARY 1
+#include <astcenc.h>
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "tp_astc.h"
+
+struct tp_astc_context {
+    astcenc_context *context;
+    unsigned bx, by;
+};
+
+static void say(char *error, size_t len, const char *what, astcenc_error code) {
+    if (error && len) std::snprintf(error, len, "%s: %s", what, astcenc_get_error_string(code));
+}
+
+static void say(char *error, size_t len, const char *what) {
+    if (error && len) std::snprintf(error, len, "%s", what);
+}
+
+extern "C" tp_astc_context *tp_astc_context_alloc(unsigned bx, unsigned by, int srgb, float quality,
+                                                  unsigned threads, int decompress_only, char *error,
+                                                  size_t error_len) {
+    try {
+        astcenc_config config;
+        unsigned flags = decompress_only ? ASTCENC_FLG_DECOMPRESS_ONLY : 0;
+        astcenc_error status = astcenc_config_init(srgb ? ASTCENC_PRF_LDR_SRGB : ASTCENC_PRF_LDR, bx, by, 1,
+                                                   quality, flags, &config);
+        if (status != ASTCENC_SUCCESS) {
+            say(error, error_len, "astcenc configuration", status);
+            return nullptr;
+        }
+        astcenc_context *context = nullptr;
+        status = astcenc_context_alloc(&config, threads ? threads : 1, &context);
+        if (status != ASTCENC_SUCCESS) {
+            say(error, error_len, "astcenc context", status);
+            return nullptr;
+        }
+        tp_astc_context *out = new tp_astc_context{context, bx, by};
+        return out;
+    } catch (...) {
+        say(error, error_len, "astcenc: out of memory");
+        return nullptr;
+    }
+}
+
+extern "C" void tp_astc_context_free(tp_astc_context *context) {
+    if (!context) return;
+    astcenc_context_free(context->context);
+    delete context;
+}
+
+static astcenc_swizzle rgba() { return astcenc_swizzle{ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A}; }
+
+extern "C" int tp_astc_compress(tp_astc_context *context, const uint8_t *pixels, unsigned w, unsigned h,
+                                uint8_t *out, size_t out_len, unsigned thread_index, char *error, size_t error_len) {
+    try {
+        void *slice = const_cast<uint8_t *>(pixels);
+        astcenc_image image;
+        image.dim_x = w;
+        image.dim_y = h;
+        image.dim_z = 1;
+        image.data_type = ASTCENC_TYPE_U8;
+        image.data = &slice;
+        astcenc_swizzle swizzle = rgba();
+        astcenc_error status = astcenc_compress_image(context->context, &image, &swizzle, out, out_len, thread_index);
+        if (status != ASTCENC_SUCCESS) {
+            say(error, error_len, "astcenc compression", status);
+            return 1;
+        }
+        return 0;
+    } catch (...) {
+        say(error, error_len, "astcenc compression failed");
+        return 1;
+    }
+}
+
+extern "C" int tp_astc_reset(tp_astc_context *context) {
+    return astcenc_compress_reset(context->context) == ASTCENC_SUCCESS ? 0 : 1;
+}
+
+extern "C" int tp_astc_decompress(tp_astc_context *context, const uint8_t *data, size_t len, unsigned w, unsigned h,
+                                  uint8_t *pixels, char *error, size_t error_len) {
+    try {
+        void *slice = pixels;
+        astcenc_image image;
+        image.dim_x = w;
+        image.dim_y = h;
+        image.dim_z = 1;
+        image.data_type = ASTCENC_TYPE_U8;
+        image.data = &slice;
+        astcenc_swizzle swizzle = rgba();
+        astcenc_error status = astcenc_decompress_image(context->context, data, len, &image, &swizzle, 0);
+        astcenc_decompress_reset(context->context);
+        if (status != ASTCENC_SUCCESS) {
+            say(error, error_len, "astcenc decompression", status);
+            return 1;
+        }
+        return 0;
+    } catch (...) {
+        say(error, error_len, "astcenc decompression failed");
+        return 1;
+    }
+}
