@@ -29,6 +29,27 @@ public struct InspectFacts: Codable, Sendable, Equatable {
     public var transparentPercent: Double
     public var likelyKeyColor: String?
     public var likelyKeyColorEvidence: String?
+    /// KTX2 / DDS files: the container's facts.
+    public var texture: TextureFacts?
+}
+
+/// What a GPU texture file says about itself (`inspect`).
+public struct TextureFacts: Codable, Sendable, Equatable {
+    public var container: String
+    public var format: String
+    public var colorSpace: String
+    public var alphaMode: String
+    public var supercompression: String
+    public var levels: [LevelFacts]
+    /// False for formats texpipe cannot decode yet (BC): alpha statistics are then absent.
+    public var previewable: Bool
+
+    public struct LevelFacts: Codable, Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var bytes: Int
+        public var uncompressedBytes: Int
+    }
 }
 
 /// `texpipe inspect`: what a file holds, without running anything. SPEC §4.
@@ -40,6 +61,7 @@ public enum Inspector {
         case .success(let b): bytes = b
         case .failure(let e): throw CodecError(e.description)
         }
+        if ImageFormat.sniff(bytes)?.container != nil { return try textureFacts(bytes, path: path) }
         let h = try ImageDecoder.header(bytes, path: path)
         let image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
         let stats = image.alphaStatistics()
@@ -62,6 +84,32 @@ public enum Inspector {
         return f
     }
 
+    /// A KTX2 / DDS file: its container facts, and alpha statistics of level 0 when texpipe can
+    /// decode the format.
+    static func textureFacts(_ bytes: [UInt8], path: String) throws -> InspectFacts {
+        let t = try TextureFile(bytes)
+        let level0 = try t.level(0)
+        let stats = level0?.alphaStatistics()
+        var f = InspectFacts(
+            file: path, format: t.container.rawValue.uppercased(), width: t.width, height: t.height,
+            colorType: t.format.rawValue, bitDepth: 8, decodedDepth: 8, alphaMin: stats?.min ?? 0,
+            alphaMax: stats?.max ?? 0,
+            transparentPercent: stats.map { Double($0.transparent) / Double(t.width * t.height) * 100 } ?? 0,
+            likelyKeyColor: nil, likelyKeyColorEvidence: nil)
+        f.texture = TextureFacts(
+            container: t.container.rawValue.uppercased(), format: t.format.rawValue,
+            colorSpace: t.srgb ? "srgb" : "linear",
+            alphaMode: t.alphaMode, supercompression: t.supercompression.rawValue,
+            levels: t.levels.map {
+                .init(width: $0.width, height: $0.height, bytes: $0.bytes, uncompressedBytes: $0.uncompressedBytes)
+            },
+            previewable: t.previewable)
+        if let promised = ImageFormat.expected(forPath: path), promised.container?.rawValue != t.container.rawValue {
+            f.extensionMismatch = "named .\(PathText.pathExtension(path)) but the signature says \(f.format)"
+        }
+        return f
+    }
+
     /// A multi-line description of the file, or throws a one-line error.
     public static func describe(path: String, maxPixels: Int = Image.defaultMaxPixels) throws -> String {
         text(try facts(path: path, maxPixels: maxPixels))
@@ -69,6 +117,7 @@ public enum Inspector {
 
     /// The facts as `texpipe inspect` prints them.
     public static func text(_ f: InspectFacts) -> String {
+        if let t = f.texture { return textureText(f, t) }
         var lines: [String] = []
         var head = "\(f.file): \(f.format) \(f.width)×\(f.height), \(f.colorType) \(f.bitDepth)-bit"
         if let mismatch = f.extensionMismatch { head += " (\(mismatch))" }
@@ -87,6 +136,35 @@ public enum Inspector {
                 + String(format: "%.1f%% fully transparent", f.transparentPercent))
         if let color = f.likelyKeyColor, let evidence = f.likelyKeyColorEvidence {
             lines.append("  likely key color: \(color) (\(evidence))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `out/net.ktx2: KTX2 256×256, rgba8 srgb, 9 levels, zstd` and a line per level.
+    static func textureText(_ f: InspectFacts, _ t: TextureFacts) -> String {
+        func count(_ n: Int) -> String {
+            let digits = Array(String(n))
+            return String(
+                digits.enumerated().flatMap { k, c in (k > 0 && (digits.count - k) % 3 == 0 ? [","] : []) + [c] })
+        }
+        var head =
+            "\(f.file): \(t.container) \(f.width)×\(f.height), \(t.format) \(t.colorSpace), "
+            + "\(t.levels.count) level\(t.levels.count == 1 ? "" : "s")"
+            + (t.supercompression == "none" ? "" : ", \(t.supercompression)")
+        if let mismatch = f.extensionMismatch { head += " (\(mismatch))" }
+        var lines = [head, "  alpha: \(t.alphaMode)"]
+        for (n, l) in t.levels.enumerated() {
+            lines.append(
+                "  level \(n): \(l.width)×\(l.height), \(count(l.bytes)) bytes"
+                    + (l.bytes == l.uncompressedBytes
+                        ? "" : " (\(count(l.uncompressedBytes)) before \(t.supercompression))"))
+        }
+        if t.previewable {
+            lines.append(
+                "  level 0 decodes to: alpha min \(f.alphaMin), max \(f.alphaMax), "
+                    + String(format: "%.1f%% fully transparent", f.transparentPercent))
+        } else {
+            lines.append("  \(t.format) blocks: not decodable by texpipe yet")
         }
         return lines.joined(separator: "\n")
     }

@@ -165,6 +165,9 @@ public enum Reports {
             guard case .success(let bytes) = FileReader.read(path),
                 let image = try? ImageDecoder.decode(bytes, path: path)
             else { return nil }
+            return thumbnail(image, name)
+        }
+        func thumbnail(_ image: Image, _ name: String) -> String? {
             let scale = min(1, 160 / Double(max(image.width, image.height)))
             var context = StageContext()
             let small = (try? Resize(scale: scale).applied(to: image, context: &context)[0]) ?? image
@@ -210,6 +213,10 @@ public enum Reports {
             if r.status == .ok {
                 for (k, out) in job.outputs.enumerated() {
                     let rel = relative(out.path, plan)
+                    if out.format.container != nil {
+                        h += textureFigures(out, rel, "\(job.index)-\(k)", thumbnail)
+                        continue
+                    }
                     if let t = thumbnail(out.path, "\(job.index)-\(k).png") {
                         h +=
                             "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel))\"></div><figcaption>\(xml(out.relative))</figcaption></figure>"
@@ -220,5 +227,38 @@ public enum Reports {
         }
         h += "</main></body></html>\n"
         try AtomicWriter.write(Array(h.utf8), to: dir + "/index.html")
+    }
+
+    /// A KTX2 / DDS output decoded: level 0 and the chain as a strip, or "not previewable".
+    static func textureFigures(
+        _ out: PlannedOutput, _ rel: String, _ stem: String, _ thumbnail: (Image, String) -> String?
+    ) -> String {
+        guard case .success(let bytes) = FileReader.read(out.path), let file = try? TextureFile(bytes) else {
+            return "<figure><figcaption>\(xml(out.relative)): unreadable</figcaption></figure>"
+        }
+        let caption = "\(xml(out.relative)) · \(file.format.rawValue), \(file.levels.count) levels"
+        guard file.previewable, let levels = try? (0..<file.levels.count).compactMap({ try file.level($0) }),
+            let level0 = levels.first
+        else {
+            return "<figure><figcaption>\(caption): not previewable</figcaption></figure>"
+        }
+        var figures = ""
+        if let t = thumbnail(level0, stem + "-level0.png") {
+            figures +=
+                "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel)) level 0\"></div><figcaption>\(caption)</figcaption></figure>"
+        }
+        // The chain side by side, level 0 on the left, bottoms aligned.
+        let width = levels.reduce(0) { $0 + $1.width }
+        var strip = Image(width: width, height: level0.height, depth: 8, alpha: level0.alpha)
+        var x = 0
+        for level in levels {
+            strip = strip.pasting(level, atX: x, y: level0.height - level.height)
+            x += level.width
+        }
+        if levels.count > 1, let t = thumbnail(strip, stem + "-chain.png") {
+            figures +=
+                "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel)) mip chain\"></div><figcaption>mip chain</figcaption></figure>"
+        }
+        return figures
     }
 }

@@ -243,7 +243,7 @@ public struct Mipmaps: Stage {
 extension Image {
     /// This image with `other` (same depth) copied over it at (x, y). Without `clipped`, `other`
     /// must fit; with it, the parts outside are dropped.
-    func pasting(_ other: Image, atX x: Int, y: Int, clipped: Bool = false) -> Image {
+    public func pasting(_ other: Image, atX x: Int, y: Int, clipped: Bool = false) -> Image {
         let x0 = max(0, x)
         let y0 = max(0, y)
         let x1 = min(width, x + other.width)

@@ -357,3 +357,81 @@ enum ASTCTool {
         return try decode(t.path + "/ref.astc", in: t)
     }
 }
+
+/// The texture settings are checked like every other parameter: at their JSON path, with the
+/// same words every time.
+@Suite("GPU texture manifest errors")
+struct TextureManifestTests {
+    static func errors(_ pipeline: String) -> [String] {
+        let t = TempDir()
+        t.png("in/a.png", width: 8, height: 8)
+        return t.errors(#"{ "version": 1, "output": "out", "pipelines": [ "# + pipeline + " ] }")
+    }
+
+    @Test func astcInDDS() {
+        #expect(
+            Self.errors(
+                #"{ "name": "p", "inputs": ["in/*.png"], "output": "{file}.dds", "texture": { "format": "astc-6x6" }, "stages": [] }"#
+            ) == [
+                "error: $T/pipeline.json: pipelines[0].texture.format: astc-6x6 is KTX2 only: DDS cannot hold ASTC (use a .ktx2 template)"
+            ])
+    }
+
+    @Test func srgbWithADataFormat() {
+        #expect(
+            Self.errors(
+                #"{ "name": "p", "inputs": ["in/*.png"], "output": "{file}.ktx2", "texture": { "format": "bc5", "colorSpace": "srgb" }, "stages": [] }"#
+            ).contains(
+                "error: $T/pipeline.json: pipelines[0].texture.colorSpace: bc5 is a data format, UNORM only: \"srgb\" does not apply (remove colorSpace or use \"linear\")"
+            ))
+    }
+
+    @Test func textureSettingsWithAPNGTemplate() {
+        #expect(
+            Self.errors(
+                #"{ "name": "p", "inputs": ["in/*.png"], "output": "{file}.png", "texture": { "format": "rgba8" }, "stages": [] }"#
+            ) == [
+                "error: $T/pipeline.json: pipelines[0].texture: texture settings apply to .ktx2 and .dds outputs; \"{file}.png\" writes neither"
+            ])
+    }
+
+    @Test func textureLayoutWithAPNGTemplate() {
+        #expect(
+            Self.errors(
+                #"{ "name": "p", "inputs": ["in/*.png"], "output": "{file}.png", "stages": [ { "stage": "mipmaps", "layout": "texture" } ] }"#
+            ) == [
+                "error: $T/pipeline.json: pipelines[0].stages[0]: mipmaps: layout \"texture\" keeps the chain in one GPU texture file; the template writes PNG (use a .ktx2 or .dds template, or layout \"files\")"
+            ])
+    }
+
+    @Test func unknownTextureKeyAndFormat() {
+        #expect(
+            Self.errors(
+                #"{ "name": "p", "inputs": ["in/*.png"], "output": "{file}.ktx2", "texture": { "fromat": "rgba8", "format": "astc-6x5" }, "stages": [] }"#
+            ) == [
+                "error: $T/pipeline.json: pipelines[0].texture.format: expected one of \"rgba8\", \"bc1\", \"bc3\", \"bc4\", \"bc5\", \"bc7\", \"astc-4x4\", \"astc-5x5\", \"astc-6x6\", \"astc-8x8\", found \"astc-6x5\"",
+                "error: $T/pipeline.json: pipelines[0].texture.fromat: unknown key \"fromat\"; did you mean \"format\"?",
+            ])
+    }
+
+    @Test func zstdInDDS() {
+        #expect(
+            Self.errors(
+                #"{ "name": "p", "inputs": ["in/*.png"], "output": "{file}.dds", "texture": { "supercompression": "zstd" }, "stages": [] }"#
+            ) == [
+                "error: $T/pipeline.json: pipelines[0].texture.supercompression: supercompression is KTX2 only: DDS files are not supercompressed"
+            ])
+    }
+
+    /// The mip chain of a .ktx2 template is one output with every level, no suffix.
+    @Test func aTextureTemplatePlansOneOutputWithItsLevels() throws {
+        let t = TempDir()
+        t.png("in/a.png", width: 40, height: 24)
+        let plan = try t.plan(
+            #"{ "version": 1, "output": "out", "pipelines": [ { "name": "p", "inputs": ["in/*.png"], "output": "{file}{suffix}.ktx2", "stages": [ { "stage": "mipmaps" } ] } ] }"#
+        ).get()
+        #expect(plan.jobs[0].outputs.map(\.relative) == ["a.ktx2"])
+        #expect(plan.jobs[0].outputs[0].levels == 6)
+        #expect(plan.jobs[0].outputs[0].format == .ktx2)
+    }
+}
