@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #include "tp_astc.h"
@@ -22,17 +23,53 @@ static void say(char *error, size_t len, const char *what) {
     if (error && len) std::snprintf(error, len, "%s", what);
 }
 
+// astcenc 4.2 keeps `1 / tune_refinement_mse_overshoot` in a function-local static of its block
+// compressor, initialised by the first block compressed in the process (upstream issue #537): every
+// later context runs with the first one's value, so a texture's blocks would depend on which
+// texture the process compressed first. texpipe pins it: every compression context uses
+// kRefinementOvershoot, and before the first one a one-block warm-up with that value initialises
+// the static. Blocks are then a function of the image and settings alone, in any order, in any
+// process.
+static const float kRefinementOvershoot = 3.0f;
+
+static void warm_up() {
+    astcenc_config config;
+    if (astcenc_config_init(ASTCENC_PRF_LDR, 4, 4, 1, ASTCENC_PRE_MEDIUM, 0, &config) != ASTCENC_SUCCESS) return;
+    config.tune_refinement_mse_overshoot = kRefinementOvershoot;
+    astcenc_context *context = nullptr;
+    if (astcenc_context_alloc(&config, 1, &context) != ASTCENC_SUCCESS) return;
+    // A block that is not constant (a constant block returns before the static is reached).
+    uint8_t texels[4 * 4 * 4];
+    for (int i = 0; i < 64; i++) texels[i] = (uint8_t)(i * 37 + 11);
+    void *slice = texels;
+    astcenc_image image;
+    image.dim_x = 4;
+    image.dim_y = 4;
+    image.dim_z = 1;
+    image.data_type = ASTCENC_TYPE_U8;
+    image.data = &slice;
+    astcenc_swizzle swizzle{ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
+    uint8_t block[16];
+    astcenc_compress_image(context, &image, &swizzle, block, sizeof block, 0);
+    astcenc_context_free(context);
+}
+
 extern "C" tp_astc_context *tp_astc_context_alloc(unsigned bx, unsigned by, int srgb, float quality,
                                                   unsigned threads, int decompress_only, char *error,
                                                   size_t error_len) {
     try {
         astcenc_config config;
-        unsigned flags = decompress_only ? ASTCENC_FLG_DECOMPRESS_ONLY : 0;
+        unsigned flags = decompress_only ? ASTCENC_FLG_DECOMPRESS_ONLY : ASTCENC_FLG_SELF_DECOMPRESS_ONLY;
         astcenc_error status = astcenc_config_init(srgb ? ASTCENC_PRF_LDR_SRGB : ASTCENC_PRF_LDR, bx, by, 1,
                                                    quality, flags, &config);
         if (status != ASTCENC_SUCCESS) {
             say(error, error_len, "astcenc configuration", status);
             return nullptr;
+        }
+        if (!decompress_only) {
+            static std::once_flag once;
+            std::call_once(once, warm_up);
+            config.tune_refinement_mse_overshoot = kRefinementOvershoot;
         }
         astcenc_context *context = nullptr;
         status = astcenc_context_alloc(&config, threads ? threads : 1, &context);

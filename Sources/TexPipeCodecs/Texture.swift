@@ -260,7 +260,10 @@ enum KTX2 {
         let dfdOffset = headerBytes
         let kvdOffset = dfdOffset + dfd.count
         var out = ByteWriter()
-        out.bytes = identifier
+        // One allocation for the whole file: the level data is most of it.
+        out.bytes.reserveCapacity(
+            kvdOffset + kvd.bytes.count + stored.reduce(0) { $0 + $1.count } + levelCount * lcm(format.blockBytes, 4))
+        out.bytes += identifier
         out.u32(format.vkFormat(srgb: srgb))
         out.u32(1)  // typeSize: 1 for 8-bit and block-compressed formats
         out.u32(UInt32(image.width))
@@ -294,7 +297,7 @@ enum KTX2 {
         out.bytes += dfd
         out.bytes += kvd.bytes
         for n in (0..<levelCount).reversed() {
-            out.bytes += [UInt8](repeating: 0, count: offsets[n] - out.bytes.count)
+            while out.bytes.count < offsets[n] { out.bytes.append(0) }
             out.bytes += stored[n]
         }
         return out.bytes
@@ -318,7 +321,8 @@ enum DDS {
         let format = settings.format
         let srgb = settings.srgb && !format.isData
         var out = ByteWriter()
-        out.bytes = Array("DDS ".utf8)
+        out.bytes.reserveCapacity(148 + data.reduce(0) { $0 + $1.count })
+        out.bytes += Array("DDS ".utf8)
         let compressed = format != .rgba8
         // DDSD_CAPS | HEIGHT | WIDTH | PIXELFORMAT | MIPMAPCOUNT, and LINEARSIZE or PITCH.
         var flags: UInt32 = 0x1 | 0x2 | 0x4 | 0x1000 | 0x20000

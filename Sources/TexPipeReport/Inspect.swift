@@ -176,14 +176,20 @@ public enum Inspector {
             var file: String
             var error: String
         }
-        struct Item: Encodable {
-            var value: any Encodable
-            func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+        enum Item: Encodable {
+            case facts(InspectFacts)
+            case failure(Failure)
+            func encode(to encoder: any Encoder) throws {
+                switch self {
+                case .facts(let f): try f.encode(to: encoder)
+                case .failure(let f): try f.encode(to: encoder)
+                }
+            }
         }
         let items = results.map { r -> Item in
             switch r.result {
-            case .success(let f): Item(value: f)
-            case .failure(let e): Item(value: Failure(file: r.file, error: "\(e)"))
+            case .success(let f): .facts(f)
+            case .failure(let e): .failure(Failure(file: r.file, error: "\(e)"))
             }
         }
         let encoder = JSONEncoder()

@@ -395,3 +395,67 @@ struct SampleManifestTests {
         #expect(try CLI.run(["validate", "pipeline.json"], in: CLI.packageRoot).status == 0)
     }
 }
+
+/// GPU textures through the command line: the same bytes at --jobs 1 and 2 (astcenc sharing a
+/// large image across lent cores included), the cache, `inspect`, and the HTML report's preview.
+@Suite("GPU textures end to end", .serialized)
+struct TextureCLITests {
+    static let manifest = """
+        { "version": 1, "output": "out", "pipelines": [
+          { "name": "astc", "inputs": ["cards/*.png"], "output": "astc/{file}.ktx2",
+            "texture": { "format": "astc-6x6", "supercompression": "zstd" },
+            "stages": [ { "stage": "color-key", "color": "rgb(0,128,0)", "region": "edges" }, { "stage": "premultiply" }, { "stage": "mipmaps" } ] },
+          { "name": "big", "inputs": ["cards/a-spades.png"], "output": "big/{file}.ktx2",
+            "texture": { "format": "astc-4x4" },
+            "stages": [ { "stage": "resize", "width": 1024, "height": 1024 }, { "stage": "mipmaps", "levels": 3 } ] },
+          { "name": "dds", "inputs": ["cards/k-*.png"], "output": "dds/{file}.dds", "stages": [ { "stage": "mipmaps" } ] }
+        ] }
+        """
+
+    @Test func sameBytesAtAnyJobCountAndUpToDateAfter() throws {
+        let a = try Workspace()
+        a.manifest(Self.manifest)
+        let b = try Workspace()
+        b.manifest(Self.manifest)
+        #expect(try CLI.run(["--quiet", "--jobs", "1"], in: a.path).status == 0)
+        // One big job first on two workers: the idle worker lends its core to astcenc.
+        #expect(try CLI.run(["--quiet", "--jobs", "2", "--pipeline", "big"], in: b.path).status == 0)
+        #expect(try CLI.run(["--quiet", "--jobs", "2"], in: b.path).status == 0)
+        let files = a.files(under: "out")
+        #expect(files.count == 13 + 1 + 1)
+        #expect(files == b.files(under: "out"))
+        let again = try CLI.run([], in: a.path)
+        #expect(again.stdout.contains("15 ok (15 up to date)"))
+    }
+
+    @Test func inspectDescribesTheContainer() throws {
+        let w = try Workspace()
+        w.manifest(Self.manifest)
+        #expect(try CLI.run(["--quiet", "--pipeline", "dds"], in: w.path).status == 0)
+        let r = try CLI.run(["inspect", "out/dds/k-spades.dds"], in: w.path)
+        #expect(r.status == 0)
+        #expect(
+            r.stdout.hasPrefix(
+                """
+                out/dds/k-spades.dds: DDS 72×100, rgba8 srgb, 7 levels
+                  alpha: opaque
+                  level 0: 72×100, 28,800 bytes
+                  level 1: 36×50, 7,200 bytes
+
+                """))
+        let json = try CLI.run(["inspect", "--json", "out/dds/k-spades.dds"], in: w.path)
+        let facts = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let texture = try #require(facts.first?["texture"] as? [String: Any])
+        #expect(texture["container"] as? String == "DDS" && (texture["levels"] as? [Any])?.count == 7)
+    }
+
+    @Test func theReportShowsTheChain() throws {
+        let w = try Workspace()
+        w.manifest(Self.manifest)
+        #expect(try CLI.run(["--quiet", "--pipeline", "astc", "--html", "html"], in: w.path).status == 0)
+        let html = try String(contentsOfFile: w.path + "/html/index.html", encoding: .utf8)
+        #expect(html.components(separatedBy: "alt=\"out/astc/").count - 1 == 13 * 2)  // level 0 and the chain
+        #expect(html.contains("astc-6x6, 7 levels"))
+        #expect(FileManager.default.fileExists(atPath: w.path + "/html/thumbs/0-0-chain.png"))
+    }
+}
