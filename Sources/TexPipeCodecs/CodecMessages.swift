@@ -21,6 +21,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case astc(String)
     case zstd(String)
     case textureInput(String)
+    case bc1NeedsOpaque(Int, Int, Int)
 
     public var description: String {
         switch self {
@@ -44,6 +45,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .astcInDDS: "DDS cannot hold ASTC (use a .ktx2 template)"
         case .astc(let why): why
         case .zstd(let why): "zstd: \(why)"
+        case .bc1NeedsOpaque(let n, let w, let h):
+            "bc1 holds no alpha: \(n) of the \(w)×\(h) texels have alpha below max (use bc3 or bc7, or flatten first)"
         case .textureInput(let kind): "\(kind) files are outputs only: texpipe does not read them as inputs"
         }
     }

@@ -198,6 +198,10 @@ public enum TextureEncoder {
     ) throws -> [UInt8] {
         guard let first = levels.first else { throw CodecError(.textureWithoutLevels) }
         let format = settings.format
+        if format == .bc1 {
+            let translucent = Self.translucentTexels(first)
+            if translucent > 0 { throw CodecError(.bc1NeedsOpaque(translucent, first.width, first.height)) }
+        }
         if format.isBC { throw CodecError(.textureFormatNotBuilt(format.rawValue)) }
         if container == .dds && format.isASTC { throw CodecError(.astcInDDS) }
         var data: [[UInt8]] = []
@@ -225,6 +229,14 @@ public enum TextureEncoder {
         case .rgba8(let p): return p
         case .rgba16(let p):
             return p.map { UInt8((UInt32($0) * 255 + 32767) / 65535) }
+        }
+    }
+
+    /// Texels whose alpha is below max.
+    static func translucentTexels(_ image: Image) -> Int {
+        switch image.pixels {
+        case .rgba8(let p): return stride(from: 3, to: p.count, by: 4).reduce(0) { $0 + (p[$1] < 255 ? 1 : 0) }
+        case .rgba16(let p): return stride(from: 3, to: p.count, by: 4).reduce(0) { $0 + (p[$1] < 65535 ? 1 : 0) }
         }
     }
 
@@ -407,7 +419,7 @@ public enum ASTC {
             let context = tp_astc_context_alloc(
                 UInt32(bw), UInt32(bh), settings.srgb ? 1 : 0, preset(settings.quality), UInt32(threads), 0, &error, 256
             )
-        else { throw CodecError(.astc(String(cString: error))) }
+        else { throw CodecError(.astc(String(nullTerminated: error))) }
         defer { tp_astc_context_free(context) }
         var out = [UInt8](repeating: 0, count: blocks * 16)
         let failures = out.withUnsafeMutableBufferPointer { dst -> [String] in
@@ -421,7 +433,7 @@ public enum ASTC {
                         context, source.pointer, UInt32(w), UInt32(h), sink.pointer, blocks * 16,
                         UInt32(band.lowerBound), &message, 256) != 0
                     {
-                        problems.add(String(cString: message))
+                        problems.add(String(nullTerminated: message))
                     }
                 }
                 return problems.all
@@ -438,7 +450,7 @@ public enum ASTC {
         let (bw, bh) = format.block
         var error = [CChar](repeating: 0, count: 256)
         guard let context = tp_astc_context_alloc(UInt32(bw), UInt32(bh), srgb ? 1 : 0, 60, 1, 1, &error, 256) else {
-            throw CodecError(.astc(String(cString: error)))
+            throw CodecError(.astc(String(nullTerminated: error)))
         }
         defer { tp_astc_context_free(context) }
         var out = [UInt8](repeating: 0, count: width * height * 4)
@@ -448,7 +460,7 @@ public enum ASTC {
                     context, src.baseAddress, src.count, UInt32(width), UInt32(height), dst.baseAddress, &error, 256)
             }
         }
-        if status != 0 { throw CodecError(.astc(String(cString: error))) }
+        if status != 0 { throw CodecError(.astc(String(nullTerminated: error))) }
         return out
     }
 }

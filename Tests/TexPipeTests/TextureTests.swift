@@ -229,6 +229,20 @@ struct TextureTests {
         }
     }
 
+    /// bc1 holds no alpha: an image with any alpha below max is refused, with the count.
+    @Test func bc1RefusesAlpha() throws {
+        let image = Self.picture(10, 4)  // alpha 128 + (x + y) % 128: every texel below 255
+        #expect(throws: CodecError.self) { try TextureEncoder.encode([image], Self.settings(.bc1), container: .dds) }
+        do {
+            _ = try TextureEncoder.encode([image], Self.settings(.bc1), container: .dds)
+        } catch {
+            #expect(
+                "\(error)"
+                    == "bc1 holds no alpha: 40 of the 10×4 texels have alpha below max (use bc3 or bc7, or flatten first)"
+            )
+        }
+    }
+
     // MARK: DDS
 
     @Test(arguments: [AlphaState.straight, .premultiplied])
