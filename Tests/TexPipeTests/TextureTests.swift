@@ -99,6 +99,64 @@ struct TextureTests {
         #expect(Int(f.levels[0].byteOffset + f.levels[0].byteLength) == bytes.count)
     }
 
+    /// The DFD of every format × colour space × alpha state, word by word, from the Data Format
+    /// Specification: colour models (RGBSDA 1, BC1A 128, BC3 130, BC4 131, BC5 132, BC7 134, ASTC
+    /// 162), block dimensions − 1, bytes per plane, and the samples (BC3: alpha block then colour;
+    /// BC5: red then green; alpha samples marked linear under sRGB).
+    @Test func dataFormatDescriptorOfEveryFormat() {
+        for format in TextureSettings.Format.allCases {
+            for srgb in [true, false] where !(srgb && format.isData) {
+                for premultiplied in [false, true] {
+                    let words = DataFormatDescriptor.bytes(format, srgb: srgb, premultiplied: premultiplied)
+                    let w = stride(from: 0, to: words.count, by: 4).map { i in
+                        (0..<4).reduce(UInt32(0)) { $0 | UInt32(words[i + $1]) << (8 * $1) }
+                    }
+                    let linearA: UInt32 = srgb ? 0x10 : 0
+                    let (model, dims, plane, samples): (UInt32, UInt32, UInt32, [[UInt32]]) =
+                        switch format {
+                        case .rgba8:
+                            (
+                                1, 0, 4,
+                                [
+                                    [0 | 7 << 16, 0, 0, 255], [8 | 7 << 16 | 1 << 24, 0, 0, 255],
+                                    [16 | 7 << 16 | 2 << 24, 0, 0, 255],
+                                    [24 | 7 << 16 | (15 | linearA) << 24, 0, 0, 255],
+                                ]
+                            )
+                        case .bc1: (128, 3 | 3 << 8, 8, [[63 << 16, 0, 0, 0xFFFF_FFFF]])
+                        case .bc3:
+                            (
+                                130, 3 | 3 << 8, 16,
+                                [
+                                    [63 << 16 | (15 | linearA) << 24, 0, 0, 0xFFFF_FFFF],
+                                    [64 | 63 << 16, 0, 0, 0xFFFF_FFFF],
+                                ]
+                            )
+                        case .bc4: (131, 3 | 3 << 8, 8, [[63 << 16, 0, 0, 0xFFFF_FFFF]])
+                        case .bc5:
+                            (
+                                132, 3 | 3 << 8, 16,
+                                [[63 << 16, 0, 0, 0xFFFF_FFFF], [64 | 63 << 16 | 1 << 24, 0, 0, 0xFFFF_FFFF]]
+                            )
+                        case .bc7: (134, 3 | 3 << 8, 16, [[127 << 16, 0, 0, 0xFFFF_FFFF]])
+                        case .astc4x4: (162, 3 | 3 << 8, 16, [[127 << 16, 0, 0, 0xFFFF_FFFF]])
+                        case .astc5x5: (162, 4 | 4 << 8, 16, [[127 << 16, 0, 0, 0xFFFF_FFFF]])
+                        case .astc6x6: (162, 5 | 5 << 8, 16, [[127 << 16, 0, 0, 0xFFFF_FFFF]])
+                        case .astc8x8: (162, 7 | 7 << 8, 16, [[127 << 16, 0, 0, 0xFFFF_FFFF]])
+                        }
+                    let block = UInt32(24 + 16 * samples.count)
+                    let transfer: UInt32 = srgb ? 2 : 1
+                    let flags: UInt32 = premultiplied ? 1 : 0
+                    let head: [UInt32] = [
+                        4 + block, 0, 2 | block << 16, model | 1 << 8 | transfer << 16 | flags << 24, dims, plane, 0,
+                    ]
+                    let expected: [UInt32] = head + samples.flatMap { $0 }
+                    #expect(w == expected, "\(format) srgb \(srgb) premultiplied \(premultiplied)")
+                }
+            }
+        }
+    }
+
     /// A 16-bit chain is rounded to 8 bits: v8 = round(v16 · 255 / 65535).
     @Test func sixteenBitIsRoundedToEight() throws {
         let values = [0, 1, 128, 129, 257, 32767, 32768, 65279, 65534, 65535]
