@@ -32,6 +32,19 @@ static void say(char *error, size_t len, const char *what) {
 // process.
 static const float kRefinementOvershoot = 3.0f;
 
+// One 2D RGBA8 image over `slice` (which must outlive the call that uses the image).
+static astcenc_image u8_image(unsigned w, unsigned h, void **slice) {
+    astcenc_image image;
+    image.dim_x = w;
+    image.dim_y = h;
+    image.dim_z = 1;
+    image.data_type = ASTCENC_TYPE_U8;
+    image.data = slice;
+    return image;
+}
+
+static astcenc_swizzle rgba() { return astcenc_swizzle{ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A}; }
+
 static void warm_up() {
     astcenc_config config;
     if (astcenc_config_init(ASTCENC_PRF_LDR, 4, 4, 1, ASTCENC_PRE_MEDIUM, 0, &config) != ASTCENC_SUCCESS) return;
@@ -42,13 +55,8 @@ static void warm_up() {
     uint8_t texels[4 * 4 * 4];
     for (int i = 0; i < 64; i++) texels[i] = (uint8_t)(i * 37 + 11);
     void *slice = texels;
-    astcenc_image image;
-    image.dim_x = 4;
-    image.dim_y = 4;
-    image.dim_z = 1;
-    image.data_type = ASTCENC_TYPE_U8;
-    image.data = &slice;
-    astcenc_swizzle swizzle{ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A};
+    astcenc_image image = u8_image(4, 4, &slice);
+    astcenc_swizzle swizzle = rgba();
     uint8_t block[16];
     astcenc_compress_image(context, &image, &swizzle, block, sizeof block, 0);
     astcenc_context_free(context);
@@ -91,18 +99,11 @@ extern "C" void tp_astc_context_free(tp_astc_context *context) {
     delete context;
 }
 
-static astcenc_swizzle rgba() { return astcenc_swizzle{ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A}; }
-
 extern "C" int tp_astc_compress(tp_astc_context *context, const uint8_t *pixels, unsigned w, unsigned h,
                                 uint8_t *out, size_t out_len, unsigned thread_index, char *error, size_t error_len) {
     try {
         void *slice = const_cast<uint8_t *>(pixels);
-        astcenc_image image;
-        image.dim_x = w;
-        image.dim_y = h;
-        image.dim_z = 1;
-        image.data_type = ASTCENC_TYPE_U8;
-        image.data = &slice;
+        astcenc_image image = u8_image(w, h, &slice);
         astcenc_swizzle swizzle = rgba();
         astcenc_error status = astcenc_compress_image(context->context, &image, &swizzle, out, out_len, thread_index);
         if (status != ASTCENC_SUCCESS) {
@@ -124,12 +125,7 @@ extern "C" int tp_astc_decompress(tp_astc_context *context, const uint8_t *data,
                                   uint8_t *pixels, char *error, size_t error_len) {
     try {
         void *slice = pixels;
-        astcenc_image image;
-        image.dim_x = w;
-        image.dim_y = h;
-        image.dim_z = 1;
-        image.data_type = ASTCENC_TYPE_U8;
-        image.data = &slice;
+        astcenc_image image = u8_image(w, h, &slice);
         astcenc_swizzle swizzle = rgba();
         astcenc_error status = astcenc_decompress_image(context->context, data, len, &image, &swizzle, 0);
         astcenc_decompress_reset(context->context);

@@ -520,10 +520,9 @@ public struct TextureFile: Sendable {
             guard bytes.count >= 80 else { throw Invalid(description: "truncated KTX2 header") }
             container = .ktx2
             let vk = UInt32(u32(12))
-            guard
-                let (f, s) = TextureSettings.Format.allCases.lazy.flatMap({ f in [(f, true), (f, false)] })
-                    .first(where: { $0.0.vkFormat(srgb: $0.1) == vk })
-            else { throw Invalid(description: "KTX2 vkFormat \(vk) is not one texpipe writes") }
+            guard let (f, s) = Self.format(where: { $0.vkFormat(srgb: $1) == vk }) else {
+                throw Invalid(description: "KTX2 vkFormat \(vk) is not one texpipe writes")
+            }
             (format, srgb) = (f, s)
             width = u32(20)
             height = u32(24)
@@ -548,10 +547,9 @@ public struct TextureFile: Sendable {
         {
             container = .dds
             let dxgi = UInt32(u32(128))
-            guard
-                let (f, s) = TextureSettings.Format.allCases.lazy.flatMap({ f in [(f, true), (f, false)] })
-                    .first(where: { $0.0.dxgiFormat(srgb: $0.1) == dxgi })
-            else { throw Invalid(description: "DDS DXGI format \(dxgi) is not one texpipe writes") }
+            guard let (f, s) = Self.format(where: { $0.dxgiFormat(srgb: $1) == dxgi }) else {
+                throw Invalid(description: "DDS DXGI format \(dxgi) is not one texpipe writes")
+            }
             (format, srgb) = (f, s)
             height = u32(12)
             width = u32(16)
@@ -574,6 +572,16 @@ public struct TextureFile: Sendable {
         } else {
             throw Invalid(description: "not a KTX2 or DDS file texpipe can read")
         }
+    }
+
+    /// The format and colour space a container's format number stands for.
+    static func format(
+        where matches: (TextureSettings.Format, Bool) -> Bool
+    ) -> (TextureSettings.Format, Bool)? {
+        for f in TextureSettings.Format.allCases {
+            for srgb in [false, true] where matches(f, srgb) { return (f, srgb) }  // data formats: UNORM
+        }
+        return nil
     }
 
     /// Whether texpipe can decode this format's blocks.
