@@ -1,6 +1,7 @@
 internal import CTexPipeASTC
 internal import CZstd
 internal import Foundation
+import Synchronization
 public import TexPipePixels
 
 /// The pipeline's `texture` settings (SPEC §2 "GPU textures"): what a `.ktx2` or `.dds` output
@@ -422,24 +423,22 @@ public enum ASTC {
         else { throw CodecError(.astc(String(nullTerminated: error))) }
         defer { tp_astc_context_free(context) }
         var out = [UInt8](repeating: 0, count: blocks * 16)
-        let failures = out.withUnsafeMutableBufferPointer { dst -> [String] in
-            let sink = SendablePointer(dst.baseAddress!)
-            return rgba.withUnsafeBufferPointer { src -> [String] in
-                let source = SendablePointer(UnsafeMutablePointer(mutating: src.baseAddress!))
-                let problems = ProblemList()
+        // A band's failure, the first one kept (bands may run at once).
+        let failure = Mutex<String?>(nil)
+        out.withUnsafeMutableBufferPointer { dst in
+            rgba.withUnsafeBufferPointer { src in
                 rows.forEachBand(rows: threads, pixelsPerRow: max(1, w * h / threads)) { band in
                     var message = [CChar](repeating: 0, count: 256)
                     if tp_astc_compress(
-                        context, source.pointer, UInt32(w), UInt32(h), sink.pointer, blocks * 16,
+                        context, src.baseAddress, UInt32(w), UInt32(h), dst.baseAddress, blocks * 16,
                         UInt32(band.lowerBound), &message, 256) != 0
                     {
-                        problems.add(String(nullTerminated: message))
+                        failure.withLock { $0 = $0 ?? String(nullTerminated: message) }
                     }
                 }
-                return problems.all
             }
         }
-        if let first = failures.first { throw CodecError(.astc(first)) }
+        if let first = failure.withLock({ $0 }) { throw CodecError(.astc(first)) }
         return out
     }
 
@@ -462,26 +461,6 @@ public enum ASTC {
         }
         if status != 0 { throw CodecError(.astc(String(nullTerminated: error))) }
         return out
-    }
-}
-
-struct SendablePointer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<UInt8>
-    init(_ p: UnsafeMutablePointer<UInt8>) { pointer = p }
-}
-
-final class ProblemList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String] = []
-    func add(_ s: String) {
-        lock.lock()
-        items.append(s)
-        lock.unlock()
-    }
-    var all: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return items
     }
 }
 

@@ -69,8 +69,6 @@ public final class Cache: Sendable {
 
     public static func sha256(_ bytes: [UInt8]) -> String { hex(SHA256.hash(data: bytes)) }
 
-    static func sha256(_ data: Data) -> String { hex(SHA256.hash(data: data)) }
-
     /// Lowercase hex of a digest, two table lookups a byte (`String(format:)` per byte was 46 % of
     /// a no-op rerun over 20,000 sprites).
     static func hex(_ digest: some Sequence<UInt8>) -> String {
@@ -98,14 +96,26 @@ public final class Cache: Sendable {
     /// The SHA-256 of a file: from the index while its stat is unchanged, else read and hashed
     /// (and recorded). nil: missing or unreadable. `bytes` receives the contents when it was read.
     public func digest(of path: String, bytes: inout [UInt8]?) -> String? {
+        var read: [UInt8]?
+        let sha = digest(of: path) { stamp in
+            guard case .success(let data) = FileReader.read(path) else { return nil }
+            read = data
+            // Recorded only when the bytes read are the stamped ones (same size; mtime checked below).
+            return (Cache.sha256(data), record: data.count == stamp.size)
+        }
+        if read != nil { bytes = read }
+        return sha
+    }
+
+    /// The SHA-256 of a file: the index's while its stat matches a trusted record, else what
+    /// `hash` computes (nil: unreadable), recorded against the stat taken before it when `hash`
+    /// says so. nil when the file is missing.
+    func digest(of path: String, hash: (FileStamp) -> (sha256: String, record: Bool)?) -> String? {
         guard let stamp = FileStamp.of(path) else { return nil }
         if !verify, let known = index.digest(of: path, stamp: stamp) { return known }
         let time = FileStamp.now()
-        guard case .success(let data) = FileReader.read(path) else { return nil }
-        let sha = Cache.sha256(data)
-        // Recorded only when the bytes read are the stamped ones (same size; mtime checked below).
-        if data.count == stamp.size { index.record(path, stamp: stamp, sha256: sha, at: time) }
-        bytes = data
+        guard let (sha, record) = hash(stamp) else { return nil }
+        if record { index.record(path, stamp: stamp, sha256: sha, at: time) }
         return sha
     }
 
@@ -116,10 +126,7 @@ public final class Cache: Sendable {
     public static func inputsHash(_ files: [(path: String, digest: String?)], base: String) -> String {
         sha256(
             files.map { file in
-                let path =
-                    file.path.hasPrefix(base + "/")
-                    ? PathText.dropping(base.utf8.count + 1, from: file.path) : file.path
-                return "\(path)\u{0}" + (file.digest ?? "missing")
+                "\(PathText.relative(file.path, to: base))\u{0}" + (file.digest ?? "missing")
             }.joined(separator: "\n"))
     }
 
@@ -133,7 +140,7 @@ public final class Cache: Sendable {
         if e.parameters != Cache.sha256(job.parameters) { return (.parametersChanged, e) }
         if e.inputs != inputs { return (.inputChanged, e) }
         for out in job.outputs {
-            let rel = PathText.dropping(base.utf8.count + 1, from: out.path)
+            let rel = PathText.relative(out.path, to: base)
             guard let rec = e.outputs.first(where: { $0.path == rel }) else { return (.parametersChanged, e) }
             var bytes: [UInt8]?
             guard let sha = digest(of: out.path, bytes: &bytes) else { return (.outputMissing(rel), e) }

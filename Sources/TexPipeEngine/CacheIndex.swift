@@ -96,9 +96,7 @@ public final class CacheIndex: Sendable, ShapeMemory {
     var journalFile: String { directory + "/journal" }
 
     /// A path as the index keys it: relative to the manifest's folder when below it.
-    func key(_ path: String) -> String {
-        path.hasPrefix(base + "/") ? PathText.dropping(base.utf8.count + 1, from: path) : path
-    }
+    func key(_ path: String) -> String { PathText.relative(path, to: base) }
 
     func withContents<T>(_ body: (inout State) -> T) -> T {
         if !state.withLock({ $0.loaded }) { loading.wait() }
@@ -122,12 +120,15 @@ public final class CacheIndex: Sendable, ShapeMemory {
         withContents { s in
             var r = FileRecord(stamp: stamp, checked: time, sha256: sha256, shape: nil, pending: pending)
             if let old = s.contents.files[k], old.stamp == stamp { r.shape = old.shape }
-            if s.contents.files[k] != r {
-                s.contents.files[k] = r
-                s.changedFiles.insert(k)
-                s.droppedFiles.remove(k)
-            }
+            if s.contents.files[k] != r { Self.set(k, r, &s) }
         }
+    }
+
+    /// A file record changed by this run (written to the journal or index by `save`).
+    private static func set(_ k: String, _ r: FileRecord, _ s: inout State) {
+        s.contents.files[k] = r
+        s.changedFiles.insert(k)
+        s.droppedFiles.remove(k)
     }
 
     func forget(_ path: String) {
@@ -156,9 +157,7 @@ public final class CacheIndex: Sendable, ShapeMemory {
             guard r.shape != shape else { return }
             r.shape = shape
             r.checked = min(r.checked, time)
-            s.contents.files[k] = r
-            s.changedFiles.insert(k)
-            s.droppedFiles.remove(k)
+            Self.set(k, r, &s)
         }
     }
 
@@ -185,9 +184,7 @@ public final class CacheIndex: Sendable, ShapeMemory {
             for o in outputs {
                 let k = self.key(o.path)
                 let r = FileRecord(stamp: o.stamp, checked: time, sha256: o.sha256, shape: nil, pending: true)
-                s.contents.files[k] = r
-                s.changedFiles.insert(k)
-                s.droppedFiles.remove(k)
+                Self.set(k, r, &s)
                 lines += CacheIndex.line(file: k, r)
             }
             appendToJournal(lines, &s)
@@ -369,15 +366,7 @@ struct LineFields {
     init(line: Bytes) { rest = line }
 
     /// The next non-empty line, as its own field reader.
-    mutating func nextLine() -> LineFields? {
-        while !rest.isEmpty {
-            let end = rest.firstIndex(of: 0x0A) ?? rest.endIndex
-            let line = rest[rest.startIndex..<end]
-            rest = end < rest.endIndex ? rest[(end + 1)...] : rest[rest.endIndex...]
-            if !line.isEmpty { return LineFields(line: line) }
-        }
-        return nil
-    }
+    mutating func nextLine() -> LineFields? { nextLineBytes().map(LineFields.init(line:)) }
 
     mutating func nextLineBytes() -> Bytes? {
         while !rest.isEmpty {

@@ -20,7 +20,6 @@ enum EngineMessage {
 
     static func output(_ relative: String, _ error: any Error) -> String { "\(relative): \(error)" }
 
-    static func cacheEntryNotWritten(_ error: any Error) -> String { "cache entry not written: \(error)" }
     static func damagedIndex(_ file: String, _ lines: Int) -> String {
         "\(Planner.display(file)): \(lines) damaged line\(lines == 1 ? "" : "s") ignored (the jobs they held run again)"
     }

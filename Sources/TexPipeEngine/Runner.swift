@@ -88,15 +88,11 @@ struct JobInputs {
                     inputError = message.description
                     digests.append((path, nil))
                 }
-            } else if let cache, let stamp = FileStamp.of(path) {
-                if !cache.verify, let known = cache.index.digest(of: path, stamp: stamp) {
-                    digests.append((path, known))
-                } else {
-                    let time = FileStamp.now()
-                    let digest = loader.digest(path)
-                    if let digest { cache.index.record(path, stamp: stamp, sha256: digest, at: time) }
-                    digests.append((path, digest))
-                }
+            } else if let cache {
+                // Through the loader, which keeps the bytes for the stage that decodes them; a
+                // file without a stat (missing, not regular) is the loader's to judge.
+                let digest = cache.digest(of: path) { _ in loader.digest(path).map { ($0, record: true) } }
+                digests.append((path, digest ?? loader.digest(path)))
             } else {
                 digests.append((path, loader.digest(path)))
             }
@@ -338,14 +334,12 @@ public enum Runner {
         let base = plan.manifest.directory
         var result = p.result
         for output in job.outputs {
-            guard let (_, bytes) = blobs.first(where: { $0.0.path == output.relative }) else { return nil }
+            guard let (blob, bytes) = blobs.first(where: { $0.0.path == output.relative }) else { return nil }
             do { try AtomicWriter.write(bytes, to: output.path) } catch { return nil }
             result.written.append(output)
+            // The blob's SHA-256 was checked against its bytes when it was fetched.
             result.recorded.append(
-                .init(
-                    path: PathText.dropping(base.utf8.count + 1, from: output.path), sha256: Cache.sha256(bytes),
-                    bytes: bytes.count
-                ))
+                .init(path: PathText.relative(output.path, to: base), sha256: blob.sha256, bytes: bytes.count))
         }
         options.cache?.store(job, inputs: p.inputs!.hash, outputs: result.recorded, base: base)
         result.remoteHit = true
@@ -433,7 +427,7 @@ public enum Runner {
                 result.written.append(output)
                 result.recorded.append(
                     .init(
-                        path: PathText.dropping(base.utf8.count + 1, from: output.path), sha256: Cache.sha256(bytes),
+                        path: PathText.relative(output.path, to: base), sha256: Cache.sha256(bytes),
                         bytes: bytes.count))
             } catch {
                 return fail(EngineMessage.output(output.relative, error))

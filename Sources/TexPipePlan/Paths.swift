@@ -23,6 +23,11 @@ package enum PathText {
         String(Substring(path.utf8.dropFirst(bytes)))
     }
 
+    /// `path` relative to the folder `base` when it lies below it, else `path` as it is.
+    package static func relative(_ path: String, to base: String) -> String {
+        path.hasPrefix(base + "/") ? dropping(base.utf8.count + 1, from: path) : path
+    }
+
     /// `c.png` → `png`; `c` → ``; `.hidden` → ``.
     package static func pathExtension(_ name: String) -> String {
         let file = lastComponent(name)

@@ -67,8 +67,7 @@ public enum Reports {
     }
 
     static func relative(_ path: String, _ plan: Plan) -> String {
-        let base = plan.manifest.directory + "/"
-        return path.hasPrefix(base) ? PathText.dropping(base.utf8.count, from: path) : path
+        PathText.relative(path, to: plan.manifest.directory)
     }
 
     public static func json(
