@@ -58,15 +58,17 @@ let package = Package(
             dependencies: ["TexPipePixels", "CTexPipeShims", "CDeflate", "CZstd", "CTexPipeASTC"],
             swiftSettings: strict),
         .target(name: "TexPipeStages", dependencies: ["TexPipePixels"], swiftSettings: strict),
+        // Sprite atlases: the MaxRects packer, page drawing, TexturePacker JSON and libGDX metadata.
+        .target(name: "TexPipeAtlas", dependencies: ["TexPipePixels"], swiftSettings: strict),
         .target(
-            name: "TexPipeManifest", dependencies: ["TexPipeStages", "TexPipeCodecs"], swiftSettings: strict),
+            name: "TexPipeManifest", dependencies: ["TexPipeStages", "TexPipeCodecs", "TexPipeAtlas"], swiftSettings: strict),
         .target(
-            name: "TexPipePlan", dependencies: ["TexPipeManifest", "TexPipeStages", "TexPipeCodecs"],
+            name: "TexPipePlan", dependencies: ["TexPipeManifest", "TexPipeStages", "TexPipeCodecs", "TexPipeAtlas"],
             swiftSettings: strict),
         .target(
             name: "TexPipeEngine",
             dependencies: [
-                "TexPipePlan", "TexPipeCodecs", "CTexPipeShims", .product(name: "Crypto", package: "swift-crypto"),
+                "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas", "CTexPipeShims", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .target(name: "TexPipeReport", dependencies: ["TexPipeEngine"], swiftSettings: strict),
@@ -74,7 +76,7 @@ let package = Package(
         .target(
             name: "TexPipe",
             dependencies: [
-                "TexPipePixels", "TexPipeCodecs", "TexPipeStages", "TexPipeManifest", "TexPipePlan",
+                "TexPipePixels", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest", "TexPipePlan",
                 "TexPipeEngine", "TexPipeReport",
             ],
             swiftSettings: strict),

@@ -1,3 +1,4 @@
+@_exported public import TexPipeAtlas
 @_exported public import TexPipeCodecs
 @_exported public import TexPipeEngine
 @_exported public import TexPipeManifest

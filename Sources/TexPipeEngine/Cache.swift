@@ -139,14 +139,21 @@ public final class Cache: Sendable {
         if e.version != Cache.versionHash { return (.versionChanged, e) }
         if e.parameters != Cache.sha256(job.parameters) { return (.parametersChanged, e) }
         if e.inputs != inputs { return (.inputChanged, e) }
-        for out in job.outputs {
-            let rel = PathText.relative(out.path, to: base)
+        // An atlas's pages are known once it has packed: the entry lists them.
+        let paths = job.atlas == nil ? job.outputs.map(\.path) : e.outputs.map { base + "/" + $0.path }
+        for path in paths {
+            let rel = PathText.relative(path, to: base)
             guard let rec = e.outputs.first(where: { $0.path == rel }) else { return (.parametersChanged, e) }
             var bytes: [UInt8]?
-            guard let sha = digest(of: out.path, bytes: &bytes) else { return (.outputMissing(rel), e) }
+            guard let sha = digest(of: path, bytes: &bytes) else { return (.outputMissing(rel), e) }
             if sha != rec.sha256 { return (.outputModified(rel), e) }
         }
         return (.hit, e)
+    }
+
+    /// The outputs an entry records, as the plan would name them (an atlas's pages and data).
+    public static func recordedOutputs(_ entry: Entry, root: String, base: String) -> [PlannedOutput] {
+        entry.outputs.map { PlannedOutput.named(PathText.relative(base + "/" + $0.path, to: root), root: root) }
     }
 
     /// Records a completed job. Called only after every output is in place.

@@ -13,6 +13,18 @@ enum EngineMessage {
     }
 
     static let unreadableInput = "cannot read the file"
+    static func sprite(_ display: String, _ message: String) -> String {
+        message.hasPrefix(display) ? message : "sprite \(display): \(message)"
+    }
+    static func spriteTooLarge(
+        _ name: String, _ display: String, size: (Int, Int), needs: (Int, Int), page: (Int, Int)
+    ) -> String {
+        "sprite \"\(name)\" (\(display)) is \(size.0)×\(size.1), \(needs.0)×\(needs.1) with its extrusion and the "
+            + "border: larger than the largest page, \(page.0)×\(page.1) (raise atlas.maxSize)"
+    }
+    static func pagesWithoutNumber(_ count: Int, template: String) -> String {
+        "the sprites need \(count) pages, but the output template \"\(template)\" has no {page} (add {page} or raise atlas.maxSize)"
+    }
 
     static func imageCount(made: Int, planned: Int) -> String {
         "the stages made \(made) images where the plan expected \(planned)"

@@ -147,6 +147,12 @@ public final class RemoteCache: Sendable {
     /// A job's outputs from the cache: the entry `/ac/KEY`, then every blob it lists, each checked
     /// against its size and SHA-256. nil: a miss, or anything wrong (warned, counted).
     func fetch(key: String, expecting paths: [String]) -> [(Blob, [UInt8])]? {
+        fetch(key: key) { Set($0) == Set(paths) && $0.count == paths.count }
+    }
+
+    /// `accept`: whether the outputs an entry lists are the job's (an atlas knows its pages only
+    /// by their names' pattern).
+    func fetch(key: String, accept: ([String]) -> Bool) -> [(Blob, [UInt8])]? {
         guard !isOff else { return nil }
         switch send("GET", "ac/" + key) {
         case .failed(let kind, let what):
@@ -159,9 +165,7 @@ public final class RemoteCache: Sendable {
         case .status(200, let body):
             succeeded()
             state.withLock { $0.stats.bytesDown += body.count }
-            guard let blobs = RemoteCache.parseEntry(body), Set(blobs.map(\.path)) == Set(paths),
-                blobs.count == paths.count
-            else {
+            guard let blobs = RemoteCache.parseEntry(body), accept(blobs.map(\.path)) else {
                 failure(
                     "malformed",
                     "entry ac/\(key) is malformed or lists other outputs than the job's; the job runs locally")

@@ -62,30 +62,36 @@ public struct RunOptions: Sendable {
 /// input's bytes. With a cache, a file whose stat matches the index is not read at all; the others
 /// are read once (the input here, the rest through the run's loader, once per run).
 struct JobInputs {
-    var input: [UInt8]?
-    var inputError: String?
+    /// The bytes of the job's own inputs — its input, or an atlas's sprites (the first `count`
+    /// reads) — where they were read, and why one could not be.
+    var files: [[UInt8]?]
+    var errors: [String?]
     var digests: [(path: String, digest: String?)] = []
     var hash: String
 
+    var input: [UInt8]? { files[0] }
+    var inputError: String? { errors[0] }
+
     init(_ job: Job, cache: Cache?, loader: ResourceLoader, base: String) {
-        input = nil
-        inputError = nil
+        let own = job.atlas?.sprites.count ?? 1
+        files = Array(repeating: nil, count: own)
+        errors = Array(repeating: nil, count: own)
         for (k, path) in job.reads.enumerated() {
-            if k == 0 {
+            if k < own {
                 if let cache {
-                    let digest = cache.digest(of: path, bytes: &input)
+                    let digest = cache.digest(of: path, bytes: &files[k])
                     if digest == nil, case .failure(let message) = FileReader.read(path) {
-                        inputError = message.description
+                        errors[k] = message.description
                     }
                     digests.append((path, digest))
                     continue
                 }
                 switch FileReader.read(path) {
                 case .success(let bytes):
-                    input = bytes
+                    files[k] = bytes
                     digests.append((path, Cache.sha256(bytes)))
                 case .failure(let message):
-                    inputError = message.description
+                    errors[k] = message.description
                     digests.append((path, nil))
                 }
             } else if let cache {
@@ -102,19 +108,22 @@ struct JobInputs {
 
     /// The input's bytes for a job that runs: read now if the index spared reading them. The key
     /// is taken again from the bytes read, so an entry always describes what was processed.
-    mutating func load(_ path: String, base: String) {
-        guard input == nil, inputError == nil, !digests.isEmpty else { return }
-        switch FileReader.read(path) {
-        case .success(let bytes):
-            input = bytes
-            let sha = Cache.sha256(bytes)
-            if sha != digests[0].digest {
-                digests[0].digest = sha
-                hash = Cache.inputsHash(digests, base: base)
+    mutating func load(base: String) {
+        var changed = false
+        for k in files.indices where files[k] == nil && errors[k] == nil && k < digests.count {
+            switch FileReader.read(digests[k].path) {
+            case .success(let bytes):
+                files[k] = bytes
+                let sha = Cache.sha256(bytes)
+                if sha != digests[k].digest {
+                    digests[k].digest = sha
+                    changed = true
+                }
+            case .failure(let message):
+                errors[k] = message.description
             }
-        case .failure(let message):
-            inputError = message.description
         }
+        if changed { hash = Cache.inputsHash(digests, base: base) }
     }
 }
 
@@ -224,8 +233,13 @@ public enum Runner {
                     state.withLock { $0.parked += 1 }
                     let key = remoteKey(jobs[i], inputs)
                     let paths = jobs[i].outputs.map(\.relative)
+                    let atlas = jobs[i].atlas
                     remote.submit {
-                        let hit = remote.fetch(key: key, expecting: paths).flatMap {
+                        let hit = remote.fetch(key: key) { listed in
+                            guard let atlas else { return Set(listed) == Set(paths) && listed.count == paths.count }
+                            return Set(paths).isSubset(of: listed) && Set(listed).count == listed.count
+                                && listed.allSatisfy(atlas.owns)
+                        }.flatMap {
                             materialize(jobs[i], in: plan, options, p, blobs: $0)
                         }
                         if let hit { deliver(i, hit) }
@@ -310,7 +324,9 @@ public enum Runner {
             result.decision = decision
             if decision.isHit, let entry {
                 result.cacheHit = true
-                result.written = job.outputs
+                result.written =
+                    job.atlas == nil
+                    ? job.outputs : Cache.recordedOutputs(entry, root: plan.manifest.outputRoot, base: base)
                 result.recorded = entry.outputs
                 result.seconds = elapsed(since: start)
                 return Prepared(result: result, inputs: nil, start: start, done: true)
@@ -333,7 +349,12 @@ public enum Runner {
     ) -> JobResult? {
         let base = plan.manifest.directory
         var result = p.result
-        for output in job.outputs {
+        // An atlas's outputs are what the entry lists (checked against its pattern when fetched).
+        let outputs =
+            job.atlas == nil
+            ? job.outputs
+            : blobs.map { PlannedOutput.named($0.0.path, root: plan.manifest.outputRoot) }
+        for output in outputs {
             guard let (blob, bytes) = blobs.first(where: { $0.0.path == output.relative }) else { return nil }
             do { try AtomicWriter.write(bytes, to: output.path) } catch { return nil }
             result.written.append(output)
@@ -345,6 +366,105 @@ public enum Runner {
         result.remoteHit = true
         result.seconds = elapsed(since: p.start)
         return result
+    }
+
+    struct StageFailure: Error {
+        var message: String
+        var stage: String?
+    }
+
+    /// The context a job's stages run in: its pixel limit, fonts, rows and the memory policy.
+    static func stageContext(_ job: Job, _ options: RunOptions, rows: any RowScheduler) -> StageContext {
+        var context = StageContext(maxPixels: options.maxPixels)
+        context.rows = rows
+        context.wholeFloatPixels = options.wholeFloatPixels
+        context.fonts = job.fonts
+        context.text = FreeTypeText()
+        return context
+    }
+
+    /// Runs `stages` over `images`, loading the images they read through the run's loader; notes
+    /// and, when `timed`, seconds per stage go into `result`.
+    static func applyStages(
+        _ stages: [any Stage], to images: [Image], _ context: inout StageContext, _ options: RunOptions,
+        loader: ResourceLoader, result: inout JobResult, timed: Bool = true, prefix: String = ""
+    ) -> Result<[Image], StageFailure> {
+        var images = images
+        for stage in stages {
+            let t = DispatchTime.now().uptimeNanoseconds
+            let name = type(of: stage).name
+            context.notes = []
+            for case .image(let path, let label, _, _) in stage.reads where context.images[path] == nil {
+                do {
+                    context.images[path] = try loader.image(path, maxPixels: options.maxPixels)
+                } catch {
+                    return .failure(StageFailure(message: EngineMessage.resource(label, path, error), stage: name))
+                }
+            }
+            do {
+                images = try images.flatMap { try stage.applied(to: $0, context: &context) }
+            } catch {
+                return .failure(StageFailure(message: "\(error)", stage: name))
+            }
+            result.notes += context.notes.map { prefix + "\(name): \($0)" }
+            if timed { result.timings.append((name, elapsed(since: t))) }
+        }
+        return .success(images)
+    }
+
+    /// Encoding (the codec) and writing (the file system, the output's hash) apart: a large
+    /// uncompressed texture spends more in the second.
+    struct WriteClock {
+        var encoding: UInt64 = 0
+        var total: UInt64 = 0
+        func report(into result: inout JobResult) {
+            result.timings.append(("encode", Double(encoding) / 1e9))
+            result.timings.append(("write", Double(total - encoding) / 1e9))
+        }
+    }
+
+    /// Encodes `images` into `outputs` (an output takes one image, or a GPU texture's `levels`),
+    /// each written atomically and recorded in `result`; the bytes kept in `encoded` for a remote
+    /// cache. nil, or the failure's message.
+    static func write(
+        _ images: [Image], to outputs: [PlannedOutput], _ job: Job, _ options: RunOptions, rows: any RowScheduler,
+        base: String, _ result: inout JobResult, _ encoded: inout [[UInt8]], _ clock: inout WriteClock
+    ) -> String? {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { clock.total += DispatchTime.now().uptimeNanoseconds - start }
+        var next = 0
+        for output in outputs {
+            let t = DispatchTime.now().uptimeNanoseconds
+            let group = Array(images[next..<(next + output.levels)])
+            next += output.levels
+            do {
+                let bytes: [UInt8]
+                switch output.format {
+                case .png: bytes = try ImageEncoder.png(group[0], job.png, rows: rows)
+                case .jpeg: bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
+                case .ktx2, .dds:
+                    bytes = try TextureEncoder.encode(
+                        group, job.texture, container: output.format.container!, rows: rows)
+                }
+                clock.encoding += DispatchTime.now().uptimeNanoseconds - t
+                try record(bytes, output, options, base: base, &result, &encoded)
+            } catch {
+                return EngineMessage.output(output.relative, error)
+            }
+        }
+        return nil
+    }
+
+    /// Writes `bytes` atomically to `output` and records it in `result`.
+    static func record(
+        _ bytes: [UInt8], _ output: PlannedOutput, _ options: RunOptions, base: String, _ result: inout JobResult,
+        _ encoded: inout [[UInt8]]
+    ) throws {
+        try AtomicWriter.write(bytes, to: output.path)
+        if options.remote != nil { encoded.append(bytes) }
+        result.written.append(output)
+        result.recorded.append(
+            .init(path: PathText.relative(output.path, to: base), sha256: Cache.sha256(bytes), bytes: bytes.count))
     }
 
     /// Decode → stages → encode → atomic write → cache entry. Also hands back the bytes written,
@@ -363,7 +483,10 @@ public enum Runner {
         }
         var t = DispatchTime.now().uptimeNanoseconds
         let base = plan.manifest.directory
-        inputs.load(job.input, base: base)
+        inputs.load(base: base)
+        if job.atlas != nil {
+            return runAtlas(job, in: plan, options, prepared, inputs, rows: rows, loader: loader)
+        }
         guard let data = inputs.input else { return fail(inputs.inputError ?? EngineMessage.unreadableInput) }
         var images: [Image]
         do {
@@ -374,70 +497,23 @@ public enum Runner {
             return fail("\(error)")
         }
         result.timings.append(("decode", elapsed(since: t)))
-        var context = StageContext(maxPixels: options.maxPixels)
-        context.rows = rows
-        context.wholeFloatPixels = options.wholeFloatPixels
-        context.fonts = job.fonts
-        context.text = FreeTypeText()
-        for stage in job.stages {
-            t = DispatchTime.now().uptimeNanoseconds
-            let name = type(of: stage).name
-            context.notes = []
-            for case .image(let path, let label, _, _) in stage.reads where context.images[path] == nil {
-                do {
-                    context.images[path] = try loader.image(path, maxPixels: options.maxPixels)
-                } catch {
-                    return fail(EngineMessage.resource(label, path, error), stage: name)
-                }
-            }
-            do {
-                images = try images.flatMap { try stage.applied(to: $0, context: &context) }
-            } catch {
-                return fail("\(error)", stage: name)
-            }
-            result.notes += context.notes.map { "\(name): \($0)" }
-            result.timings.append((name, elapsed(since: t)))
+        var context = stageContext(job, options, rows: rows)
+        switch applyStages(job.stages, to: images, &context, options, loader: loader, result: &result) {
+        case .success(let out): images = out
+        case .failure(let f): return fail(f.message, stage: f.stage)
         }
         // An output takes one image, or a GPU texture's whole chain (`levels` images).
         let planned = job.outputs.reduce(0) { $0 + $1.levels }
         guard images.count == planned else {
             return fail(EngineMessage.imageCount(made: images.count, planned: planned))
         }
-        t = DispatchTime.now().uptimeNanoseconds
-        let encodeStart = t
-        var encoding: UInt64 = 0
-        var next = 0
-        for output in job.outputs {
-            t = DispatchTime.now().uptimeNanoseconds
-            let group = Array(images[next..<(next + output.levels)])
-            next += output.levels
-            do {
-                let bytes: [UInt8]
-                switch output.format {
-                case .png: bytes = try ImageEncoder.png(group[0], job.png, rows: rows)
-                case .jpeg: bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
-                case .ktx2, .dds:
-                    bytes = try TextureEncoder.encode(
-                        group, job.texture, container: output.format.container!, rows: rows)
-                }
-                let written = DispatchTime.now().uptimeNanoseconds
-                encoding += written - t
-                try AtomicWriter.write(bytes, to: output.path)
-                if options.remote != nil { encoded.append(bytes) }
-                result.written.append(output)
-                result.recorded.append(
-                    .init(
-                        path: PathText.relative(output.path, to: base), sha256: Cache.sha256(bytes),
-                        bytes: bytes.count))
-            } catch {
-                return fail(EngineMessage.output(output.relative, error))
-            }
+        var clock = WriteClock()
+        if let message = write(
+            images, to: job.outputs, job, options, rows: rows, base: base, &result, &encoded, &clock)
+        {
+            return fail(message)
         }
-        // Encoding (the codec) and writing (the file system, the output's hash) apart: a large
-        // uncompressed texture spends more in the second.
-        let total = DispatchTime.now().uptimeNanoseconds - encodeStart
-        result.timings.append(("encode", Double(encoding) / 1e9))
-        result.timings.append(("write", Double(total - encoding) / 1e9))
+        clock.report(into: &result)
         // Only now, with every output in place, may the cache claim them.
         options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded, base: base)
         result.seconds = elapsed(since: start)

@@ -120,6 +120,17 @@ public enum Say {
     static func bcNotBuilt(_ format: String) -> String {
         "\(format): texpipe's BC encoders are not built yet; use rgba8 or an astc format"
     }
+    static func atlasPlaceholder(_ name: String, _ template: String) -> String {
+        "{\(name)} names one input, but an atlas job writes pages of all its sprites (in \"\(template)\"; "
+            + "use {pipeline}, {page}, {suffix}, {variant} or a variant key)"
+    }
+    static let pageStagesWithoutAtlas = "\"pageStages\" run on an atlas's pages, but the pipeline has no \"atlas\""
+    static func pageTooSmall(_ w: Int, _ h: Int, needs: Int) -> String {
+        "a \(w)×\(h) page cannot hold even a 1×1 sprite with its extrusion and border (\(needs)×\(needs) needed)"
+    }
+    static let libGDXRotation =
+        "libGDX stores rotated regions turned counter-clockwise, the JSON hash clockwise: one page cannot serve "
+        + "both; with \"libgdx\" in \"data\", \"rotate\" must be false"
     public static func unresolved(_ name: String, in text: String, known: [String]) -> String {
         "unresolved placeholder {\(name)} in \"\(text)\"" + suggestion(name, in: known) { "{\($0)}" }
     }
@@ -128,10 +139,12 @@ public enum Say {
 /// Errors of the settings blocks' own cross-parameter checks.
 public enum ManifestMessage: Error, Sendable, Equatable, CustomStringConvertible {
     case libpngLevel
+    case wholePixels(String)
 
     public var description: String {
         switch self {
         case .libpngLevel: "the libpng encoder takes levels 0…9; 10…12 need \"encoder\": \"texpipe\""
+        case .wholePixels(let key): "\(key) is in whole pixels"
         }
     }
 }

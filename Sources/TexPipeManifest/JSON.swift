@@ -61,6 +61,12 @@ public struct JSONObject: Sendable, Equatable {
         values[key] = value
         return true
     }
+
+    /// Removes a member, if there.
+    public mutating func remove(_ key: String) {
+        guard values.removeValue(forKey: key) != nil else { return }
+        keys.removeAll { $0 == key }
+    }
 }
 
 public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import TexPipeCodecs
 public import TexPipePixels
+public import TexPipeAtlas
 public import TexPipeStages
 
 /// `pipeline.json`, checked: every structural problem is collected with its JSON path.
@@ -18,12 +19,15 @@ public struct Manifest: Sendable {
     public var diagnostics: [Diagnostic] = []
 
     public static let builtinPlaceholders = ["path", "file", "ext", "pipeline", "variant", "suffix", "level"]
+    /// What an atlas template may not name (no single input) and what only it may (SPEC §3b).
+    public static let perInputPlaceholders = ["path", "file", "ext"]
     static let topKeys = ["$schema", "version", "output", "pipelines"]
     static let pipelineKeys = [
         "name", "inputs", "exclude", "variants", "distinct", "stages", "output", "inputAlpha", "png", "jpeg",
-        "texture",
+        "texture", "atlas", "pageStages",
     ]
     public static let defaultTemplate = "{pipeline}/{path}/{file}{suffix}.png"
+    public static let defaultAtlasTemplate = "{pipeline}{page}{suffix}.png"
 }
 
 public struct PipelineSpec: Sendable {
@@ -44,6 +48,10 @@ public struct PipelineSpec: Sendable {
     public var valid: Bool
     /// False when the output template names an unknown placeholder (reported once).
     public var templateValid: Bool
+    /// The `atlas` object (SPEC §3b): the pipeline is one job packing all its inputs.
+    public var atlas: JSONObject? = nil
+    /// Stages run on each atlas page.
+    public var pageStages: [StageSpec] = []
 }
 
 public struct StageSpec: Sendable {
@@ -189,7 +197,11 @@ struct ManifestReader {
         }
         let inputs = strings(o, "inputs", at: path, required: true) ?? []
         let exclude = strings(o, "exclude", at: path, required: false) ?? []
-        let template = o["output"] == nil ? Manifest.defaultTemplate : (string(o, "output", at: path) ?? "")
+        let isAtlas = o["atlas"] != nil
+        let template =
+            o["output"] == nil
+            ? (isAtlas ? Manifest.defaultAtlasTemplate : Manifest.defaultTemplate)
+            : (string(o, "output", at: path) ?? "")
         var inputAlpha = AlphaState.straight
         if let v = o["inputAlpha"] {
             if case .string(let s) = v, let a = AlphaState(rawValue: s) {
@@ -228,15 +240,68 @@ struct ManifestReader {
         }
         textureChecks(texture, template: template, at: path)
         let stages = self.stages(o["stages"], at: path, known: known)
+        var atlas: JSONObject?
+        var pageStages: [StageSpec] = []
+        var templateKnown = known
+        if let a = o["atlas"] {
+            atlas = atlasChecks(a, known: known, at: path.key("atlas"))
+            // Pages know the pipeline's and variant's names, never one input's.
+            let pageKnown = known.filter { !Manifest.perInputPlaceholders.contains($0) } + ["page"]
+            if o["pageStages"] != nil {
+                pageStages = self.stages(o["pageStages"], at: path, key: "pageStages", known: pageKnown)
+            }
+            templateKnown = pageKnown
+            for name in Template.names(in: template) where Manifest.perInputPlaceholders.contains(name) {
+                error(path.key("output"), Say.atlasPlaceholder(name, template))
+            }
+        } else if o["pageStages"] != nil {
+            error(path.key("pageStages"), Say.pageStagesWithoutAtlas)
+        }
         let valid = diagnostics.count == before
-        let unknownNames = Template.names(in: template).filter { !known.contains($0) }
+        let unknownNames = Template.names(in: template).filter {
+            !templateKnown.contains($0) && !(atlas != nil && Manifest.perInputPlaceholders.contains($0))
+        }
         for name in unknownNames {
             error(path.key("output"), Say.unresolved(name, in: template, known: known))
         }
         return PipelineSpec(
             index: index, name: name, path: path, inputs: inputs, exclude: exclude, variants: variants,
             stages: stages, output: template, inputAlpha: inputAlpha, png: png, jpeg: jpeg, texture: texture,
-            valid: valid, templateValid: unknownNames.isEmpty)
+            valid: valid, templateValid: unknownNames.isEmpty, atlas: atlas, pageStages: pageStages)
+    }
+
+    /// The `atlas` object: its table, the sprite-name template, a page that holds a padded 1×1,
+    /// and libGDX without rotation. Values holding a placeholder are checked per job.
+    mutating func atlasChecks(_ json: JSON, known: [String], at path: JSONPath) -> JSONObject? {
+        guard case .object(var o) = json else {
+            error(path, Say.expected("an object", found: json))
+            return nil
+        }
+        var name = AtlasSettings.standard.name
+        if o["name"] != nil {
+            guard let n = string(o, "name", at: path) else { return nil }
+            name = n
+            for p in Template.names(in: n) where !known.contains(p) {
+                error(path.key("name"), Say.unresolved(p, in: n, known: known))
+            }
+        }
+        let full = o
+        o.remove("name")
+        var decoder = ParameterDecoder(file: file, placeholders: nil, knownNames: known)
+        let args = decoder.decode(o, at: path, table: AtlasSettings.parameters.filter { $0.name != "name" })
+        diagnostics += decoder.diagnostics
+        guard let args else { return decoder.diagnostics.isEmpty ? full : nil }
+        do {
+            let settings = try AtlasSettings(args, name: name)
+            if !settings.holdsOnePixel {
+                let (w, h) = settings.pageLimit
+                error(path.key("maxSize"), Say.pageTooSmall(w, h, needs: 1 + 2 * settings.extrude + 2 * settings.border))
+            }
+            if settings.rotate && settings.data.contains(.libgdx) { error(path.key("rotate"), Say.libGDXRotation) }
+        } catch {
+            self.error(path.key("maxSize"), "\(error)")
+        }
+        return full
     }
 
     /// The `texture` settings against the template: only for .ktx2/.dds, ASTC and zstd in KTX2
@@ -265,18 +330,18 @@ struct ManifestReader {
         }
     }
 
-    mutating func stages(_ json: JSON?, at path: JSONPath, known: [String]) -> [StageSpec] {
+    mutating func stages(_ json: JSON?, at path: JSONPath, key: String = "stages", known: [String]) -> [StageSpec] {
         guard let json else {
-            error(path, Say.missing("stages", expected: "an array of stages"))
+            error(path, Say.missing(key, expected: "an array of stages"))
             return []
         }
         guard case .array(let items) = json else {
-            error(path.key("stages"), Say.expected("an array of stages", found: json))
+            error(path.key(key), Say.expected("an array of stages", found: json))
             return []
         }
         var out: [StageSpec] = []
         for (i, item) in items.enumerated() {
-            let sp = path.key("stages").index(i)
+            let sp = path.key(key).index(i)
             guard case .object(let o) = item else {
                 error(sp, Say.expected("an object with a \"stage\" key", found: item))
                 continue

@@ -1,5 +1,6 @@
 public import TexPipeCodecs
 internal import TexPipePixels
+public import TexPipeAtlas
 public import TexPipeStages
 
 /// The pipeline's `png` settings as the manifest declares them: a parameter table like a
@@ -66,5 +67,41 @@ extension TextureSettings {
             quality: a.choice("quality", as: Quality.self),
             supercompression: a.choice("supercompression", as: Supercompression.self),
             zstdLevel: a.integer("zstdLevel"))
+    }
+}
+
+/// The pipeline's `atlas` object (SPEC §3b). `name` is a template over each sprite's placeholders,
+/// read apart from the table's decoding (which resolves placeholders per job, not per sprite).
+extension AtlasSettings {
+    public static let parameters: [Parameter] = [
+        Parameter(
+            "maxSize", .numberOrList(count: 2, 1...16384),
+            .defaulted(.numbers([Double(standard.maxWidth), Double(standard.maxHeight)])),
+            doc: "the largest page: one size for both sides or [width, height]"),
+        .choice("size", SizeRule.self, default: standard.size, doc: "page sizes: powers of two, any, or multiples of 4"),
+        .integer("padding", in: 0...1024, default: standard.padding, doc: "transparent texels between sprites"),
+        .integer("border", in: 0...1024, default: standard.border, doc: "texels kept clear along the page edges"),
+        .integer(
+            "extrude", in: 0...1024, default: standard.extrude, doc: "edge texels repeated around each sprite"),
+        .boolean("trim", default: standard.trim, doc: "remove each sprite's alpha-0 border, recorded in the data"),
+        .boolean("rotate", default: standard.rotate, doc: "a sprite may be stored turned 90° clockwise"),
+        Parameter(
+            "name", .text, .defaulted(.text(standard.name)),
+            doc: "each sprite's name: a template over {path}, {file}, {ext} and the variant's keys"),
+        Parameter(
+            "data", .choices(DataFormat.allCases.map(\.rawValue)),
+            .defaulted(.list(standard.data.map { .text($0.rawValue) })),
+            doc: "metadata: json (TexturePacker JSON hash per page), libgdx (one .atlas file)"),
+    ]
+
+    /// From decoded arguments (`name` given apart).
+    public init(_ a: Arguments, name: String) throws {
+        let size = a.numbers("maxSize")
+        guard size.allSatisfy({ $0 == $0.rounded() }) else { throw ManifestMessage.wholePixels("maxSize") }
+        self.init(
+            maxWidth: Int(size[0]), maxHeight: Int(size[1]), size: a.choice("size", as: SizeRule.self),
+            padding: a.integer("padding"), border: a.integer("border"), extrude: a.integer("extrude"),
+            trim: a.boolean("trim"), rotate: a.boolean("rotate"), name: name,
+            data: a.choices("data", as: DataFormat.self))
     }
 }

@@ -162,6 +162,13 @@ public struct ParameterDecoder {
             return Color(parsing: s).map { .color($0) }
         case (.text, .string(let s)):
             return .text(s)
+        case (.choices(let options), .array(let items)):
+            var out: [String] = []
+            for item in items {
+                guard case .string(let s) = item, options.contains(s), !out.contains(s) else { return nil }
+                out.append(s)
+            }
+            return out.isEmpty ? nil : .list(out.map(ParameterValue.text))
         case (.numberOrList(let n, let r), .number(let d)):
             return r.contains(d) ? .numbers(Array(repeating: d, count: n)) : nil
         case (.numberOrList(let n, let r), .array(let items)):

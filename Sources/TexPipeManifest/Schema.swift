@@ -177,6 +177,12 @@ public enum ManifestSchema {
                     upper: r.upperBound == .greatestFiniteMagnitude ? nil : r.upperBound))
         case .boolean: return .object(object(["type": .string("boolean")]))
         case .choice(let options): return .object(object(["enum": .array(options.map(JSON.string))]))
+        case .choices(let options):
+            return .object(
+                object([
+                    "type": .string("array"), "minItems": .number(1), "uniqueItems": .bool(true),
+                    "items": .object(object(["enum": .array(options.map(JSON.string))])),
+                ]))
         case .integerChoice(let options): return .object(object(["enum": .array(options.map { .number(Double($0)) })]))
         case .color: return ref("color")
         case .text: return .object(object(["type": .string("string")]))

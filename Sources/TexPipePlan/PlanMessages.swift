@@ -34,6 +34,18 @@ enum PlanMessage {
         "pipeline \"\(pipeline)\" input \(input)" + (variant.map { " variant \"\($0)\"" } ?? "")
     }
 
+    static func spriteImages(_ n: Int) -> String {
+        "an atlas's sprite stages must make one image per sprite; these make \(n) (move mipmaps or alpha-split to \"pageStages\" or another pipeline)"
+    }
+
+    static func spriteNameTwice(_ name: String, _ a: String, _ b: String) -> String {
+        "two sprites are named \"\(name)\": \(a) and \(b) (set atlas.name, e.g. \"{path}/{file}.{ext}\")"
+    }
+
+    static func atlasDisplay(_ pipeline: String, sprites: Int) -> String {
+        "atlas \"\(pipeline)\" (\(sprites) sprite\(sprites == 1 ? "" : "s"))"
+    }
+
     static func absoluteOutput(_ rendered: String, root: String) -> String {
         "output \"\(rendered)\" is an absolute path; outputs must stay under the output root \"\(root)\""
     }

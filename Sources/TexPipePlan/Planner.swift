@@ -13,6 +13,31 @@ public struct PlannedOutput: Sendable, Hashable {
     public var format: ImageFormat
     /// Images this output takes: a GPU texture's mip levels (`layout: "texture"`); 1 otherwise.
     public var levels = 1
+    /// An atlas's metadata (JSON hash, libGDX), not an image.
+    public var isData = false
+
+    public init(path: String, relative: String, format: ImageFormat, levels: Int = 1) {
+        self.path = path
+        self.relative = relative
+        self.format = format
+        self.levels = levels
+    }
+
+    /// A recorded output (relative to the root) as the plan would name it: an image by its
+    /// extension, or an atlas's data (`.json`, `.atlas`).
+    public static func named(_ relative: String, root: String) -> PlannedOutput {
+        let ext = PathText.pathExtension(relative).lowercased()
+        let format: ImageFormat =
+            switch ext {
+            case "jpg", "jpeg": .jpeg
+            case "ktx2": .ktx2
+            case "dds": .dds
+            default: .png
+            }
+        var out = PlannedOutput(path: root + "/" + relative, relative: relative, format: format)
+        out.isData = ext == "json" || ext == "atlas"
+        return out
+    }
 
     /// The same output as PNG: a data map (an alpha map) is never written lossy.
     func asPNG() -> PlannedOutput {
@@ -47,6 +72,9 @@ public struct Job: Sendable {
     public var reads: [String]
     /// The fonts the stages named, found when planning (`Resource.font` spec → face).
     public var fonts: [String: FontFace]
+    /// Set for an atlas pipeline's one job: its sprites (`input` is the first), and how pages are
+    /// named. Its page outputs are known once it has packed; `outputs` lists page 0's.
+    public var atlas: AtlasPlan?
     /// The input's pixels (width × height from its header; 0 when unreadable): the work a shard
     /// is balanced by.
     public var pixels: Int = 0
@@ -214,6 +242,10 @@ struct PlanBuilder {
             error(p.path.key("exclude"), PlanMessage.excludesEverything)
         }
         let variants: [Variant?] = p.variants.map { $0.map { Optional($0) } } ?? [nil]
+        if p.atlas != nil {
+            for v in variants { addAtlas(p, matches, variant: v) }
+            return
+        }
         // Thousands of inputs: contiguous slices planned on the cores at once, each by its own
         // copy of the builder (its caches included), merged back in input order — the same jobs,
         // indices and diagnostics as one pass.
@@ -290,35 +322,10 @@ struct PlanBuilder {
                 known.stages, known.canonical, known.png, known.jpeg, known.texture
             )
         } else {
-            for s in p.stages where p.valid {
-                guard
-                    let args = decoder.decode(
-                        PlanBuilder.withTextureLayout(s, p), at: s.path, table: s.type.parameters, ignoring: ["stage"])
-                else {
-                    continue
-                }
-                canonical.append(s.type.name + args.canonical)
-                do { stages.append(try s.type.init(args)) } catch { decoder.error(s.path, "\(error)") }
-            }
-            let pngArgs = p.valid ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters) : nil
-            let jpegArgs =
-                p.valid ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters) : nil
-            if p.valid {
-                do { png = try pngArgs.map(PNGSettings.init) } catch {
-                    png = nil
-                    decoder.error(p.path.key("png").key("level"), "\(error)")
-                }
-            }
-            jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : .standard
-            let textureArgs =
-                p.valid ? decoder.decode(p.texture, at: p.path.key("texture"), table: TextureSettings.parameters) : nil
-            texture = p.valid ? textureArgs.map(TextureSettings.init) : .standard
-            canonical += [
-                "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
-                "inputAlpha " + p.inputAlpha.rawValue,
-            ]
-            // Only texture pipelines carry it, so other pipelines' keys are what they were.
-            if PlanBuilder.isTextureTemplate(p.output) { canonical.append("texture" + (textureArgs?.canonical ?? "")) }
+            if p.valid { (stages, canonical) = Self.decodeStages(p.stages, p, &decoder) }
+            let settings = Self.decodeSettings(p, &decoder)
+            (png, jpeg, texture) = (settings.png, settings.jpeg, settings.texture)
+            canonical += settings.canonical
             if p.valid, decoder.diagnostics.isEmpty, let png, let jpeg, let texture, !PlanBuilder.hasPlaceholder(p) {
                 decoded[p.index] = DecodedPipeline(
                     stages: stages, canonical: canonical, png: png, jpeg: jpeg, texture: texture)
@@ -330,47 +337,51 @@ struct PlanBuilder {
         // What the stages read besides the input: missing or broken files and fonts are manifest errors.
         var reads = [absolute]
         var jobFonts: [String: FontFace] = [:]
-        for (k, stage) in stages.enumerated() {
-            for resource in stage.reads {
-                switch resolve(resource) {
-                case .failure(let problem):
-                    self.error(p.stages[k].path, problem.message(stage: type(of: stage).name) + context)
-                    return
-                case .success(let file):
-                    if !reads.contains(file.path) { reads.append(file.path) }
-                    if case .font(let spec, _, _) = resource, let face = file.font { jobFonts[spec] = face }
-                }
+        guard resolveReads(stages, p.stages, context, &reads, &jobFonts) else { return }
+        let start = Signature(width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
+        guard let (_, sized, failure, failureStage) = chains(stages, p.stages, from: start, context, check: p.valid)
+        else { return }
+        let outputs = renderOutputs(p, sized, values, context)
+        canonical += outputs.map { "output " + $0.relative }
+        let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
+        jobs.append(
+            Job(
+                index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
+                variant: variant?.name, stages: stages, outputs: outputs, template: p.output, placeholders: values,
+                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: failure,
+                failureStage: failureStage,
+                reads: reads, fonts: jobFonts, pixels: (header?.width ?? 0) * (header?.height ?? 0),
+                id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
+                parameters: canonical.joined(separator: "\n")))
+    }
+
+    /// A pipeline's stage specs decoded with the decoder's placeholders: the stages and their
+    /// canonical text (part of the cache key). Problems go to the decoder.
+    static func decodeStages(_ specs: [StageSpec], _ p: PipelineSpec, _ decoder: inout ParameterDecoder) -> (
+        [any Stage], [String]
+    ) {
+        var stages: [any Stage] = []
+        var canonical: [String] = []
+        for s in specs {
+            guard
+                let args = decoder.decode(
+                    PlanBuilder.withTextureLayout(s, p), at: s.path, table: s.type.parameters, ignoring: ["stage"])
+            else {
+                continue
             }
+            canonical.append(s.type.name + args.canonical)
+            do { stages.append(try s.type.init(args)) } catch { decoder.error(s.path, "\(error)") }
         }
-        // The alpha-state chain, independent of this input: a manifest error.
-        let depth = header?.depth ?? 8
-        var unsized = [Signature(width: nil, height: nil, depth: depth, alpha: p.inputAlpha)]
-        for (k, stage) in stages.enumerated() where p.valid {
-            do {
-                unsized = try unsized.flatMap { try stage.planned($0) }
-            } catch {
-                self.error(p.stages[k].path, "\(type(of: stage).name): \(error)\(context)")
-                return
-            }
-        }
-        // The same chain with this input's size: a failure of this job only.
-        var failure: String?
-        var failureStage: String?
-        var sized = [Signature(width: header?.width, height: header?.height, depth: depth, alpha: p.inputAlpha)]
-        for stage in stages {
-            do {
-                for sig in sized { try checkSizes(stage.reads, against: sig) }
-                sized = try sized.flatMap { try stage.planned($0) }
-            } catch {
-                failure = "\(error)"
-                failureStage = type(of: stage).name
-                sized = unsized
-                break
-            }
-        }
+        return (stages, canonical)
+    }
+
+    /// The outputs the images of these signatures go to: the template rendered with each one's
+    /// suffix and labels, checked; a GPU texture's levels after the first go into level 0's file.
+    mutating func renderOutputs(
+        _ p: PipelineSpec, _ sized: [Signature], _ values: [String: String], _ context: String
+    ) -> [PlannedOutput] {
         var outputs: [PlannedOutput] = []
         for sig in sized {
-            // Levels after the first of a GPU texture go into the file level 0 opened.
             if let level = sig.textureLevel, level > 0, !outputs.isEmpty {
                 outputs[outputs.count - 1].levels += 1
                 continue
@@ -390,7 +401,8 @@ struct PlanBuilder {
                 if var out = resolveOutput(rendered, at: p.path.key("output"), context: context) {
                     if sig.lossless && out.format == .jpeg { out = out.asPNG() }
                     if sig.textureLevel != nil && out.format.container == nil {
-                        let at = p.stages.first { $0.type.name == "mipmaps" }?.path ?? p.path.key("output")
+                        let specs = p.stages + p.pageStages
+                        let at = specs.first { $0.type.name == "mipmaps" }?.path ?? p.path.key("output")
                         error(at, PlanMessage.textureLayoutNeedsTexture(out.format.rawValue) + context)
                         continue
                     }
@@ -398,17 +410,86 @@ struct PlanBuilder {
                 }
             }
         }
-        canonical += outputs.map { "output " + $0.relative }
-        let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
-        jobs.append(
-            Job(
-                index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
-                variant: variant?.name, stages: stages, outputs: outputs, template: p.output, placeholders: values,
-                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: failure,
-                failureStage: failureStage,
-                reads: reads, fonts: jobFonts, pixels: (header?.width ?? 0) * (header?.height ?? 0),
-                id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
-                parameters: canonical.joined(separator: "\n")))
+        return outputs
+    }
+
+    /// The pipeline's png / jpeg / texture settings with the decoder's placeholders (nil: invalid,
+    /// the decoder says why) and their canonical text.
+    static func decodeSettings(_ p: PipelineSpec, _ decoder: inout ParameterDecoder) -> (
+        png: PNGSettings?, jpeg: JPEGSettings?, texture: TextureSettings?, canonical: [String]
+    ) {
+        var png: PNGSettings? = .standard
+        let pngArgs = p.valid ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters) : nil
+        let jpegArgs = p.valid ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters) : nil
+        if p.valid {
+            do { png = try pngArgs.map(PNGSettings.init) } catch {
+                png = nil
+                decoder.error(p.path.key("png").key("level"), "\(error)")
+            }
+        }
+        let jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : .standard
+        let textureArgs =
+            p.valid ? decoder.decode(p.texture, at: p.path.key("texture"), table: TextureSettings.parameters) : nil
+        let texture = p.valid ? textureArgs.map(TextureSettings.init) : .standard
+        var canonical = [
+            "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
+            "inputAlpha " + p.inputAlpha.rawValue,
+        ]
+        // Only texture pipelines carry it, so other pipelines' keys are what they were.
+        if PlanBuilder.isTextureTemplate(p.output) { canonical.append("texture" + (textureArgs?.canonical ?? "")) }
+        return (png, jpeg, texture, canonical)
+    }
+
+    /// What the stages read besides the input, added to `reads` (each once) and `fonts`: a missing
+    /// or broken file or font is a manifest error (false).
+    mutating func resolveReads(
+        _ stages: [any Stage], _ specs: [StageSpec], _ context: String, _ reads: inout [String],
+        _ fonts: inout [String: FontFace]
+    ) -> Bool {
+        for (k, stage) in stages.enumerated() {
+            for resource in stage.reads {
+                switch resolve(resource) {
+                case .failure(let problem):
+                    self.error(specs[k].path, problem.message(stage: type(of: stage).name) + context)
+                    return false
+                case .success(let file):
+                    if !reads.contains(file.path) { reads.append(file.path) }
+                    if case .font(let spec, _, _) = resource, let face = file.font { fonts[spec] = face }
+                }
+            }
+        }
+        return true
+    }
+
+    /// The signature chain through the stages: without sizes (the alpha-state chain, the same for
+    /// every input: a manifest error, nil) and with the input's size (a failure of this job only).
+    mutating func chains(
+        _ stages: [any Stage], _ specs: [StageSpec], from start: Signature, _ context: String, check: Bool
+    ) -> (unsized: [Signature], sized: [Signature], failure: String?, failureStage: String?)? {
+        var unsized = [Signature(width: nil, height: nil, depth: start.depth, alpha: start.alpha)]
+        for (k, stage) in stages.enumerated() where check {
+            do {
+                unsized = try unsized.flatMap { try stage.planned($0) }
+            } catch {
+                self.error(specs[k].path, "\(type(of: stage).name): \(error)\(context)")
+                return nil
+            }
+        }
+        var failure: String?
+        var failureStage: String?
+        var sized = [start]
+        for stage in stages {
+            do {
+                for sig in sized { try checkSizes(stage.reads, against: sig) }
+                sized = try sized.flatMap { try stage.planned($0) }
+            } catch {
+                failure = "\(error)"
+                failureStage = type(of: stage).name
+                sized = unsized
+                break
+            }
+        }
+        return (unsized, sized, failure, failureStage)
     }
 
     /// Checks a rendered template: relative, no `..`, a known extension, under the root.
@@ -417,11 +498,22 @@ struct PlanBuilder {
             error(path, PlanMessage.absoluteOutput(rendered, root: manifest.output) + context)
             return nil
         }
-        let parts = rendered.split(separator: "/").filter { $0 != "." }
-        if parts.contains("..") {
+        if rendered.split(separator: "/").contains("..") {
             error(path, PlanMessage.outsideRoot(rendered, root: manifest.output) + context)
             return nil
         }
+        guard let out = Self.output(rendered, root: manifest.outputRoot) else {
+            error(path, PlanMessage.unknownExtension(rendered) + context)
+            return nil
+        }
+        return out
+    }
+
+    /// A rendered template as an output under `root`; nil when absolute, holding `..` or ending
+    /// in no known extension.
+    static func output(_ rendered: String, root: String) -> PlannedOutput? {
+        let parts = rendered.split(separator: "/").filter { $0 != "." }
+        guard !rendered.hasPrefix("/"), !parts.contains(".."), !parts.isEmpty else { return nil }
         let relative = parts.joined(separator: "/")
         let lower = relative.lowercased()
         let format: ImageFormat
@@ -434,10 +526,9 @@ struct PlanBuilder {
         } else if lower.hasSuffix(".dds") {
             format = .dds
         } else {
-            error(path, PlanMessage.unknownExtension(rendered) + context)
             return nil
         }
-        return PlannedOutput(path: manifest.outputRoot + "/" + relative, relative: relative, format: format)
+        return PlannedOutput(path: root + "/" + relative, relative: relative, format: format)
     }
 
     /// Symlinks escaping the root, outputs that are inputs, two jobs writing one path.

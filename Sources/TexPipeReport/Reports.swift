@@ -53,6 +53,13 @@ public enum Reports {
             var stages: [StageTime]
             var notes: [String]
             var seconds: Double
+            /// An atlas job's sprites, in name order.
+            var sprites: [Sprite]?
+        }
+
+        struct Sprite: Codable {
+            var name: String
+            var input: String
         }
 
         struct ErrorEntry: Codable {
@@ -80,7 +87,8 @@ public enum Reports {
                 reason: r.decision?.description,
                 error: r.errorMessage.map { JSONReport.ErrorEntry(stage: r.errorStage, message: $0) },
                 outputs: r.recorded, stages: r.timings.map { .init(name: $0.name, seconds: $0.seconds) },
-                notes: r.notes, seconds: r.seconds)
+                notes: r.notes, seconds: r.seconds,
+                sprites: job.atlas?.sprites.map { .init(name: $0.name, input: relative($0.path, plan)) })
         }
         let failed = results.filter { $0.status == .failed }.count
         let report = JSONReport(
@@ -192,6 +200,10 @@ public enum Reports {
               background-size: 16px 16px; background-position: 0 0, 0 8px, 8px -8px, -8px 0; display: inline-block; }
             .checker img { display: block; image-rendering: pixelated; }
             .error { color: #a00; font-family: monospace; }
+            .page { position: relative; }
+            .frames { position: absolute; left: 0; top: 0; }
+            .frames rect { fill: transparent; stroke: #e0217a; stroke-width: 1; }
+            .frames rect:hover { fill: rgba(224, 33, 122, 0.25); }
             </style></head><body>
             <h1>texpipe report</h1>
             <p id="summary">\(xml(plan.manifest.file)): \(results.count) jobs, \(results.count - failed) ok, \(failed) failed, \(results.filter(\.cacheHit).count) up to date</p>
@@ -205,6 +217,11 @@ public enum Reports {
                 "<section class=\"job\(r.status == .failed ? " failed" : "")\" id=\"job-\(job.index)\"><h2>\(title)</h2>\n"
             if let e = r.error { h += "<p class=\"error\">\(xml(e))</p>\n" }
             h += "<div class=\"row\">"
+            if job.atlas != nil {
+                if r.status == .ok { h += atlasFigures(r.written, job.index, dir: dir, thumbnail) }
+                h += "</div></section>\n"
+                continue
+            }
             if let t = thumbnail(job.input, "\(job.index)-input.png") {
                 h +=
                     "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"input\"></div><figcaption>input</figcaption></figure>"
@@ -226,6 +243,65 @@ public enum Reports {
         }
         h += "</main></body></html>\n"
         try AtomicWriter.write(Array(h.utf8), to: dir + "/index.html")
+    }
+
+    /// An atlas's pages, each with its frames outlined (an SVG over the picture, named on hover
+    /// from the page's JSON hash), and its data files listed.
+    static func atlasFigures(
+        _ written: [PlannedOutput], _ index: Int, dir: String, _ thumbnail: (Image, String) -> String?
+    ) -> String {
+        var h = ""
+        for (k, out) in written.enumerated() where !out.isData {
+            if out.format.container != nil {
+                h += textureFigures(out, out.relative, "\(index)-\(k)", thumbnail)
+                continue
+            }
+            guard case .success(let bytes) = FileReader.read(out.path),
+                let page = try? ImageDecoder.decode(bytes, path: out.path)
+            else { continue }
+            // Pages are shown larger than job thumbnails: up to 640 px.
+            let scale = min(1, 640 / Double(max(page.width, page.height)))
+            var context = StageContext()
+            let shown = (try? Resize(scale: scale).applied(to: page, context: &context)[0]) ?? page
+            guard let png = try? ImageEncoder.png(shown) else { continue }
+            let name = "thumbs/\(index)-page\(k).png"
+            try? AtomicWriter.write(png, to: dir + "/" + name)
+            h += pageFigure(out, shown, name, frames: frames(besides: out), scale: scale)
+        }
+        let data = written.filter(\.isData).map { xml($0.relative) }
+        if !data.isEmpty { h += "<p>data: " + data.joined(separator: ", ") + "</p>" }
+        return h
+    }
+
+    /// The frames a page's JSON hash lists: name, x, y, w, h, rotated.
+    static func frames(besides page: PlannedOutput) -> [(name: String, x: Int, y: Int, w: Int, h: Int, rotated: Bool)] {
+        let path = PathText.deletingExtension(page.path) + ".json"
+        guard case .success(let bytes) = FileReader.read(path),
+            let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let frames = root["frames"] as? [String: Any]
+        else { return [] }
+        return frames.keys.sorted().compactMap { name in
+            guard let f = frames[name] as? [String: Any], let r = f["frame"] as? [String: Int] else { return nil }
+            return (name, r["x"] ?? 0, r["y"] ?? 0, r["w"] ?? 0, r["h"] ?? 0, (f["rotated"] as? Bool) ?? false)
+        }
+    }
+
+    static func pageFigure(
+        _ out: PlannedOutput, _ shown: Image, _ uri: String,
+        frames: [(name: String, x: Int, y: Int, w: Int, h: Int, rotated: Bool)], scale: Double
+    ) -> String {
+        var svg =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(shown.width)\" height=\"\(shown.height)\" class=\"frames\">"
+        for f in frames {
+            let (w, h) = f.rotated ? (f.h, f.w) : (f.w, f.h)
+            let x = Double(f.x) * scale
+            let y = Double(f.y) * scale
+            svg +=
+                "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(Double(w) * scale)\" height=\"\(Double(h) * scale)\"><title>\(xml(f.name))\(f.rotated ? " (rotated)" : "")</title></rect>"
+        }
+        svg += "</svg>"
+        return "<figure><div class=\"checker page\"><img src=\"\(uri)\" alt=\"\(xml(out.relative))\">\(svg)</div>"
+            + "<figcaption>\(xml(out.relative)) · \(frames.count) frames</figcaption></figure>"
     }
 
     /// A KTX2 / DDS output decoded: level 0 and the chain as a strip, or "not previewable".

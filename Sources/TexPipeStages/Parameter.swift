@@ -9,6 +9,8 @@ public struct Parameter: Sendable {
         case number(ClosedRange<Double>)
         case boolean
         case choice([String])
+        /// A non-empty array of distinct values, each one of these (`"data": ["json", "libgdx"]`).
+        case choices([String])
         /// One of a few integers, e.g. a bit depth of 8 or 16.
         case integerChoice([Int])
         case color
@@ -79,6 +81,7 @@ public struct Parameter: Sendable {
         case .number(let r): "a number in \(Parameter.show(r))"
         case .boolean: "true or false"
         case .choice(let o): "one of " + o.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .choices(let o): "a non-empty array of distinct values from " + o.map { "\"\($0)\"" }.joined(separator: ", ")
         case .integerChoice(let o): o.map(String.init).joined(separator: " or ")
         case .color: "a color"
         case .text: "a string"
@@ -200,6 +203,14 @@ public struct Arguments: Sendable {
     public func optionalColor(_ name: String) -> Color? {
         if case .color(let v)? = values[name] { return v }
         return nil
+    }
+    /// A `choices` parameter as enum values, in the order given.
+    public func choices<T: RawRepresentable>(_ name: String, as: T.Type) -> [T] where T.RawValue == String {
+        guard case .list(let items)? = values[name] else { preconditionFailure("parameter \(name) is not a list") }
+        return items.map { item in
+            guard case .text(let s) = item, let v = T(rawValue: s) else { preconditionFailure("choice \(name) out of table") }
+            return v
+        }
     }
     public func integers(_ name: String) -> [Int] {
         if case .integers(let v)? = values[name] { return v }

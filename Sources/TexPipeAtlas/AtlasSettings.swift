@@ -1,0 +1,92 @@
+/// A pipeline's `atlas` object (SPEC §3b): how its sprites are packed into pages and what
+/// metadata is written beside them.
+public struct AtlasSettings: Sendable, Equatable {
+    /// The page-size rule: each side a power of two, any size, or a multiple of 4 (whole blocks
+    /// for block-compressed pages).
+    public enum SizeRule: String, Sendable, CaseIterable {
+        case pot
+        case any
+        case multipleOf4 = "multiple-of-4"
+
+        /// The smallest size ≥ n the rule allows.
+        public func roundUp(_ n: Int) -> Int {
+            switch self {
+            case .any: return max(1, n)
+            case .multipleOf4: return max(4, (n + 3) / 4 * 4)
+            case .pot:
+                var p = 1
+                while p < n { p <<= 1 }
+                return p
+            }
+        }
+
+        /// The largest size ≤ n the rule allows (0 when none).
+        public func roundDown(_ n: Int) -> Int {
+            switch self {
+            case .any: return max(0, n)
+            case .multipleOf4: return n / 4 * 4
+            case .pot:
+                guard n >= 1 else { return 0 }
+                var p = 1
+                while p * 2 <= n { p <<= 1 }
+                return p
+            }
+        }
+
+        /// The next smaller size the rule allows below n (n − 1, n − 4, n / 2).
+        public func step(below n: Int) -> Int {
+            switch self {
+            case .any: return n - 1
+            case .multipleOf4: return n - 4
+            case .pot: return n / 2
+            }
+        }
+    }
+
+    /// The metadata files: TexturePacker's JSON hash per page, libGDX's `.atlas` for all pages.
+    public enum DataFormat: String, Sendable, CaseIterable {
+        case json
+        case libgdx
+    }
+
+    public var maxWidth: Int
+    public var maxHeight: Int
+    public var size: SizeRule
+    public var padding: Int
+    public var border: Int
+    public var extrude: Int
+    public var trim: Bool
+    public var rotate: Bool
+    /// The sprite-name template (`{path}/{file}`).
+    public var name: String
+    public var data: [DataFormat]
+
+    public init(
+        maxWidth: Int = 2048, maxHeight: Int = 2048, size: SizeRule = .pot, padding: Int = 2, border: Int = 0,
+        extrude: Int = 0, trim: Bool = true, rotate: Bool = false, name: String = "{path}/{file}",
+        data: [DataFormat] = [.json]
+    ) {
+        self.maxWidth = maxWidth
+        self.maxHeight = maxHeight
+        self.size = size
+        self.padding = padding
+        self.border = border
+        self.extrude = extrude
+        self.trim = trim
+        self.rotate = rotate
+        self.name = name
+        self.data = data
+    }
+
+    public static let standard = AtlasSettings()
+
+    /// The largest page under the rule (`maxSize` rounded down to it).
+    public var pageLimit: (width: Int, height: Int) { (size.roundDown(maxWidth), size.roundDown(maxHeight)) }
+
+    /// Whether a page can hold even one 1×1 sprite with its extrusion and border.
+    public var holdsOnePixel: Bool {
+        let need = 1 + 2 * extrude + 2 * border
+        let (w, h) = pageLimit
+        return w >= need && h >= need && size.roundUp(need) <= w && size.roundUp(need) <= h
+    }
+}

@@ -1,0 +1,133 @@
+public import TexPipePixels
+
+/// A sprite ready for packing: its pixels after its stages and the atlas's trim, and where they
+/// sat in the untrimmed image (what an engine needs to restore the frame). SPEC §3b.
+public struct AtlasSprite: Sendable {
+    public var name: String
+    public var image: Image
+    /// The untrimmed size.
+    public var sourceWidth: Int
+    public var sourceHeight: Int
+    /// The trimmed rectangle's origin inside the untrimmed image.
+    public var offsetX: Int
+    public var offsetY: Int
+    public var trimmed: Bool { image.width != sourceWidth || image.height != sourceHeight }
+
+    /// `image` with its border of alpha-0 rows and columns removed when `trim` (a sprite
+    /// transparent everywhere becomes 1×1 transparent at (0, 0)).
+    public init(name: String, image: Image, trim: Bool) {
+        self.name = name
+        sourceWidth = image.width
+        sourceHeight = image.height
+        offsetX = 0
+        offsetY = 0
+        guard trim else {
+            self.image = image
+            return
+        }
+        guard let b = Self.opaqueBounds(image) else {
+            self.image = image.with(width: 1, height: 1, pixels: Image(width: 1, height: 1, depth: image.depth).pixels)
+            return
+        }
+        offsetX = b.x
+        offsetY = b.y
+        self.image =
+            b.w == image.width && b.h == image.height ? image : Self.cropped(image, x: b.x, y: b.y, w: b.w, h: b.h)
+    }
+
+    /// The bounding box of texels with alpha > 0; nil when there is none.
+    static func opaqueBounds(_ image: Image) -> (x: Int, y: Int, w: Int, h: Int)? {
+        func scan<C: PixelChannel>(_ p: [C]) -> (Int, Int, Int, Int)? {
+            let w = image.width
+            var (x0, y0, x1, y1) = (Int.max, Int.max, -1, -1)
+            p.withUnsafeBufferPointer { b in
+                for y in 0..<image.height {
+                    var first = -1
+                    var last = -1
+                    var i = y * w * 4 + 3
+                    for x in 0..<w {
+                        if b[i] != 0 {
+                            if first < 0 { first = x }
+                            last = x
+                        }
+                        i += 4
+                    }
+                    if first >= 0 {
+                        x0 = min(x0, first)
+                        x1 = max(x1, last)
+                        y0 = min(y0, y)
+                        y1 = y
+                    }
+                }
+            }
+            return x1 < 0 ? nil : (x0, y0, x1 - x0 + 1, y1 - y0 + 1)
+        }
+        switch image.pixels {
+        case .rgba8(let p): return scan(p)
+        case .rgba16(let p): return scan(p)
+        }
+    }
+
+    static func cropped(_ image: Image, x: Int, y: Int, w: Int, h: Int) -> Image {
+        func cut<C: PixelChannel>(_ p: [C]) -> [C] {
+            var out = [C](repeating: 0, count: w * h * 4)
+            for row in 0..<h {
+                let s = ((y + row) * image.width + x) * 4
+                out[(row * w * 4)..<((row + 1) * w * 4)] = p[s..<(s + w * 4)]
+            }
+            return out
+        }
+        switch image.pixels {
+        case .rgba8(let p): return image.with(width: w, height: h, pixels: .rgba8(cut(p)))
+        case .rgba16(let p): return image.with(width: w, height: h, pixels: .rgba16(cut(p)))
+        }
+    }
+}
+
+/// Draws a page: every sprite's pixels at its frame (turned 90° clockwise when rotated: sprite
+/// texel (sx, sy) of a w × h sprite lands at (x + h − 1 − sy, y + sx)), its edge texels repeated
+/// `extrude` texels outward, and (0, 0, 0, 0) everywhere else. 16-bit when any sprite is (8-bit
+/// values widen by × 257, exactly). SPEC §3b.
+public enum Sheet {
+    public static func draw(_ page: Packer.Page, sprites: [AtlasSprite], extrude e: Int, alpha: AlphaState) -> Image {
+        let depth = page.placements.contains { sprites[$0.sprite].image.depth == 16 } ? 16 : 8
+        var out = Image(width: page.width, height: page.height, depth: depth, alpha: alpha)
+        func paint<D: PixelChannel>(_ dst: inout [D]) {
+            for p in page.placements {
+                let img = sprites[p.sprite].image
+                switch img.pixels {
+                case .rgba8(let s): place(s, img.width, img.height, p, into: &dst, pageWidth: page.width, extrude: e)
+                case .rgba16(let s): place(s, img.width, img.height, p, into: &dst, pageWidth: page.width, extrude: e)
+                }
+            }
+        }
+        out.pixels.modify({ paint(&$0) }, { paint(&$0) })
+        return out
+    }
+
+    /// One sprite with its extrusion. Stored (u, v) shows sprite texel (u, v), or when rotated
+    /// (v, h − 1 − u); texels outside the stored rectangle repeat the nearest edge texel.
+    static func place<S: PixelChannel, D: PixelChannel>(
+        _ src: [S], _ w: Int, _ h: Int, _ p: Packer.Placement, into dst: inout [D], pageWidth pw: Int, extrude e: Int
+    ) {
+        let (sw, sh) = p.rotated ? (h, w) : (w, h)
+        // 8-bit into 16-bit widens by 257 (exact: 255 · 257 = 65535); same depth copies.
+        let widen = S.maxValue == 255 && D.maxValue == 65535
+        src.withUnsafeBufferPointer { s in
+            dst.withUnsafeMutableBufferPointer { d in
+                for v in -e..<(sh + e) {
+                    let cv = min(max(v, 0), sh - 1)
+                    var di = ((p.y + v) * pw + p.x - e) * 4
+                    for u in -e..<(sw + e) {
+                        let cu = min(max(u, 0), sw - 1)
+                        let si = p.rotated ? ((h - 1 - cu) * w + cv) * 4 : (cv * w + cu) * 4
+                        for c in 0..<4 {
+                            d[di + c] = widen ? D(truncatingIfNeeded: Int(s[si + c]) * 257) : D(truncatingIfNeeded: s[si + c])
+                        }
+                        di += 4
+                    }
+                }
+            }
+        }
+    }
+}

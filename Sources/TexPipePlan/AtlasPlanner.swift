@@ -1,0 +1,132 @@
+internal import Foundation
+internal import TexPipeAtlas
+internal import TexPipeCodecs
+internal import TexPipeManifest
+internal import TexPipePixels
+internal import TexPipeStages
+
+extension PlanBuilder {
+    /// An atlas pipeline's one job per variant (SPEC §3b): every sprite (after `exclude`) in name
+    /// order with its stages, the settings, the page stages, page 0's outputs. Its reads — every
+    /// sprite, then what the stages read — are its cache key.
+    mutating func addAtlas(_ p: PipelineSpec, _ matches: [Glob.Match], variant: Variant?) {
+        guard let object = p.atlas, p.valid else { return }
+        var values = variant?.values ?? [:]
+        values["pipeline"] = p.name
+        let context = variant.map { PlanMessage.variantContext($0.name) } ?? ""
+        var decoder = ParameterDecoder(
+            file: manifest.file, placeholders: values, knownNames: [], context: context,
+            baseDirectory: manifest.directory)
+        var table = object
+        table.remove("name")
+        var nameTemplate = AtlasSettings.standard.name
+        if case .string(let s)? = object["name"] { nameTemplate = s }
+        let atlasArgs = decoder.decode(
+            table, at: p.path.key("atlas"), table: AtlasSettings.parameters.filter { $0.name != "name" })
+        var settings: AtlasSettings?
+        do { settings = try atlasArgs.map { try AtlasSettings($0, name: nameTemplate) } } catch {
+            decoder.error(p.path.key("atlas").key("maxSize"), "\(error)")
+        }
+        let (pageStages, pageCanonical) = Self.decodeStages(p.pageStages, p, &decoder)
+        let output = Self.decodeSettings(p, &decoder)
+        // Sprite stages without placeholders decode once for all sprites.
+        let shared = PlanBuilder.hasPlaceholder(p) ? nil : Self.decodeStages(p.stages, p, &decoder)
+        diagnostics += decoder.diagnostics
+        guard decoder.diagnostics.isEmpty, var settings, let atlasArgs, let png = output.png,
+            let jpeg = output.jpeg, let texture = output.texture
+        else { return }
+        settings.name = nameTemplate
+        if !settings.holdsOnePixel || (settings.rotate && settings.data.contains(.libgdx)) {
+            return  // reported by the manifest's static pass (or per variant below when from placeholders)
+        }
+
+        var reads: [String] = []
+        var fonts: [String: FontFace] = [:]
+        var sprites: [AtlasInput] = []
+        var canonical: [String] = ["atlas" + atlasArgs.canonical + " name " + nameTemplate]
+        var alpha = p.inputAlpha
+        var depth = 8
+        for m in matches {
+            let absolute = manifest.directory + "/" + m.relativePath
+            inputsRealPaths.insert(realFile(absolute, known: shapes))
+            let header = try? self.header(absolute).get()
+            let file = PathText.lastComponent(m.relativePath)
+            let ext = PathText.pathExtension(file)
+            var v = values
+            v["path"] = m.folder
+            v["file"] = ext.isEmpty ? file : String(file.dropLast(ext.count + 1))
+            v["ext"] = ext
+            var name: String
+            switch Template.render(nameTemplate, v) {
+            case .success(let n): name = n
+            case .failure(let u):
+                error(p.path.key("atlas").key("name"), Say.unresolved(u.name, in: nameTemplate, known: v.keys.sorted()))
+                return
+            }
+            while name.hasPrefix("./") || name.hasPrefix("/") { name.removeFirst(name.hasPrefix("/") ? 1 : 2) }
+            var stages: [any Stage]
+            if let shared {
+                stages = shared.0
+            } else {
+                var d = ParameterDecoder(
+                    file: manifest.file, placeholders: v, knownNames: [], context: context,
+                    baseDirectory: manifest.directory)
+                let decoded = Self.decodeStages(p.stages, p, &d)
+                diagnostics += d.diagnostics
+                guard d.diagnostics.isEmpty else { return }
+                stages = decoded.0
+                canonical.append(name + ": " + decoded.1.joined(separator: "\n"))
+            }
+            var spriteReads: [String] = []
+            guard resolveReads(stages, p.stages, context, &spriteReads, &fonts) else { return }
+            reads += spriteReads.filter { !reads.contains($0) }
+            let start = Signature(
+                width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
+            guard let chain = chains(stages, p.stages, from: start, context, check: true) else { return }
+            guard chain.unsized.count == 1 else {
+                error(p.path.key("stages"), PlanMessage.spriteImages(chain.unsized.count) + context)
+                return
+            }
+            alpha = chain.unsized[0].alpha
+            depth = max(depth, header?.depth ?? 8)
+            sprites.append(
+                AtlasInput(
+                    path: absolute, display: Planner.display(absolute), name: name, stages: stages,
+                    pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: chain.failure,
+                    failureStage: chain.failureStage))
+        }
+        if let shared { canonical.append(shared.1.joined(separator: "\n")) }
+        sprites.sort { $0.name != $1.name ? $0.name < $1.name : $0.path < $1.path }
+        for (a, b) in zip(sprites, sprites.dropFirst()) where a.name == b.name {
+            error(p.path.key("inputs"), PlanMessage.spriteNameTwice(a.name, a.display, b.display) + context)
+            return
+        }
+        guard !sprites.isEmpty else { return }
+        // The sprites' files first (in name order), then what the stages read.
+        reads = sprites.map(\.path) + reads.filter { r in !sprites.contains { $0.path == r } }
+        guard resolveReads(pageStages, p.pageStages, context, &reads, &fonts) else { return }
+        // Pages: planned at the largest page's size, for the names of the outputs they may make.
+        let limit = settings.pageLimit
+        let pageStart = Signature(width: limit.width, height: limit.height, depth: depth, alpha: alpha)
+        guard let pageChain = chains(pageStages, p.pageStages, from: pageStart, context, check: true) else { return }
+        var pageValues = values
+        pageValues["page"] = "0"
+        let outputs = renderOutputs(p, pageChain.unsized.count == pageChain.sized.count ? pageChain.sized : pageChain.unsized, pageValues, context)
+        guard !outputs.isEmpty else { return }
+        canonical += pageCanonical.map { "page " + $0 } + output.canonical
+        canonical.append("template " + p.output)
+        jobs.append(
+            Job(
+                index: jobs.count, pipeline: p.name, input: sprites[0].path,
+                inputDisplay: PlanMessage.atlasDisplay(p.name, sprites: sprites.count),
+                variant: variant?.name, stages: [], outputs: outputs, template: p.output, placeholders: values,
+                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: nil, failureStage: nil,
+                reads: reads, fonts: fonts,
+                atlas: AtlasPlan(
+                    settings: settings, sprites: sprites, pageStages: pageStages, template: p.output, values: values,
+                    outputRoot: manifest.outputRoot),
+                pixels: sprites.reduce(0) { $0 + $1.pixels },
+                id: [p.name, "\u{1}atlas", variant?.name ?? ""].joined(separator: "\u{0}"),
+                parameters: canonical.joined(separator: "\n")))
+    }
+}
