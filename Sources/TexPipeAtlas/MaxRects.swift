@@ -33,14 +33,19 @@ struct MaxRectsBin {
 
     let width: Int32
     let height: Int32
-    private(set) var free: [Rect]
+    /// Free rectangles as (x0, y0, −x1, −y1): `a` contains `b` exactly when every lane of `b` is
+    /// ≥ `a`'s, one vector compare (the containment tests are most of the work).
+    private(set) var free: [SIMD4<Int32>]
     private(set) var used: [Rect] = []
-    private var fresh: [Rect] = []
+    private var fresh: [SIMD4<Int32>] = []
+
+    @inline(__always) static func packed(_ r: Rect) -> SIMD4<Int32> { SIMD4(r.x, r.y, -(r.x + r.w), -(r.y + r.h)) }
+    @inline(__always) static func unpacked(_ v: SIMD4<Int32>) -> Rect { Rect(x: v[0], y: v[1], w: -v[2] - v[0], h: -v[3] - v[1]) }
 
     init(width: Int, height: Int) {
         self.width = Int32(width)
         self.height = Int32(height)
-        free = [Rect(x: 0, y: 0, w: Int32(width), h: Int32(height))]
+        free = [Self.packed(Rect(x: 0, y: 0, w: Int32(width), h: Int32(height)))]
         free.reserveCapacity(256)
     }
 
@@ -78,7 +83,8 @@ struct MaxRectsBin {
                 best = (Rect(x: f.x, y: f.y, w: rw, h: rh), turned)
             }
         }
-        for f in free {
+        for v in free {
+            let f = Self.unpacked(v)
             consider(f, w, h, false)
             if rotate && w != h { consider(f, h, w, true) }
         }
@@ -101,44 +107,48 @@ struct MaxRectsBin {
         return score
     }
 
-    /// Takes `r` out of the free space: splits what it intersects, prunes what is contained.
+    /// Takes `r` out of the free space: splits what it intersects (kept in order, compacted in
+    /// place), then drops each new remainder contained in an old free rectangle or in another new
+    /// one. An old rectangle is never inside a new remainder: the remainder lies inside an old
+    /// rectangle, and the old list held no rectangle inside another (Jylänki's RectangleBinPack
+    /// makes the same argument), so only the new ones need checking.
     mutating func place(_ r: Rect) {
         fresh.removeAll(keepingCapacity: true)
-        var i = 0
-        var n = free.count
-        while i < n {
-            let f = free[i]
-            if r.x >= f.x + f.w || r.x + r.w <= f.x || r.y >= f.y + f.h || r.y + r.h <= f.y {
-                i += 1
-                continue
+        // r intersects f ⟺ (r.x0, r.y0, −r.x1, −r.y1) < (f.x1, f.y1, −f.x0, −f.y0) in every lane.
+        let rv = Self.packed(r)
+        let (rx0, ry0, rx1, ry1) = (r.x, r.y, r.x + r.w, r.y + r.h)
+        var kept = 0
+        let n = free.count
+        free.withUnsafeMutableBufferPointer { list in
+            for i in 0..<n {
+                let v = list[i]
+                let far = SIMD4<Int32>(-v[2], -v[3], -v[0], -v[1])
+                if any(rv .>= far) {
+                    list[kept] = v
+                    kept += 1
+                    continue
+                }
+                let (fx0, fy0, fx1, fy1) = (v[0], v[1], -v[2], -v[3])
+                if rx0 > fx0 { fresh.append(SIMD4(fx0, fy0, -rx0, -fy1)) }
+                if rx1 < fx1 { fresh.append(SIMD4(rx1, fy0, -fx1, -fy1)) }
+                if ry0 > fy0 { fresh.append(SIMD4(fx0, fy0, -fx1, -ry0)) }
+                if ry1 < fy1 { fresh.append(SIMD4(fx0, ry1, -fx1, -fy1)) }
             }
-            if r.x > f.x { fresh.append(Rect(x: f.x, y: f.y, w: r.x - f.x, h: f.h)) }
-            if r.x + r.w < f.x + f.w { fresh.append(Rect(x: r.x + r.w, y: f.y, w: f.x + f.w - r.x - r.w, h: f.h)) }
-            if r.y > f.y { fresh.append(Rect(x: f.x, y: f.y, w: f.w, h: r.y - f.y)) }
-            if r.y + r.h < f.y + f.h { fresh.append(Rect(x: f.x, y: r.y + r.h, w: f.w, h: f.y + f.h - r.y - r.h)) }
-            // Order kept (swap-remove would make ties depend on the history of removals less
-            // predictably); removal shifts are cheap next to scoring.
-            free.remove(at: i)
-            n -= 1
         }
-        // A new remainder inside an old free rectangle or inside another new one is dropped; an old
-        // one inside a new remainder is dropped.
+        free.removeLast(n - kept)
+        // New remainders: dropped when inside an old one, or inside (or equal to, and after) another new one.
         var k = 0
         while k < fresh.count {
             let a = fresh[k]
             var dead = false
-            for f in free where f.contains(a) {
+            for f in free where all(a .>= f) {
                 dead = true
                 break
             }
             if !dead {
-                var j = 0
-                while j < fresh.count {
-                    if j != k && fresh[j].contains(a) && (fresh[j] != a || j < k) {
-                        dead = true
-                        break
-                    }
-                    j += 1
+                for j in fresh.indices where j != k && all(a .>= fresh[j]) && (fresh[j] != a || j < k) {
+                    dead = true
+                    break
                 }
             }
             if dead {
@@ -147,10 +157,7 @@ struct MaxRectsBin {
                 k += 1
             }
         }
-        if !fresh.isEmpty {
-            free.removeAll { f in fresh.contains { $0.contains(f) } }
-            free.append(contentsOf: fresh)
-        }
+        free.append(contentsOf: fresh)
         used.append(r)
     }
 }

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// Packs sprites into as few and as small pages as the MaxRects heuristics reach (SPEC §3b).
 ///
 /// Each sprite becomes a rectangle of its size plus its extrusion on every side plus `padding`
@@ -5,10 +7,10 @@
 /// in the bin leave exactly `padding` texels between their extruded areas, and the last column
 /// of padding falls outside the page.
 ///
-/// A page size is found by search, not grown: every size under the rule (powers of two), or every
-/// width on a grid with its smallest height by bisection (`any`, `multiple-of-4`), is tried with
-/// several heuristics × sort orders in increasing area; the first that holds every sprite wins,
-/// and the page is then cut to the rule's smallest size around what is on it. When even the
+/// A page size is found by search, not grown: every size under the rule in increasing area
+/// (powers of two), or widths on a grid each with the height the packing needs (`any`,
+/// `multiple-of-4`), is tried with several heuristics × sort orders; the smallest page that holds
+/// every sprite wins, cut to the rule's smallest size around what is on it. When even the
 /// largest page cannot hold them all, pages are filled at the largest size, each with the
 /// combination that places the most area, and the last page is searched again.
 ///
@@ -71,8 +73,10 @@ public struct Packer: Sendable {
             orders = [.area, .longSide, .height]
             heuristics = [.bestShortSide, .bestArea, .bottomLeft]
         default:
-            orders = [.area, .longSide]
-            heuristics = [.bestShortSide, .bottomLeft]
+            return [
+                Combo(order: .area, heuristic: .bestShortSide), Combo(order: .longSide, heuristic: .bestShortSide),
+                Combo(order: .longSide, heuristic: .bottomLeft),
+            ]
         }
         return heuristics.flatMap { h in orders.map { Combo(order: $0, heuristic: h) } }
     }
@@ -248,43 +252,37 @@ public struct Packer: Sendable {
                     }
                 }
             case .any, .multipleOf4:
-                // Widths on a grid (about 3 % apart) from the narrowest possible to the largest; for
-                // each, the smallest height by bisection, bounded by the best area so far.
-                var widths: [Int] = []
-                var w = Double(minW)
-                let stepFactor = items.count > 2500 ? 1.08 : (items.count > 400 ? 1.05 : 1.03)
-                while Int(w) <= limitW {
-                    let r = s.size.roundUp(Int(w))
-                    if r <= limitW && widths.last != r { widths.append(r) }
-                    w = max(w * stepFactor, w + 1)
-                }
-                if widths.last != limitW { widths.append(limitW) }
-                // Widths near the square of the area first: they set a tight bound early.
+                // Widths on a geometric grid around the square of the padded area (aspect within
+                // about 1:6 each way, wider where the widest sprite needs it); for each, one pass
+                // per combination into a page of the largest height, cut to what it used: the
+                // combinations fill the top first, so the height they leave is the one to beat.
                 let side = Double(area).squareRoot()
+                let count = items.count < 400 ? 24 : (items.count < 2500 ? 12 : 4)
+                var widths: [Int] = []
+                func grid(_ low: Double, _ high: Double, _ count: Int) {
+                    for k in 0..<count {
+                        let w = low * pow(high / max(low, 1), Double(k) / Double(max(1, count - 1)))
+                        let r = min(limitW, s.size.roundUp(Int(w.rounded())))
+                        if r >= minW && !widths.contains(r) { widths.append(r) }
+                    }
+                }
+                let low = max(Double(minW), side / 2.5)
+                grid(low, min(Double(limitW), max(side * 2.5, low)), count)
+                // Few sprites: long thin pages too (a column of tiny sprites can be the smallest).
+                if items.count <= 1000 { grid(Double(minW), Double(limitW), 12) }
+                // Those nearest the square first: they set a tight bound early.
                 widths.sort { abs(Double($0) - side) < abs(Double($1) - side) || (abs(Double($0) - side) == abs(Double($1) - side) && $0 < $1) }
                 for w in widths {
-                    let bestArea = best.width * best.height
-                    // Heights that could beat the best: below bestArea / w, at least what the area needs.
-                    var hi = min(limitH, s.size.roundDown((bestArea - 1) / w))
-                    var lo = minH
-                    while lo <= hi && inner(w, lo) < area { lo = s.size.roundUp(lo + 1) }
-                    guard lo <= hi else { continue }
-                    var found: [Placement]?
-                    // Bisection on the rule's grid: fits(hi) is not checked first (it usually holds).
-                    while lo <= hi {
-                        let mid = s.size.roundDown((lo + hi) / 2 >= lo ? (lo + hi) / 2 : lo)
-                        let m = max(lo, mid)
-                        if let p = fits(items, width: w, height: m, combos: combos) {
-                            found = p
-                            hi = s.size.step(below: m)
-                            if hi < lo { break }
-                            hi = s.size.roundDown(hi)
-                        } else {
-                            lo = s.size.roundUp(m + 1)
+                    // No height at this width can beat the best when even a perfect fill could not.
+                    let bound = s.size.roundUp(area / (w - 2 * s.border + s.padding) + 2 * s.border - s.padding)
+                    guard w * bound < best.width * best.height else { continue }
+                    for c in combos {
+                        let sortedItems = order[c.order] ?? sorted(items, c.order)
+                        order[c.order] = sortedItems
+                        guard let p = pass(sortedItems, c.heuristic, width: w, height: limitH, all: true) else {
+                            continue
                         }
-                    }
-                    if let found {
-                        let page = fitted(found)
+                        let page = fitted(p)
                         if page.width * page.height < best.width * best.height
                             || (page.width * page.height == best.width * best.height && page.width < best.width)
                         {
