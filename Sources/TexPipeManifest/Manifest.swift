@@ -239,7 +239,8 @@ struct ManifestReader {
             }
         }
         textureChecks(texture, template: template, at: path)
-        let stages = self.stages(o["stages"], at: path, known: known)
+        // An atlas may pack its inputs as they are: its per-sprite stages are optional.
+        let stages = isAtlas && o["stages"] == nil ? [] : self.stages(o["stages"], at: path, known: known)
         var atlas: JSONObject?
         var pageStages: [StageSpec] = []
         var templateKnown = known

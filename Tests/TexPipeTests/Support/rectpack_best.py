@@ -103,7 +103,7 @@ def smallest(sizes, pad, rule, max_size, rotate):
 
 
 if __name__ == "__main__":
-    job = json.load(sys.stdin)
+    job = json.load(open(sys.argv[1]) if len(sys.argv) > 1 else sys.stdin)
     page = smallest([tuple(s) for s in job["sizes"]], job.get("padding", 0), job.get("rule", "pot"),
                     job.get("maxSize", 2048), job.get("rotate", False))
     if page is None:
