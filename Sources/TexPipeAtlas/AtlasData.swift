@@ -4,7 +4,8 @@ public enum AtlasData {
     /// TexturePacker's "JSON hash" for one page (what Phaser, PixiJS and Cocos read): `frames`
     /// keyed by name with `frame` (x, y and the unrotated trimmed w, h), `rotated`, `trimmed`,
     /// `spriteSourceSize`, `sourceSize`; `meta` with the page's file name, size, format and scale.
-    public static func jsonHash(_ page: Packer.Page, sprites: [AtlasSprite], image: String, version: String) -> [UInt8] {
+    public static func jsonHash(_ page: Packer.Page, sprites: [AtlasSprite], image: String, version: String) -> [UInt8]
+    {
         var out = "{\"frames\": {\n"
         let frames = page.placements.sorted { sprites[$0.sprite].name < sprites[$1.sprite].name }
         for (k, p) in frames.enumerated() {

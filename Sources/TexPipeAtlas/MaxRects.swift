@@ -40,7 +40,9 @@ struct MaxRectsBin {
     private var fresh: [SIMD4<Int32>] = []
 
     @inline(__always) static func packed(_ r: Rect) -> SIMD4<Int32> { SIMD4(r.x, r.y, -(r.x + r.w), -(r.y + r.h)) }
-    @inline(__always) static func unpacked(_ v: SIMD4<Int32>) -> Rect { Rect(x: v[0], y: v[1], w: -v[2] - v[0], h: -v[3] - v[1]) }
+    @inline(__always) static func unpacked(_ v: SIMD4<Int32>) -> Rect {
+        Rect(x: v[0], y: v[1], w: -v[2] - v[0], h: -v[3] - v[1])
+    }
 
     init(width: Int, height: Int) {
         self.width = Int32(width)

@@ -88,7 +88,8 @@ public struct Packer: Sendable {
         let grow = 2 * s.extrude + s.padding
         let rects = sizes.map { Size(width: $0.width + grow, height: $0.height + grow) }
         for (i, size) in sizes.enumerated() {
-            let need = Size(width: size.width + 2 * s.extrude + 2 * s.border, height: size.height + 2 * s.extrude + 2 * s.border)
+            let need = Size(
+                width: size.width + 2 * s.extrude + 2 * s.border, height: size.height + 2 * s.extrude + 2 * s.border)
             let fits = need.width <= limitW && need.height <= limitH
             let fitsTurned = s.rotate && need.height <= limitW && need.width <= limitH
             if !fits && !fitsTurned {
@@ -271,7 +272,10 @@ public struct Packer: Sendable {
                 // Few sprites: long thin pages too (a column of tiny sprites can be the smallest).
                 if items.count <= 1000 { grid(Double(minW), Double(limitW), 12) }
                 // Those nearest the square first: they set a tight bound early.
-                widths.sort { abs(Double($0) - side) < abs(Double($1) - side) || (abs(Double($0) - side) == abs(Double($1) - side) && $0 < $1) }
+                widths.sort {
+                    abs(Double($0) - side) < abs(Double($1) - side)
+                        || (abs(Double($0) - side) == abs(Double($1) - side) && $0 < $1)
+                }
                 for w in widths {
                     // No height at this width can beat the best when even a perfect fill could not.
                     let bound = s.size.roundUp(area / (w - 2 * s.border + s.padding) + 2 * s.border - s.padding)

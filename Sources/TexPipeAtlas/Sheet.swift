@@ -122,7 +122,8 @@ public enum Sheet {
                         let cu = min(max(u, 0), sw - 1)
                         let si = p.rotated ? ((h - 1 - cu) * w + cv) * 4 : (cv * w + cu) * 4
                         for c in 0..<4 {
-                            d[di + c] = widen ? D(truncatingIfNeeded: Int(s[si + c]) * 257) : D(truncatingIfNeeded: s[si + c])
+                            d[di + c] =
+                                widen ? D(truncatingIfNeeded: Int(s[si + c]) * 257) : D(truncatingIfNeeded: s[si + c])
                         }
                         di += 4
                     }

@@ -149,9 +149,11 @@ extension Runner {
         {
         case .success(let out):
             guard out.count == 1 else {
-                return .failure(StageFailure(message: EngineMessage.imageCount(made: out.count, planned: 1), stage: nil))
+                return .failure(
+                    StageFailure(message: EngineMessage.imageCount(made: out.count, planned: 1), stage: nil))
             }
-            return .success((AtlasSprite(name: spec.name, image: out[0], trim: job.atlas!.settings.trim), scratch.notes))
+            return .success(
+                (AtlasSprite(name: spec.name, image: out[0], trim: job.atlas!.settings.trim), scratch.notes))
         case .failure(let f): return .failure(f)
         }
     }

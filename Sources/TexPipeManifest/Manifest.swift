@@ -1,7 +1,7 @@
 internal import Foundation
+public import TexPipeAtlas
 internal import TexPipeCodecs
 public import TexPipePixels
-public import TexPipeAtlas
 public import TexPipeStages
 
 /// `pipeline.json`, checked: every structural problem is collected with its JSON path.
@@ -291,12 +291,13 @@ struct ManifestReader {
         var decoder = ParameterDecoder(file: file, placeholders: nil, knownNames: known)
         let args = decoder.decode(o, at: path, table: AtlasSettings.parameters.filter { $0.name != "name" })
         diagnostics += decoder.diagnostics
-        guard let args else { return decoder.diagnostics.isEmpty ? full : nil }
+        guard let args else { return full }
         do {
             let settings = try AtlasSettings(args, name: name)
             if !settings.holdsOnePixel {
                 let (w, h) = settings.pageLimit
-                error(path.key("maxSize"), Say.pageTooSmall(w, h, needs: 1 + 2 * settings.extrude + 2 * settings.border))
+                error(
+                    path.key("maxSize"), Say.pageTooSmall(w, h, needs: 1 + 2 * settings.extrude + 2 * settings.border))
             }
             if settings.rotate && settings.data.contains(.libgdx) { error(path.key("rotate"), Say.libGDXRotation) }
         } catch {

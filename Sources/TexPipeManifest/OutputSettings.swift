@@ -1,6 +1,6 @@
+public import TexPipeAtlas
 public import TexPipeCodecs
 internal import TexPipePixels
-public import TexPipeAtlas
 public import TexPipeStages
 
 /// The pipeline's `png` settings as the manifest declares them: a parameter table like a
@@ -78,7 +78,8 @@ extension AtlasSettings {
             "maxSize", .numberOrList(count: 2, 1...16384),
             .defaulted(.numbers([Double(standard.maxWidth), Double(standard.maxHeight)])),
             doc: "the largest page: one size for both sides or [width, height]"),
-        .choice("size", SizeRule.self, default: standard.size, doc: "page sizes: powers of two, any, or multiples of 4"),
+        .choice(
+            "size", SizeRule.self, default: standard.size, doc: "page sizes: powers of two, any, or multiples of 4"),
         .integer("padding", in: 0...1024, default: standard.padding, doc: "transparent texels between sprites"),
         .integer("border", in: 0...1024, default: standard.border, doc: "texels kept clear along the page edges"),
         .integer(

@@ -1,3 +1,4 @@
+internal import TexPipeAtlas
 internal import TexPipeCodecs
 internal import TexPipePixels
 internal import TexPipeStages
@@ -26,6 +27,11 @@ public enum ManifestSchema {
         defs.insert(
             "texture",
             tableSchema(TextureSettings.parameters, doc: "KTX2 / DDS texture settings (SPEC §2, GPU textures)"))
+        defs.insert(
+            "atlas",
+            tableSchema(
+                AtlasSettings.parameters,
+                doc: "packs the pipeline's inputs into pages with metadata: one job (SPEC §3b)"))
         defs.insert("variantList", variantListSchema)
         defs.insert("variants", variantsSchema)
         defs.insert("distinct", distinctSchema)
@@ -68,7 +74,12 @@ public enum ManifestSchema {
         .object(
             object([
                 "type": .string("object"),
-                "required": .array([.string("name"), .string("inputs"), .string("stages")]),
+                "required": .array([.string("name"), .string("inputs")]),
+                // Stages are required, except in an atlas (its sprites may be packed as they are).
+                "anyOf": .array([
+                    .object(object(["required": .array([.string("stages")])])),
+                    .object(object(["required": .array([.string("atlas")])])),
+                ]),
                 "additionalProperties": .bool(false),
                 "properties": .object(
                     object([
@@ -102,6 +113,12 @@ public enum ManifestSchema {
                         "png": ref("png"),
                         "jpeg": ref("jpeg"),
                         "texture": ref("texture"),
+                        "atlas": ref("atlas"),
+                        "pageStages": .object(
+                            object([
+                                "type": .string("array"), "items": ref("stage"),
+                                "description": .string("applied in order to each atlas page (SPEC §3b)"),
+                            ])),
                     ])),
             ]))
     }

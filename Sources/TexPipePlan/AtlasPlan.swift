@@ -109,7 +109,9 @@ public struct AtlasPlan: Sendable {
                 if match(p.dropFirst(), s[k...]) { return true }
                 guard k < s.endIndex else { return false }
                 let b = s[k]
-                let ok = c == 1 ? (b >= 48 && b <= 57) : (b == 95 || (b >= 48 && b <= 57) || ((b | 32) >= 97 && (b | 32) <= 122))
+                let ok =
+                    c == 1
+                    ? (b >= 48 && b <= 57) : (b == 95 || (b >= 48 && b <= 57) || ((b | 32) >= 97 && (b | 32) <= 122))
                 guard ok else { return false }
                 k += 1
             }

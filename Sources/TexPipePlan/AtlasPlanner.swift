@@ -83,8 +83,10 @@ extension PlanBuilder {
             let start = Signature(
                 width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
             guard let chain = chains(stages, p.stages, from: start, context, check: true) else { return }
-            guard chain.unsized.count == 1 else {
-                error(p.path.key("stages"), PlanMessage.spriteImages(chain.unsized.count) + context)
+            // Sized where the header is known (mipmaps' chain length depends on it).
+            let made = chain.failure == nil && header != nil ? chain.sized.count : chain.unsized.count
+            guard made == 1 else {
+                error(p.path.key("stages"), PlanMessage.spriteImages(made) + context)
                 return
             }
             alpha = chain.unsized[0].alpha
@@ -111,7 +113,7 @@ extension PlanBuilder {
         guard let pageChain = chains(pageStages, p.pageStages, from: pageStart, context, check: true) else { return }
         var pageValues = values
         pageValues["page"] = "0"
-        let outputs = renderOutputs(p, pageChain.unsized.count == pageChain.sized.count ? pageChain.sized : pageChain.unsized, pageValues, context)
+        let outputs = renderOutputs(p, pageChain.sized, pageValues, context)
         guard !outputs.isEmpty else { return }
         canonical += pageCanonical.map { "page " + $0 } + output.canonical
         canonical.append("template " + p.output)

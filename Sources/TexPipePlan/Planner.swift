@@ -338,7 +338,8 @@ struct PlanBuilder {
         var reads = [absolute]
         var jobFonts: [String: FontFace] = [:]
         guard resolveReads(stages, p.stages, context, &reads, &jobFonts) else { return }
-        let start = Signature(width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
+        let start = Signature(
+            width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
         guard let (_, sized, failure, failureStage) = chains(stages, p.stages, from: start, context, check: p.valid)
         else { return }
         let outputs = renderOutputs(p, sized, values, context)

@@ -81,7 +81,8 @@ public struct Parameter: Sendable {
         case .number(let r): "a number in \(Parameter.show(r))"
         case .boolean: "true or false"
         case .choice(let o): "one of " + o.map { "\"\($0)\"" }.joined(separator: ", ")
-        case .choices(let o): "a non-empty array of distinct values from " + o.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .choices(let o):
+            "a non-empty array of distinct values from " + o.map { "\"\($0)\"" }.joined(separator: ", ")
         case .integerChoice(let o): o.map(String.init).joined(separator: " or ")
         case .color: "a color"
         case .text: "a string"
@@ -208,7 +209,9 @@ public struct Arguments: Sendable {
     public func choices<T: RawRepresentable>(_ name: String, as: T.Type) -> [T] where T.RawValue == String {
         guard case .list(let items)? = values[name] else { preconditionFailure("parameter \(name) is not a list") }
         return items.map { item in
-            guard case .text(let s) = item, let v = T(rawValue: s) else { preconditionFailure("choice \(name) out of table") }
+            guard case .text(let s) = item, let v = T(rawValue: s) else {
+                preconditionFailure("choice \(name) out of table")
+            }
             return v
         }
     }

@@ -103,14 +103,18 @@ struct AtlasCLITests {
             }
         }
         for i in covered.indices where !covered[i] {
-            #expect(page.bytes[(i * 4)..<(i * 4 + 4)].allSatisfy { $0 == 0 }, "texel \(i % page.width), \(i / page.width) not empty")
+            #expect(
+                page.bytes[(i * 4)..<(i * 4 + 4)].allSatisfy { $0 == 0 },
+                "texel \(i % page.width), \(i / page.width) not empty")
         }
     }
 
     /// libGDX's TextureAtlas text format as its documentation describes it: pages separated by a
     /// blank line, a page's file name then `key: value` lines, then regions — a name line followed
     /// by indented `key: value` lines.
-    static func parseLibGDX(_ text: String) -> [String: [String: (page: String, x: Int, y: Int, w: Int, h: Int, rotate: Bool)]] {
+    static func parseLibGDX(_ text: String) -> [String: [String: (
+        page: String, x: Int, y: Int, w: Int, h: Int, rotate: Bool
+    )]] {
         var out: [String: [String: (page: String, x: Int, y: Int, w: Int, h: Int, rotate: Bool)]] = [:]
         var page: String?
         var region: String?
@@ -191,7 +195,9 @@ struct AtlasCLITests {
         w.manifest(Self.deck)
         let r = try CLI.run(["pipeline.json", "--jobs", "2"], in: w.path)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.contains("atlas \"deck\" (13 sprites) -> out/atlas/deck0.png, out/atlas/deck0.json, out/atlas/deck.atlas"))
+        #expect(
+            r.stdout.contains(
+                "atlas \"deck\" (13 sprites) -> out/atlas/deck0.png, out/atlas/deck0.json, out/atlas/deck.atlas"))
         var expected: [String: RGBA] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: w.path + "/cards") {
             let card = try Self.decode(w.path + "/cards/" + name)
@@ -266,7 +272,9 @@ struct AtlasCLITests {
                 w.path + "/out/mixed\(pages).png", json, expected: expected.filter { onPage[$0.key] != nil },
                 extrude: 2)
             // A fully transparent sprite is packed as 1×1.
-            for (name, f) in onPage where Int(name.dropFirst())! % 17 == 5 { #expect(f.w == 1 && f.h == 1 && f.trimmed) }
+            for (name, f) in onPage where Int(name.dropFirst())! % 17 == 5 {
+                #expect(f.w == 1 && f.h == 1 && f.trimmed)
+            }
             pages += 1
         }
         #expect(pages > 1 && total == 120 && rotated > 0)
@@ -307,6 +315,33 @@ struct AtlasCLITests {
         #expect(!c.stdout.contains("deck"), "\(c.stdout)")
     }
 
+    @Test func reportsListTheSpritesAndOutlineTheFrames() throws {
+        let w = try Workspace()
+        w.manifest(Self.deck)
+        for _ in 0..<2 {  // a run, then an up-to-date run: both report the pages
+            let r = try CLI.run(["pipeline.json", "--report", "report.json", "--html", "html"], in: w.path)
+            #expect(r.status == 0, "\(r.stderr)")
+            let check = try CLI.run(
+                [
+                    "python3", "-c",
+                    "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))",
+                    "report.json", CLI.packageRoot + "/docs/report.schema.json",
+                ], in: w.path, wrapper: ["/usr/bin/env"], bareCommand: true)
+            #expect(check.status == 0, "\(check.stderr)")
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: FileManager.default.contents(atPath: w.path + "/report.json")!)
+                    as? [String: Any])
+            let job = try #require((report["jobs"] as? [[String: Any]])?.first)
+            let sprites = try #require(job["sprites"] as? [[String: String]])
+            #expect(sprites.count == 13 && sprites.first == ["name": "10-hearts", "input": "cards/10-hearts.png"])
+            #expect((job["outputs"] as? [[String: Any]])?.count == 3)
+            let html = try String(contentsOfFile: w.path + "/html/index.html", encoding: .utf8)
+            #expect(html.components(separatedBy: "<rect ").count - 1 == 13)
+            #expect(html.contains("<title>q-clubs</title>"))
+            #expect(FileManager.default.fileExists(atPath: w.path + "/html/thumbs/0-page0.png"))
+        }
+    }
+
     @Test func aCorruptSpriteFailsTheAtlasByNameAndTheOthersGoOn() throws {
         let w = try Workspace()
         try Data("not a png".utf8).write(to: URL(fileURLWithPath: w.path + "/cards/7-diamonds.png"))
@@ -328,7 +363,9 @@ struct AtlasCLITests {
             """)
         var r = try CLI.run(["pipeline.json"], in: w.path)
         #expect(r.status == 1)
-        #expect(r.stderr.contains("the sprites need 13 pages, but the output template \"deck.png\" has no {page}"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("the sprites need 13 pages, but the output template \"deck.png\" has no {page}"),
+            "\(r.stderr)")
         // A card larger than the page.
         w.manifest(
             """
@@ -337,7 +374,10 @@ struct AtlasCLITests {
             """)
         r = try CLI.run(["pipeline.json"], in: w.path)
         #expect(r.status == 1)
-        #expect(r.stderr.contains("sprite \"10-hearts\" (cards/10-hearts.png) is 72×100, 74×102 with its extrusion and the border: larger than the largest page, 64×64"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "sprite \"10-hearts\" (cards/10-hearts.png) is 72×100, 74×102 with its extrusion and the border: larger than the largest page, 64×64"
+            ), "\(r.stderr)")
     }
 
     @Test func pagesGoThroughPageStagesIntoAGPUTexture() throws {

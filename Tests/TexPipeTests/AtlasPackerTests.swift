@@ -19,7 +19,8 @@ struct AtlasPackerTests {
             ("mixed", (0..<200).map { _ in s(r.int(8...128), r.int(8...128)) }),
             (
                 "long thin",
-                (0..<120).map { i in i % 2 == 1 ? s(r.int(4...16), r.int(64...256)) : s(r.int(64...256), r.int(4...16)) }
+                (0..<120).map { i in i % 2 == 1 ? s(r.int(4...16), r.int(64...256)) : s(r.int(64...256), r.int(4...16))
+                }
             ),
             ("many tiny", (0..<400).map { _ in s(r.int(2...12), r.int(2...12)) }),
             ("a few huge", (0..<6).map { _ in s(r.int(200...700), r.int(200...700)) }),
@@ -56,7 +57,8 @@ struct AtlasPackerTests {
                     let a = rects[i]
                     let b = rects[j]
                     // Separated by at least `padding` along x or along y.
-                    let apart = a.2 + s.padding <= b.0 || b.2 + s.padding <= a.0 || a.3 + s.padding <= b.1
+                    let apart =
+                        a.2 + s.padding <= b.0 || b.2 + s.padding <= a.0 || a.3 + s.padding <= b.1
                         || b.3 + s.padding <= a.1
                     #expect(apart, "placements \(i) and \(j) closer than the padding")
                 }
@@ -126,7 +128,9 @@ struct AtlasPackerTests {
         #expect(pot == [Packer.Page(width: 32, height: 16, placements: [.init(sprite: 0, x: 0, y: 0, rotated: false)])])
         // Four 16×16 with padding 2 under `any`: 34 × 34 (2 × 2) or 70 × 16 (a row of four) —
         // the row is smaller: 1120 < 1156.
-        let four = try Packer(AtlasSettings(size: .any, padding: 2)).pack(Array(repeating: Size(width: 16, height: 16), count: 4)).get()
+        let four = try Packer(AtlasSettings(size: .any, padding: 2)).pack(
+            Array(repeating: Size(width: 16, height: 16), count: 4)
+        ).get()
         #expect(four.count == 1 && four[0].width * four[0].height == 70 * 16)
         // Extrusion 1 and border 2 around a 1×1: 1 + 2 + 4 = 7 → 8 under pot.
         let one = try Packer(AtlasSettings(size: .pot, border: 2, extrude: 1)).pack([Size(width: 1, height: 1)]).get()
@@ -155,7 +159,9 @@ struct AtlasPackerTests {
                 "rotate": false,
             ]
             t.write("job.json", Array(try JSONSerialization.data(withJSONObject: job)))
-            let out = try Python.run("import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')", script, t.path + "/job.json")
+            let out = try Python.run(
+                "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')", script,
+                t.path + "/job.json")
             let reference = try #require(try JSONSerialization.jsonObject(with: Data(out)) as? [String: Any])
             let theirs = try #require(reference["area"] as? Int)
             #expect(Double(ours) <= 1.05 * Double(theirs), "\(name) \(rule.rawValue): \(ours) vs rectpack \(theirs)")

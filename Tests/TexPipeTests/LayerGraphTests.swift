@@ -8,8 +8,8 @@ import Testing
 @Suite("layer graph")
 struct LayerGraphTests {
     static let layers = [
-        "TexPipePixels", "TexPipeCodecs", "TexPipeStages", "TexPipeManifest", "TexPipePlan", "TexPipeEngine",
-        "TexPipeReport",
+        "TexPipePixels", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest", "TexPipePlan",
+        "TexPipeEngine", "TexPipeReport",
     ]
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -56,6 +56,7 @@ struct LayerGraphTests {
         let stages = Self.closure("TexPipeStages", graph)
         #expect(stages == ["TexPipePixels"], "Stages depends on \(stages.sorted())")
         #expect(!Self.closure("TexPipeCodecs", graph).contains("TexPipeStages"))
+        #expect(Self.closure("TexPipeAtlas", graph) == ["TexPipePixels"], "the packer knows pixels only")
         #expect(Set(graph["TexPipe"] ?? []) == Set(Self.layers), "the umbrella re-exports every layer")
     }
 
