@@ -61,14 +61,16 @@ let package = Package(
         // Sprite atlases: the MaxRects packer, page drawing, TexturePacker JSON and libGDX metadata.
         .target(name: "TexPipeAtlas", dependencies: ["TexPipePixels"], swiftSettings: strict),
         .target(
-            name: "TexPipeManifest", dependencies: ["TexPipeStages", "TexPipeCodecs", "TexPipeAtlas"], swiftSettings: strict),
+            name: "TexPipeManifest", dependencies: ["TexPipeStages", "TexPipeCodecs", "TexPipeAtlas"],
+            swiftSettings: strict),
         .target(
             name: "TexPipePlan", dependencies: ["TexPipeManifest", "TexPipeStages", "TexPipeCodecs", "TexPipeAtlas"],
             swiftSettings: strict),
         .target(
             name: "TexPipeEngine",
             dependencies: [
-                "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas", "CTexPipeShims", .product(name: "Crypto", package: "swift-crypto"),
+                "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas", "CTexPipeShims",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .target(name: "TexPipeReport", dependencies: ["TexPipeEngine"], swiftSettings: strict),

@@ -54,7 +54,10 @@ def texpipe_pack(binary, sizes, settings):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--texpipe", default=os.path.join(ROOT, ".build", "release", "texpipe"))
-    ap.add_argument("--skip-rectpack-over", type=int, default=2000)
+    # rectpack is pure Python: a smallest-page search under pot takes seconds up to ~1,000
+    # rectangles, and its width search under `any` minutes from ~200.
+    ap.add_argument("--skip-rectpack-over", type=int, default=1000)
+    ap.add_argument("--skip-rectpack-any-over", type=int, default=150)
     ap.add_argument("--padding", type=int, default=2)
     args = ap.parse_args()
     pad = args.padding
@@ -75,7 +78,8 @@ def main():
             ref = "—"
             ref_occ = "—"
             ratio = "—"
-            if len(sizes) <= args.skip_rectpack_over:
+            limit = args.skip_rectpack_over if rule == "pot" else args.skip_rectpack_any_over
+            if len(sizes) <= limit:
                 page = rectpack_best.smallest(sizes, pad, rule, 4096, False)
                 if page:
                     ref = f"{page[0]}×{page[1]} ({page[2]})"
