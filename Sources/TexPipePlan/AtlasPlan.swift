@@ -63,16 +63,25 @@ public struct AtlasPlan: Sendable {
     }
 
     /// The libGDX file: the template's path with `{page}` removed (page 0's first output's
-    /// values otherwise), with `.atlas` for its extension.
+    /// values otherwise), with `.atlas` for its extension; named after the pipeline when nothing
+    /// is left of the file name (`deck/{page}.png` → `deck/deck.atlas`).
     public func libGDXOutput(first image: Image) -> PlannedOutput? {
         var v = values
         v["page"] = ""
         v["suffix"] = image.suffix
         for (k, l) in image.labels { v[k] = l }
         guard case .success(let rendered) = Template.render(template, v),
-            let o = PlanBuilder.output(rendered, root: outputRoot)
+            let o = PlanBuilder.output(libGDXName(rendered), root: outputRoot)
         else { return nil }
         return Self.data(o, extension: "atlas")
+    }
+
+    /// A rendered template without its page number, named after the pipeline when nothing is left
+    /// of the file name.
+    func libGDXName(_ rendered: String) -> String {
+        guard PathText.lastComponent(rendered).hasPrefix(".") else { return rendered }
+        let dir = PathText.parent(rendered)
+        return (dir.isEmpty ? "" : dir + "/") + (values["pipeline"] ?? "atlas") + PathText.lastComponent(rendered)
     }
 
     static func data(_ o: PlannedOutput, extension ext: String) -> PlannedOutput {
@@ -88,14 +97,19 @@ public struct AtlasPlan: Sendable {
     /// outputs the plan cannot list.
     public func owns(_ relative: String) -> Bool {
         var v = values
-        v["page"] = "\u{1}"
         v["suffix"] = "\u{2}"
         v["level"] = "\u{2}"
-        guard case .success(let pattern) = Template.render(template, v) else { return false }
-        let stem = Array(PathText.deletingExtension(relative).utf8)
         let ext = PathText.pathExtension(relative).lowercased()
+        if ext == "atlas" {
+            v["page"] = ""
+        } else {
+            v["page"] = "\u{1}"
+        }
+        guard case .success(var pattern) = Template.render(template, v) else { return false }
+        if ext == "atlas" { pattern = libGDXName(pattern) }
         let patternExt = PathText.pathExtension(pattern).lowercased()
         guard ext == patternExt || ext == "json" || ext == "atlas" else { return false }
+        let stem = Array(PathText.deletingExtension(relative).utf8)
         let parts = Array(PathText.deletingExtension(pattern).utf8)
         return Self.match(parts[...], stem[...])
     }

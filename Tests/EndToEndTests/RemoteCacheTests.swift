@@ -177,6 +177,30 @@ struct RemoteCacheTests {
         #expect(rerun.stdout.contains("39 ok (39 up to date)"))
     }
 
+    /// An atlas's pages are known once it has packed: a remote hit brings back every page and data
+    /// file its entry lists, and a rerun is up to date.
+    @Test func anAtlasWithSeveralPagesComesBackWhole() throws {
+        let nginx = try Nginx()
+        let manifest = """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "deck", "inputs": ["cards/*.png"], "atlas": { "maxSize": 256, "data": ["json", "libgdx"] },
+                "output": "deck/{page}.png" } ] }
+            """
+        let a = try Workspace()
+        a.manifest(manifest)
+        #expect(try CLI.run(["--quiet", "--remote-cache", nginx.url + "/cache"], in: a.path).status == 0)
+        let written = a.files(under: "out")
+        #expect(
+            written.keys.contains("deck/2.png") && written.keys.contains("deck/deck.atlas"), "\(written.keys.sorted())")
+        let b = try Workspace()
+        b.manifest(manifest)
+        let rb = try CLI.run(["--remote-cache", nginx.url + "/cache"], in: b.path)
+        #expect(rb.status == 0)
+        #expect(rb.stdout.contains("remote cache: 1 hits, 0 misses, 0 uploads"), "\(rb.stdout)")
+        #expect(b.files(under: "out") == written)
+        #expect(try CLI.run([], in: b.path).stdout.contains("1 ok (1 up to date)"))
+    }
+
     @Test func aServerThatIsGoneOrStopsMidRunOnlyCostsTime() throws {
         let nginx = try Nginx()
         let url = nginx.url + "/cache"
