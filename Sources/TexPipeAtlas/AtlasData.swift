@@ -1,3 +1,5 @@
+internal import TexPipePixels
+
 /// The metadata an engine reads beside the pages (SPEC §3b). Frames in name order, keys in a
 /// fixed order, numbers as integers: the bytes depend only on the layout.
 public enum AtlasData {
@@ -10,7 +12,7 @@ public enum AtlasData {
         let frames = page.placements.sorted { sprites[$0.sprite].name < sprites[$1.sprite].name }
         for (k, p) in frames.enumerated() {
             let s = sprites[p.sprite]
-            out += "\t" + quoted(s.name) + ": {\n"
+            out += "\t" + ValueText.quoted(s.name) + ": {\n"
             out += "\t\t\"frame\": {\"x\": \(p.x), \"y\": \(p.y), \"w\": \(s.image.width), \"h\": \(s.image.height)},\n"
             out += "\t\t\"rotated\": \(p.rotated),\n"
             out += "\t\t\"trimmed\": \(s.trimmed),\n"
@@ -21,8 +23,8 @@ public enum AtlasData {
         }
         out += "},\n\"meta\": {\n"
         out += "\t\"app\": \"texpipe\",\n"
-        out += "\t\"version\": " + quoted(version) + ",\n"
-        out += "\t\"image\": " + quoted(image) + ",\n"
+        out += "\t\"version\": " + ValueText.quoted(version) + ",\n"
+        out += "\t\"image\": " + ValueText.quoted(image) + ",\n"
         out += "\t\"format\": \"RGBA8888\",\n"
         out += "\t\"size\": {\"w\": \(page.width), \"h\": \(page.height)},\n"
         out += "\t\"scale\": \"1\"\n"
@@ -53,27 +55,5 @@ public enum AtlasData {
             }
         }
         return Array(out.utf8)
-    }
-
-    /// A JSON string literal.
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
     }
 }
