@@ -106,12 +106,14 @@ public enum WatchPlan {
     }
 
     /// The jobs of `new` to run after `changed` paths: those that read a changed file, and those
-    /// new to the plan or whose parameters or outputs changed (a new input, an edited manifest).
+    /// new to the plan or whose parameters, outputs or files read changed (a new input, an edited
+    /// manifest, a sprite added to or gone from an atlas).
     public static func affected(old: Plan?, new: Plan, changed: Set<String>) -> [Job] {
         let before = Dictionary((old?.jobs ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         return new.jobs.filter { job in
             guard let previous = before[job.id] else { return true }
-            return previous.parameters != job.parameters || job.reads.contains(where: changed.contains)
+            return previous.parameters != job.parameters || previous.reads != job.reads
+                || job.reads.contains(where: changed.contains)
         }
     }
 
@@ -119,8 +121,9 @@ public enum WatchPlan {
     public static func deleted(old: Plan?, changed: Set<String>) -> [(input: String, outputs: [String])] {
         var seen = Set<String>()
         var out: [(String, [String])] = []
+        // An atlas losing a sprite is not an input gone: it reruns without it (`affected`).
         for job in old?.jobs ?? []
-        where changed.contains(job.input) && !FileManager.default.fileExists(atPath: job.input) {
+        where job.atlas == nil && changed.contains(job.input) && !FileManager.default.fileExists(atPath: job.input) {
             guard seen.insert(job.input).inserted else { continue }
             let outputs = (old?.jobs ?? []).filter { $0.input == job.input }.flatMap(\.outputs).map(\.path)
             out.append((job.inputDisplay, outputs.map(Planner.display)))

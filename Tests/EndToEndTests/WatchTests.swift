@@ -59,6 +59,34 @@ struct WatchTests {
             "stages": [{ "stage": "color-key", "color": "rgb(0,128,0)", "region": "edges" }] } ] }
         """#
 
+    /// An atlas reruns when a sprite arrives and when one goes: its frames follow.
+    @Test func anAtlasFollowsItsSprites() throws {
+        let w = try Workspace()
+        w.manifest(
+            #"""
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "deck", "inputs": ["cards/*.png"], "atlas": {}, "output": "deck{page}.png" } ] }
+            """#)
+        let watcher = try Watcher(in: w.path)
+        defer { if watcher.process.isRunning { watcher.process.terminate() } }
+        #expect(watcher.waitFor("watch: started → 1 job: 1 ok"), "\(watcher.text)")
+        func frames() -> Set<String> {
+            guard let data = FileManager.default.contents(atPath: w.path + "/out/deck0.json"),
+                let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let frames = root["frames"] as? [String: Any]
+            else { return [] }
+            return Set(frames.keys)
+        }
+        #expect(frames().count == 13)
+        try FileManager.default.copyItem(atPath: w.path + "/cards/a-spades.png", toPath: w.path + "/cards/joker.png")
+        #expect(Self.waitUntil { frames().contains("joker") }, "\(watcher.text)")
+        try FileManager.default.removeItem(atPath: w.path + "/cards/2-hearts.png")
+        #expect(Self.waitUntil { !frames().contains("2-hearts") && frames().count == 13 }, "\(watcher.text)")
+        #expect(!watcher.text.contains("was deleted"), "\(watcher.text)")
+        kill(watcher.process.processIdentifier, SIGINT)
+        watcher.process.waitUntilExit()
+    }
+
     @Test func rerunsWhatChangedAndStopsCleanly() throws {
         let w = try Workspace()
         w.manifest(Self.manifest)
