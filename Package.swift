@@ -100,7 +100,7 @@ let package = Package(
             dependencies: ["texpipe"]),
         .testTarget(
             name: "TexPipeTests", dependencies: ["TexPipe"],
-            exclude: ["Fixtures"],  // read by path (#filePath), not bundled
+            exclude: ["Fixtures", "Support/rectpack_best.py"],  // read by path (#filePath), not bundled
             swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests", dependencies: ["TexPipe"],

@@ -481,7 +481,7 @@ public enum Runner {
         func fail(_ message: String, stage: String? = nil) -> (JobResult, [[UInt8]]) {
             (failed(job, result, message, stage: stage, start: start), [])
         }
-        var t = DispatchTime.now().uptimeNanoseconds
+        let t = DispatchTime.now().uptimeNanoseconds
         let base = plan.manifest.directory
         inputs.load(base: base)
         if job.atlas != nil {

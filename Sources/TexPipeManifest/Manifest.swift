@@ -1,5 +1,5 @@
 internal import Foundation
-public import TexPipeAtlas
+internal import TexPipeAtlas
 internal import TexPipeCodecs
 public import TexPipePixels
 public import TexPipeStages

@@ -1,7 +1,7 @@
 internal import Foundation
 public import TexPipeAtlas
-public import TexPipeCodecs
-public import TexPipeManifest
+internal import TexPipeCodecs
+internal import TexPipeManifest
 public import TexPipePixels
 public import TexPipeStages
 

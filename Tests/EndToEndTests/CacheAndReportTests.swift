@@ -155,7 +155,7 @@ struct CacheAndReportTests {
         // Forge the output's hash wherever the cache holds it (index and journal), consistently.
         let files = [c.path + "/.texpipe/index", c.path + "/.texpipe/journal"]
         let target = "out/cards/q-clubs.png"
-        let all = try files.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n")
+        let all = files.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n")
         let line = try #require(all.split(separator: "\n").last { $0.hasPrefix("f ") && $0.hasSuffix(" " + target) })
         let sha = String(line.split(separator: " ")[6])
         let forged = String(repeating: "0", count: 64)
