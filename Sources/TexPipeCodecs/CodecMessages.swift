@@ -17,6 +17,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case overLimitCached
     case textureWithoutLevels
     case textureFormatNotBuilt(String)
+    case textureTruncated(String)
     case astcInDDS
     case astc(String)
     case zstd(String)
@@ -41,7 +42,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .notRegularFile: "not a regular file"
         case .overLimitCached: "over the pixel limit"
         case .textureWithoutLevels: "texture encoder: no image"
-        case .textureFormatNotBuilt(let f): "texture format \(f): texpipe's BC encoders are not built yet"
+        case .textureFormatNotBuilt(let f): "texture format \(f): texpipe's encoder for it is not built yet"
+        case .textureTruncated(let f): "\(f) level data is shorter than its blocks"
         case .astcInDDS: "DDS cannot hold ASTC (use a .ktx2 template)"
         case .astc(let why): why
         case .zstd(let why): "zstd: \(why)"

@@ -69,6 +69,8 @@ extension TextureSettings.Format {
 
     public var isASTC: Bool { [.astc4x4, .astc5x5, .astc6x6, .astc8x8].contains(self) }
     public var isBC: Bool { [.bc1, .bc3, .bc4, .bc5, .bc7].contains(self) }
+    /// Whether texpipe can encode it: BC1, BC3 and BC7 encoders are not built yet (issue #14).
+    public var isBuilt: Bool { ![.bc1, .bc3, .bc7].contains(self) }
     /// Data formats: UNORM only (`srgb` with them is a manifest error).
     public var isData: Bool { self == .bc4 || self == .bc5 }
 
@@ -203,7 +205,7 @@ public enum TextureEncoder {
             let translucent = Self.translucentTexels(first)
             if translucent > 0 { throw CodecError(.bc1NeedsOpaque(translucent, first.width, first.height)) }
         }
-        if format.isBC { throw CodecError(.textureFormatNotBuilt(format.rawValue)) }
+        if !format.isBuilt { throw CodecError(.textureFormatNotBuilt(format.rawValue)) }
         if container == .dds && format.isASTC { throw CodecError(.astcInDDS) }
         var data: [[UInt8]] = []
         data.reserveCapacity(levels.count)
@@ -211,6 +213,11 @@ public enum TextureEncoder {
             let rgba = Self.rgba8(level)
             switch format {
             case .rgba8: data.append(rgba)
+            case .bc4, .bc5:
+                data.append(
+                    BC.encode(
+                        rgba, width: level.width, height: level.height, format: format, quality: settings.quality,
+                        rows: rows))
             default: data.append(try ASTC.compress(rgba, level.width, level.height, settings, rows: rows))
             }
         }
@@ -465,8 +472,8 @@ public enum ASTC {
 }
 
 /// A KTX2 or DDS file as texpipe wrote it, read back for `inspect` and the HTML report: its
-/// container facts, and each level decoded (rgba8 as stored, ASTC through astcenc; BC formats
-/// are not previewable until texpipe has BC decoders).
+/// container facts, and each level decoded (rgba8 as stored, ASTC through astcenc, BC1–BC5 by
+/// texpipe's own decoders; BC7 is not previewable until its decoder lands).
 public struct TextureFile: Sendable {
     public struct Level: Sendable, Equatable {
         public var width: Int
@@ -564,7 +571,7 @@ public struct TextureFile: Sendable {
     }
 
     /// Whether texpipe can decode this format's blocks.
-    public var previewable: Bool { !format.isBC }
+    public var previewable: Bool { format != .bc7 }
 
     /// Level n as an 8-bit RGBA image (its alpha state as the file says); nil when the format is
     /// not previewable.
@@ -578,9 +585,12 @@ public struct TextureFile: Sendable {
             }
             blocks = raw
         }
-        let pixels =
-            format == .rgba8
-            ? blocks : try ASTC.decompress(blocks, width: l.width, height: l.height, format: format, srgb: srgb)
+        let pixels: [UInt8]
+        switch format {
+        case .rgba8: pixels = blocks
+        case .bc1, .bc3, .bc4, .bc5: pixels = try BC.decode(blocks, format: format, width: l.width, height: l.height)
+        default: pixels = try ASTC.decompress(blocks, width: l.width, height: l.height, format: format, srgb: srgb)
+        }
         guard pixels.count == l.width * l.height * 4 else { throw Invalid(description: "level \(n): wrong size") }
         return Image(
             width: l.width, height: l.height, pixels: .rgba8(pixels),
