@@ -100,8 +100,247 @@ public enum BC {
 
     // MARK: Encoding
 
+    /// One level's blocks in a BC format texpipe encodes, on the calling thread (the benchmark's
+    /// entry; the texture writer lends cores through `TextureEncoder`).
+    public static func blocks(
+        _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality
+    ) throws -> [UInt8] {
+        switch format {
+        case .bc4, .bc5:
+            return encode(rgba, width: width, height: height, format: format, quality: quality, rows: SerialRows())
+        case .bc1, .bc3:
+            return encodeColor(rgba, width: width, height: height, format: format, quality: quality, rows: SerialRows())
+        default: throw CodecError(.textureFormatNotBuilt(format.rawValue))
+        }
+    }
+
+    /// BC1 (color) or BC3 (color, then alpha as a BC4 block) blocks of an RGBA8 image, rows of
+    /// blocks on the cores `rows` lends.
+    static func encodeColor(
+        _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality,
+        rows: any RowScheduler
+    ) -> [UInt8] {
+        let bw = (width + 3) / 4
+        let bh = (height + 3) / 4
+        let size = format.blockBytes
+        var out = [UInt8](repeating: 0, count: bw * bh * size)
+        out.withUnsafeMutableBufferPointer { dst in
+            rgba.withUnsafeBufferPointer { src in
+                rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
+                    for by in band {
+                        for bx in 0..<bw {
+                            var texels = Texels()
+                            for y in 0..<4 {
+                                let sy = min(by * 4 + y, height - 1)
+                                for x in 0..<4 {
+                                    let sx = min(bx * 4 + x, width - 1)
+                                    let s = (sy * width + sx) * 4
+                                    let i = y * 4 + x
+                                    texels.r[i] = Int32(src[s])
+                                    texels.g[i] = Int32(src[s + 1])
+                                    texels.b[i] = Int32(src[s + 2])
+                                    texels.a[i] = Int32(src[s + 3])
+                                }
+                            }
+                            var at = (by * bw + bx) * size
+                            if format == .bc3 {
+                                let alpha = encodeSingle(texels.a, quality)
+                                for i in 0..<8 { dst[at + i] = UInt8(truncatingIfNeeded: alpha >> (8 * i)) }
+                                at += 8
+                            }
+                            let color = encodeColorBlock(texels, quality, threeColors: format == .bc1)
+                            for i in 0..<8 { dst[at + i] = UInt8(truncatingIfNeeded: color >> (8 * i)) }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// A block's 16 texels, channel by channel.
+    struct Texels {
+        var r = V16()
+        var g = V16()
+        var b = V16()
+        var a = V16()
+    }
+
+    /// The four (or three) colors two 5:6:5 endpoints give, as the decoder makes them.
+    @inline(__always) static func colorPalette(_ c0: Int, _ c1: Int, four: Bool) -> [(Int32, Int32, Int32)] {
+        let e0 = expand565(c0)
+        let e1 = expand565(c1)
+        let p0 = (Int32(e0.0), Int32(e0.1), Int32(e0.2))
+        let p1 = (Int32(e1.0), Int32(e1.1), Int32(e1.2))
+        if four {
+            return [
+                p0, p1, ((2 * p0.0 + p1.0) / 3, (2 * p0.1 + p1.1) / 3, (2 * p0.2 + p1.2) / 3),
+                ((p0.0 + 2 * p1.0) / 3, (p0.1 + 2 * p1.1) / 3, (p0.2 + 2 * p1.2) / 3),
+            ]
+        }
+        return [p0, p1, ((p0.0 + p1.0) / 2, (p0.1 + p1.1) / 2, (p0.2 + p1.2) / 2)]
+    }
+
+    /// Squared RGB error and indices of the nearest palette colors (the first on a tie).
+    @inline(__always) static func colorFit(_ t: Texels, _ palette: [(Int32, Int32, Int32)]) -> (Int32, V16) {
+        var best = V16(repeating: Int32.max)
+        var idx = V16()
+        for (k, p) in palette.enumerated() {
+            let dr = t.r &- V16(repeating: p.0)
+            let dg = t.g &- V16(repeating: p.1)
+            let db = t.b &- V16(repeating: p.2)
+            let e = dr &* dr &+ dg &* dg &+ db &* db
+            let closer = e .< best
+            best.replace(with: e, where: closer)
+            idx.replace(with: Int32(k), where: closer)
+        }
+        return (best.wrappedSum(), idx)
+    }
+
+    /// An RGB endpoint (0…255 floats) as 5:6:5, rounded.
+    @inline(__always) static func to565(_ r: Double, _ g: Double, _ b: Double) -> Int {
+        func q(_ v: Double, _ m: Double) -> Int { Int((min(255, max(0, v)) * m / 255).rounded()) }
+        return q(r, 31) << 11 | q(g, 63) << 5 | q(b, 31)
+    }
+
+    /// One BC1 color block, as a little-endian u64 (c0, c1, 16 2-bit indices).
+    ///
+    /// Endpoints start at the extremes of the texels along their principal axis (power iteration
+    /// on the covariance), rounded to 5:6:5; `medium` refines them by least squares on the indices
+    /// (twice; `thorough` four times, and ±1 per 5:6:5 channel of each endpoint); with
+    /// `threeColors` (BC1), the three-color mode (c0 ≤ c1: the ends and their mean) is tried as well
+    /// — never its transparent fourth entry. The smallest squared RGB error wins.
+    static func encodeColorBlock(_ t: Texels, _ quality: TextureSettings.Quality, threeColors: Bool) -> UInt64 {
+        let n = 16.0
+        let mr = Double(t.r.wrappedSum()) / n
+        let mg = Double(t.g.wrappedSum()) / n
+        let mb = Double(t.b.wrappedSum()) / n
+        var cov = [Double](repeating: 0, count: 6)  // rr, rg, rb, gg, gb, bb
+        for i in 0..<16 {
+            let r = Double(t.r[i]) - mr
+            let g = Double(t.g[i]) - mg
+            let b = Double(t.b[i]) - mb
+            cov[0] += r * r
+            cov[1] += r * g
+            cov[2] += r * b
+            cov[3] += g * g
+            cov[4] += g * b
+            cov[5] += b * b
+        }
+        var axis =
+            (cov[0] >= cov[3] && cov[0] >= cov[5])
+            ? (1.0, 0.0, 0.0) : (cov[3] >= cov[5] ? (0.0, 1.0, 0.0) : (0.0, 0.0, 1.0))
+        for _ in 0..<(quality == .thorough ? 8 : 4) {
+            let x = cov[0] * axis.0 + cov[1] * axis.1 + cov[2] * axis.2
+            let y = cov[1] * axis.0 + cov[3] * axis.1 + cov[4] * axis.2
+            let z = cov[2] * axis.0 + cov[4] * axis.1 + cov[5] * axis.2
+            let len = (x * x + y * y + z * z).squareRoot()
+            if len < 1e-9 { break }
+            axis = (x / len, y / len, z / len)
+        }
+        var lo = Double.greatestFiniteMagnitude
+        var hi = -Double.greatestFiniteMagnitude
+        for i in 0..<16 {
+            let p = (Double(t.r[i]) - mr) * axis.0 + (Double(t.g[i]) - mg) * axis.1 + (Double(t.b[i]) - mb) * axis.2
+            lo = min(lo, p)
+            hi = max(hi, p)
+        }
+        var best = ColorCandidate()
+        let c0 = to565(mr + hi * axis.0, mg + hi * axis.1, mb + hi * axis.2)
+        let c1 = to565(mr + lo * axis.0, mg + lo * axis.1, mb + lo * axis.2)
+        best.consider(t, c0, c1, four: true)
+        if threeColors && quality != .fast { best.consider(t, c0, c1, four: false) }
+        if quality == .fast { return best.packed() }
+        let rounds = quality == .thorough ? 4 : 2
+        for four in threeColors ? [true, false] : [true] {
+            for _ in 0..<rounds {
+                let (e0, e1) = best.four == four ? (best.c0, best.c1) : (c0, c1)
+                let (_, idx) = colorFit(t, colorPalette(max(e0, e1), min(e0, e1), four: four))
+                guard let (a, b) = colorLeastSquares(t, idx, four: four) else { break }
+                best.consider(t, a, b, four: four)
+            }
+        }
+        if quality == .thorough {
+            // Equal endpoints are stored as "three colors"; BC3 has only the four-color order.
+            let (e0, e1, four) = (best.c0, best.c1, best.four || !threeColors)
+            for (shift, mask) in [(11, 31), (5, 63), (0, 31)] {
+                for which in 0..<2 {
+                    for delta in [-1, 1] {
+                        var a = e0
+                        var b = e1
+                        let v = ((which == 0 ? a : b) >> shift) & mask + delta
+                        guard v >= 0 && v <= mask else { continue }
+                        if which == 0 {
+                            a = a & ~(mask << shift) | v << shift
+                        } else {
+                            b = b & ~(mask << shift) | v << shift
+                        }
+                        best.consider(t, a, b, four: four)
+                    }
+                }
+            }
+        }
+        return best.packed()
+    }
+
+    /// Endpoints (5:6:5) minimising the squared error for these indices, per channel (weights
+    /// 0, 1, ⅓, ⅔ in four-color order; 0, 1, ½ in three-color order).
+    static func colorLeastSquares(_ t: Texels, _ idx: V16, four: Bool) -> (Int, Int)? {
+        var aa = 0.0
+        var ab = 0.0
+        var bb = 0.0
+        var ax = (0.0, 0.0, 0.0)
+        var bx = (0.0, 0.0, 0.0)
+        for i in 0..<16 {
+            let k = Int(idx[i])
+            let w = four ? [0.0, 1.0, 1.0 / 3, 2.0 / 3][k] : [0.0, 1.0, 0.5, 0][k]
+            let a = 1 - w
+            aa += a * a
+            ab += a * w
+            bb += w * w
+            ax.0 += a * Double(t.r[i])
+            ax.1 += a * Double(t.g[i])
+            ax.2 += a * Double(t.b[i])
+            bx.0 += w * Double(t.r[i])
+            bx.1 += w * Double(t.g[i])
+            bx.2 += w * Double(t.b[i])
+        }
+        let det = aa * bb - ab * ab
+        guard abs(det) > 1e-9 else { return nil }
+        func solve(_ x: Double, _ y: Double) -> (Double, Double) { ((x * bb - y * ab) / det, (y * aa - x * ab) / det) }
+        let r = solve(ax.0, bx.0)
+        let g = solve(ax.1, bx.1)
+        let b = solve(ax.2, bx.2)
+        return (to565(r.0, g.0, b.0), to565(r.1, g.1, b.1))
+    }
+
+    /// The best color endpoints tried so far: c0 and c1 in the order the mode needs (c0 > c1 for
+    /// four colors, c0 ≤ c1 for three), with their indices.
+    struct ColorCandidate {
+        var error = Int32.max
+        var c0 = 0
+        var c1 = 0
+        var four = true
+        var indices = V16()
+
+        mutating func consider(_ t: Texels, _ a: Int, _ b: Int, four wantFour: Bool) {
+            // Four colors need c0 > c1; equal endpoints give one color in either mode.
+            let (x, y) = wantFour ? (max(a, b), min(a, b)) : (min(a, b), max(a, b))
+            let four = wantFour && x != y
+            let (e, idx) = BC.colorFit(t, BC.colorPalette(x, y, four: four))
+            if e < error { (error, c0, c1, self.four, indices) = (e, x, y, four, idx) }
+        }
+
+        func packed() -> UInt64 {
+            var bits = UInt64(c0) | UInt64(c1) << 16
+            for i in 0..<16 { bits |= UInt64(indices[i]) << UInt64(32 + 2 * i) }
+            return bits
+        }
+    }
+
     /// BC4 (red) or BC5 (red, green) blocks of an RGBA8 image, rows of blocks split across the cores
-    /// `rows` lends; the bytes do not depend on how many.
+    /// `rows` lends; the bytes do not depend on how many. No allocation per block: a block's 16
+    /// values are one SIMD16 vector.
     static func encode(
         _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality,
         rows: any RowScheduler
@@ -110,23 +349,23 @@ public enum BC {
         let bh = (height + 3) / 4
         let size = format.blockBytes
         var out = [UInt8](repeating: 0, count: bw * bh * size)
-        let channels = format == .bc5 ? [0, 1] : [0]
+        let channels = format == .bc5 ? 2 : 1
         out.withUnsafeMutableBufferPointer { dst in
             rgba.withUnsafeBufferPointer { src in
                 rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
-                    var values = [UInt8](repeating: 0, count: 16)
                     for by in band {
                         for bx in 0..<bw {
-                            for (k, channel) in channels.enumerated() {
+                            for channel in 0..<channels {
+                                var v = V16()
                                 for y in 0..<4 {
                                     let sy = min(by * 4 + y, height - 1)
                                     for x in 0..<4 {
                                         let sx = min(bx * 4 + x, width - 1)
-                                        values[y * 4 + x] = src[(sy * width + sx) * 4 + channel]
+                                        v[y * 4 + x] = Int32(src[(sy * width + sx) * 4 + channel])
                                     }
                                 }
-                                let block = encodeSingle(values, quality)
-                                let at = (by * bw + bx) * size + k * 8
+                                let block = encodeSingle(v, quality)
+                                let at = (by * bw + bx) * size + channel * 8
                                 for i in 0..<8 { dst[at + i] = UInt8(truncatingIfNeeded: block >> (8 * i)) }
                             }
                         }
@@ -137,90 +376,104 @@ public enum BC {
         return out
     }
 
+    typealias V16 = SIMD16<Int32>
+
+    /// The eight values of a BC4 block's endpoints, as a vector (same formula as `palette4`).
+    @inline(__always) static func palette8(_ r0: Int32, _ r1: Int32) -> SIMD8<Int32> {
+        if r0 > r1 {
+            let i = SIMD8<Int32>(0, 7, 1, 2, 3, 4, 5, 6)
+            return ((7 &- i) &* r0 &+ i &* r1) / 7
+        }
+        let i = SIMD8<Int32>(0, 5, 1, 2, 3, 4, 0, 0)
+        var p = ((5 &- i) &* r0 &+ i &* r1) / 5
+        p[6] = 0
+        p[7] = 255
+        return p
+    }
+
     /// One BC4 block for 16 values, as a little-endian u64: r0, r1, then 16 3-bit indices.
     ///
     /// Both modes are tried: eight values between the extremes (r0 > r1), and six between the
     /// extremes of the values other than 0 and 255 with 0 and 255 exact (r0 ≤ r1). `medium` then
     /// refines each mode's endpoints by least squares on its indices (twice); `thorough` also tries
     /// every endpoint pair within ±2 of the best. The pair with the smallest squared error wins
-    /// (ties: the 8-value mode, then the smaller endpoints).
-    static func encodeSingle(_ v: [UInt8], _ quality: TextureSettings.Quality) -> UInt64 {
-        var lo = 255
-        var hi = 0
-        var innerLo = 255
-        var innerHi = 0
-        for x in v {
-            let x = Int(x)
-            lo = min(lo, x)
-            hi = max(hi, x)
-            if x != 0 && x != 255 {
-                innerLo = min(innerLo, x)
-                innerHi = max(innerHi, x)
-            }
-        }
-        if lo == hi { return pack(hi, hi, [Int](repeating: 0, count: 16)) }
-        var best = (error: Int.max, r0: 0, r1: 0, indices: [Int]())
-        func consider(_ r0: Int, _ r1: Int) {
-            let (e, idx) = fit(v, r0, r1)
-            if e < best.error { best = (e, r0, r1, idx) }
-        }
-        // Eight values: r0 > r1.
-        consider(hi, lo)
-        // Six values: r0 ≤ r1, between the inner extremes (0 and 255 come free).
-        if innerLo <= innerHi { consider(innerLo, innerHi) } else { consider(0, 255) }
-        if quality == .fast { return pack(best.r0, best.r1, best.indices) }
-        for _ in 0..<2 {
-            for eight in [true, false] {
-                let start = eight ? (best.r0 > best.r1 ? (best.r0, best.r1) : (hi, lo)) : (best.r0 <= best.r1 ? (best.r0, best.r1) : (innerLo <= innerHi ? (innerLo, innerHi) : (0, 255)))
-                let (_, idx) = fit(v, start.0, start.1)
-                if let (a, b) = leastSquares(v, idx, eight: eight) { consider(a, b) }
+    /// (ties: the one tried first).
+    static func encodeSingle(_ v: V16, _ quality: TextureSettings.Quality) -> UInt64 {
+        let lo = v.min()
+        let hi = v.max()
+        if lo == hi { return pack(hi, hi, V16()) }
+        let inner = v .!= 0 .& (v .!= 255)
+        let innerLo = V16(repeating: 255).replacing(with: v, where: inner).min()
+        let innerHi = V16(repeating: 0).replacing(with: v, where: inner).max()
+        let hasInner = any(inner)
+        // A plain value, not a closure's captured variable: nothing is boxed per block.
+        var best = Candidate()
+        best.consider(v, hi, lo)
+        let six = hasInner ? (innerLo, innerHi) : (Int32(0), Int32(255))
+        best.consider(v, six.0, six.1)
+        if quality != .fast {
+            for _ in 0..<2 {
+                for eight in 0..<2 {
+                    let start =
+                        eight == 0
+                        ? (best.r0 > best.r1 ? (best.r0, best.r1) : (hi, lo))
+                        : (best.r0 <= best.r1 ? (best.r0, best.r1) : six)
+                    let (_, idx) = fit(v, start.0, start.1)
+                    if let (a, b) = leastSquares(v, idx, eight: eight == 0) { best.consider(v, a, b) }
+                }
             }
         }
         if quality == .thorough {
             let (c0, c1) = (best.r0, best.r1)
-            for d0 in -2...2 {
-                for d1 in -2...2 {
+            for d0 in Int32(-2)...2 {
+                for d1 in Int32(-2)...2 {
                     let a = min(255, max(0, c0 + d0))
                     let b = min(255, max(0, c1 + d1))
-                    consider(a, b)
-                    consider(b, a)
+                    best.consider(v, a, b)
+                    best.consider(v, b, a)
                 }
             }
         }
         return pack(best.r0, best.r1, best.indices)
     }
 
-    /// The nearest palette entry for each value and the summed squared error.
-    static func fit(_ v: [UInt8], _ r0: Int, _ r1: Int) -> (Int, [Int]) {
-        let p = palette4(r0, r1)
-        var error = 0
-        var idx = [Int](repeating: 0, count: 16)
-        for (i, x) in v.enumerated() {
-            var bestK = 0
-            var bestD = Int.max
-            for k in 0..<8 {
-                let d = (p[k] - Int(x)) * (p[k] - Int(x))
-                if d < bestD {
-                    bestD = d
-                    bestK = k
-                }
-            }
-            idx[i] = bestK
-            error += bestD
+    /// The best endpoints tried so far and their indices.
+    struct Candidate {
+        var error = Int32.max
+        var r0: Int32 = 0
+        var r1: Int32 = 0
+        var indices = V16()
+        @inline(__always) mutating func consider(_ v: V16, _ a: Int32, _ b: Int32) {
+            let (e, idx) = BC.fit(v, a, b)
+            if e < error { (error, r0, r1, indices) = (e, a, b, idx) }
         }
-        return (error, idx)
+    }
+
+    /// The nearest palette entry for each value (the first on a tie) and the summed squared error.
+    @inline(__always) static func fit(_ v: V16, _ r0: Int32, _ r1: Int32) -> (Int32, V16) {
+        let p = palette8(r0, r1)
+        var best = V16(repeating: Int32.max)
+        var idx = V16()
+        for k in 0..<8 {
+            let d = v &- V16(repeating: p[k])
+            let e = d &* d
+            let closer = e .< best
+            best.replace(with: e, where: closer)
+            idx.replace(with: Int32(k), where: closer)
+        }
+        return (best.wrappedSum(), idx)
     }
 
     /// Endpoints minimising Σ (x − ((1 − w)·r0 + w·r1))² over the texels on interpolated entries
     /// (w = the index's weight), rounded and clamped, ordered for the mode; nil when degenerate.
-    static func leastSquares(_ v: [UInt8], _ idx: [Int], eight: Bool) -> (Int, Int)? {
+    static func leastSquares(_ v: V16, _ idx: V16, eight: Bool) -> (Int32, Int32)? {
         var aa = 0.0
         var ab = 0.0
         var bb = 0.0
         var ax = 0.0
         var bx = 0.0
-        for (i, x) in v.enumerated() {
-            let k = idx[i]
+        for i in 0..<16 {
+            let k = Int(idx[i])
             let w: Double
             if eight {
                 w = k == 0 ? 0 : k == 1 ? 1 : Double(k - 1) / 7
@@ -229,27 +482,26 @@ public enum BC {
                 w = k == 0 ? 0 : k == 1 ? 1 : Double(k - 1) / 5
             }
             let a = 1 - w
+            let x = Double(v[i])
             aa += a * a
             ab += a * w
             bb += w * w
-            ax += a * Double(x)
-            bx += w * Double(x)
+            ax += a * x
+            bx += w * x
         }
         let det = aa * bb - ab * ab
         guard abs(det) > 1e-9 else { return nil }
-        let r0 = Int(((ax * bb - bx * ab) / det).rounded())
-        let r1 = Int(((bx * aa - ax * ab) / det).rounded())
-        var a = min(255, max(0, r0))
-        var b = min(255, max(0, r1))
+        var a = Int32(min(255, max(0, ((ax * bb - bx * ab) / det).rounded())))
+        var b = Int32(min(255, max(0, ((bx * aa - ax * ab) / det).rounded())))
         if eight && a <= b { (a, b) = (max(a, b), min(a, b)) }
         if eight && a == b { return nil }
         if !eight && a > b { (a, b) = (b, a) }
         return (a, b)
     }
 
-    static func pack(_ r0: Int, _ r1: Int, _ idx: [Int]) -> UInt64 {
+    static func pack(_ r0: Int32, _ r1: Int32, _ idx: V16) -> UInt64 {
         var bits = UInt64(r0) | UInt64(r1) << 8
-        for (i, k) in idx.enumerated() { bits |= UInt64(k) << UInt64(16 + 3 * i) }
+        for i in 0..<16 { bits |= UInt64(idx[i]) << UInt64(16 + 3 * i) }
         return bits
     }
 }

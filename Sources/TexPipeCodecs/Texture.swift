@@ -69,8 +69,8 @@ extension TextureSettings.Format {
 
     public var isASTC: Bool { [.astc4x4, .astc5x5, .astc6x6, .astc8x8].contains(self) }
     public var isBC: Bool { [.bc1, .bc3, .bc4, .bc5, .bc7].contains(self) }
-    /// Whether texpipe can encode it: BC1, BC3 and BC7 encoders are not built yet (issue #14).
-    public var isBuilt: Bool { ![.bc1, .bc3, .bc7].contains(self) }
+    /// Whether texpipe can encode it: the BC7 encoder is not built yet (issue #14).
+    public var isBuilt: Bool { self != .bc7 }
     /// Data formats: UNORM only (`srgb` with them is a manifest error).
     public var isData: Bool { self == .bc4 || self == .bc5 }
 
@@ -213,6 +213,11 @@ public enum TextureEncoder {
             let rgba = Self.rgba8(level)
             switch format {
             case .rgba8: data.append(rgba)
+            case .bc1, .bc3:
+                data.append(
+                    BC.encodeColor(
+                        rgba, width: level.width, height: level.height, format: format, quality: settings.quality,
+                        rows: rows))
             case .bc4, .bc5:
                 data.append(
                     BC.encode(

@@ -13,6 +13,7 @@ struct TexPipeCommand: ParsableCommand {
         version: TexPipeVersion.string,
         subcommands: [
             Run.self, Watch.self, Validate.self, Stages.self, Schema.self, Inspect.self, Clean.self, PackRects.self,
+            EncodeBlocks.self,
         ],
         defaultSubcommand: Run.self)
 
@@ -449,5 +450,37 @@ struct PackRects: ParsableCommand {
             },
         ]
         FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys]))
+    }
+}
+
+/// `texpipe encode-blocks`: one block encoder alone on raw RGBA8, single-threaded, for
+/// `Benchmarks/compare-encoders.sh` (which compares it with the reference encoders). Hidden.
+struct EncodeBlocks: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encode-blocks",
+        abstract: "Encode raw RGBA8 (width × height) into one format's blocks; print the seconds taken.",
+        shouldDisplay: false)
+
+    @Option(help: "bc4, bc5, … (the formats texpipe encodes).") var format: String
+    @Option(help: "fast, medium or thorough.") var quality: String = "medium"
+    @Argument(help: "Raw RGBA8 input.") var input: String
+    @Argument var width: Int
+    @Argument var height: Int
+    @Argument(help: "Where the blocks go.") var output: String
+
+    func run() throws {
+        guard let format = TextureSettings.Format(rawValue: format), format.isBC, format.isBuilt else {
+            throw ValidationError("--format: a BC format texpipe encodes")
+        }
+        guard let quality = TextureSettings.Quality(rawValue: quality) else { throw ValidationError("--quality") }
+        guard let data = FileManager.default.contents(atPath: input), data.count == width * height * 4 else {
+            throw ValidationError("\(input): expected \(width * height * 4) bytes of RGBA8")
+        }
+        let rgba = Array(data)
+        let t = DispatchTime.now().uptimeNanoseconds
+        let blocks = try BC.blocks(rgba, width: width, height: height, format: format, quality: quality)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
+        try Data(blocks).write(to: URL(fileURLWithPath: output))
+        print(seconds)
     }
 }

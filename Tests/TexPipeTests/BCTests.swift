@@ -46,14 +46,17 @@ struct BCTests {
                 // BC3's color block always has four colors; texture2ddecoder switches to three when
                 // c0 ≤ c1 as BC1 does (Pillow, Direct3D and the Khronos spec do not): compared
                 // where they agree, c0 > c1, and the other order checked by hand below.
-                (out[at + 9], out[at + 11]) = (max(out[at + 9], out[at + 11]) | 1, min(out[at + 9], out[at + 11]) & 0xFE)
+                (out[at + 9], out[at + 11]) = (
+                    max(out[at + 9], out[at + 11]) | 1, min(out[at + 9], out[at + 11]) & 0xFE
+                )
             default: break
             }
         }
         return out
     }
 
-    @Test(.enabled(if: hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
+    @Test(
+        .enabled(if: hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
         arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5])
     func randomBlocksDecodeAsTheReferenceDoes(_ format: TextureSettings.Format) throws {
         let (w, h) = (64, 32)
@@ -92,8 +95,9 @@ struct BCTests {
         #expect([d6[0], d6[4], d6[8]] == [48, 0, 255] && d6[1] == 0 && d6[3] == 255)
     }
 
-    /// A grayscale-ish test picture: gradients, edges and noise in red and green.
-    static func picture(_ w: Int, _ h: Int, seed: UInt64) -> [UInt8] {
+    /// A test picture: gradients, edges and noise in red and green, a blue ramp, and (with
+    /// `alpha`) a soft-edged disc of coverage.
+    static func picture(_ w: Int, _ h: Int, seed: UInt64, alpha: Bool = false) -> [UInt8] {
         var r = SeededRandom(seed: seed)
         var p = [UInt8](repeating: 255, count: w * h * 4)
         for y in 0..<h {
@@ -102,7 +106,11 @@ struct BCTests {
                 let edge = (x / 11 + y / 7) % 3 == 0 ? 60 : 0
                 p[i] = UInt8(min(255, x * 255 / max(1, w - 1) / 2 + edge + r.int(0...20)))
                 p[i + 1] = UInt8(min(255, y * 255 / max(1, h - 1) * 3 / 4 + r.int(0...8)))
-                p[i + 2] = 0
+                p[i + 2] = UInt8((x + y) * 255 / max(1, w + h - 2))
+                if alpha {
+                    let d = (Double(x - w / 2) * Double(x - w / 2) + Double(y - h / 2) * Double(y - h / 2)).squareRoot()
+                    p[i + 3] = UInt8(max(0, min(255, 255 - (d - Double(min(w, h)) / 3) * 16)))
+                }
             }
         }
         return p
@@ -121,18 +129,50 @@ struct BCTests {
         return se == 0 ? 99 : 10 * log10(255 * 255 / (se / Double(n)))
     }
 
-    @Test(.enabled(if: hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
-        arguments: [TextureSettings.Format.bc4, .bc5])
+    @Test(
+        .enabled(if: hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
+        arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5])
     func encodedBlocksDecodeAlikeEverywhere(_ format: TextureSettings.Format) throws {
         for (w, h) in [(1, 1), (2, 2), (5, 3), (37, 29)] {
-            let image = Self.picture(w, h, seed: UInt64(w * h))
+            let image = Self.picture(w, h, seed: UInt64(w * h), alpha: format == .bc3)
             for quality in TextureSettings.Quality.allCases {
-                let blocks = BC.encode(image, width: w, height: h, format: format, quality: quality, rows: SerialRows())
+                let blocks = try BC.blocks(image, width: w, height: h, format: format, quality: quality)
                 #expect(blocks.count == format.levelBytes(w, h))
                 let ours = try BC.decode(blocks, format: format, width: w, height: h)
-                #expect(ours == (try Self.reference(blocks, format, w, h)), "\(w)×\(h) \(quality)")
+                let theirs = try Self.reference(blocks, format, w, h)
+                let diff = ours.indices.first { ours[$0] != theirs[$0] }
+                #expect(
+                    diff == nil,
+                    "\(w)×\(h) \(quality) at byte \(diff ?? -1): \(diff.map { Array(ours[($0 / 4 * 4)..<($0 / 4 * 4 + 4)]) } ?? []) vs \(diff.map { Array(theirs[($0 / 4 * 4)..<($0 / 4 * 4 + 4)]) } ?? []) block \(Array(blocks.prefix(16)))"
+                )
             }
         }
+    }
+
+    @Test func constantColorBlocksAreExactWhereFiveSixFiveHoldsThem() throws {
+        // Colors 5:6:5 represents exactly (their 8-bit expansion) come back exactly in BC1 and BC3.
+        for (r, g, b) in [(0, 0, 0), (255, 255, 255), (8, 65, 132), (123, 125, 123)] {
+            var image = [UInt8](repeating: 0, count: 64)
+            for i in 0..<16 {
+                (image[i * 4], image[i * 4 + 1], image[i * 4 + 2], image[i * 4 + 3]) = (
+                    UInt8(r), UInt8(g), UInt8(b), 255
+                )
+            }
+            for format in [TextureSettings.Format.bc1, .bc3] {
+                for quality in TextureSettings.Quality.allCases {
+                    let d = try BC.decode(
+                        try BC.blocks(image, width: 4, height: 4, format: format, quality: quality), format: format,
+                        width: 4, height: 4)
+                    #expect(d == image, "\(format) \(quality) (\(r), \(g), \(b))")
+                }
+            }
+        }
+        // Two 5:6:5 colors, one per half: exact (they are the endpoints).
+        var two = [UInt8](repeating: 255, count: 64)
+        for i in 0..<16 { (two[i * 4], two[i * 4 + 1], two[i * 4 + 2]) = i < 8 ? (16, 69, 165) : (8, 8, 8) }
+        let d = try BC.decode(
+            try BC.blocks(two, width: 4, height: 4, format: .bc1, quality: .fast), format: .bc1, width: 4, height: 4)
+        #expect(d == two)
     }
 
     @Test func constantBlocksAreExactAndAGradientIsWithinOneUnit() throws {
@@ -180,23 +220,28 @@ struct BCTests {
     func atLeastTheReferencesQuality() throws {
         let t = TempDir()
         let images = [(Self.picture(128, 96, seed: 1), 128, 96), (Self.picture(64, 64, seed: 2), 64, 64)]
-        for format in [TextureSettings.Format.bc4, .bc5] {
-            let channels = format == .bc5 ? [0, 1] : [0]
-            for (k, (image, w, h)) in images.enumerated() {
+        let alphaImages = [
+            (Self.picture(128, 96, seed: 1, alpha: true), 128, 96),
+            (Self.picture(64, 64, seed: 2, alpha: true), 64, 64),
+        ]
+        for format in [TextureSettings.Format.bc1, .bc3, .bc4, .bc5] {
+            let channels = format == .bc5 ? [0, 1] : format == .bc4 ? [0] : [0, 1, 2]
+            for (k, (image, w, h)) in (format == .bc3 ? alphaImages : images).enumerated() {
                 t.write("image.rgba", image)
                 let refs = try Python.run(
                     """
                     import sys, etcpak, bc7enc, texture2ddecoder as t, math
                     d = open(sys.argv[1], 'rb').read(); w, h = int(sys.argv[2]), int(sys.argv[3]); f = sys.argv[4]
-                    ch = [2, 1] if f == 'bc5' else [2]
+                    ch = {'bc5': [(2, 0), (1, 1)], 'bc4': [(2, 0)]}.get(f, [(2, 0), (1, 1), (0, 2)])
                     def psnr(blocks):
                         out = getattr(t, 'decode_' + f)(blocks, w, h); se = 0
                         for i in range(w * h):
-                            for c, o in zip(ch, [0, 1]):
+                            for c, o in ch:
                                 se += (out[i * 4 + c] - d[i * 4 + o]) ** 2
                         return 99 if se == 0 else 10 * math.log10(255 * 255 / (se / (w * h * len(ch))))
                     e = psnr(getattr(etcpak, 'compress_' + f)(d, w, h))
-                    r = psnr(bc7enc.pack_dds(d, w, h, 'BC5')) if f == 'bc5' else e
+                    dds = {'bc1': 'DXT1', 'bc3': 'DXT5', 'bc5': 'BC5'}.get(f)
+                    r = psnr(bc7enc.pack_dds(d, w, h, dds)) if dds else e
                     print(e, r)
                     """, t.path + "/image.rgba", String(w), String(h), format.rawValue)
                 let parts = String(decoding: refs, as: UTF8.self).split(separator: " ").compactMap {
@@ -204,13 +249,20 @@ struct BCTests {
                 }
                 let (etcpak, rgbcx) = (parts[0], parts[1])
                 func ours(_ q: TextureSettings.Quality) throws -> Double {
-                    let blocks = BC.encode(image, width: w, height: h, format: format, quality: q, rows: SerialRows())
-                    return Self.psnr(try BC.decode(blocks, format: format, width: w, height: h), image, channels: channels)
+                    let blocks = try BC.blocks(image, width: w, height: h, format: format, quality: q)
+                    return Self.psnr(
+                        try BC.decode(blocks, format: format, width: w, height: h), image, channels: channels)
                 }
                 let better = max(etcpak, rgbcx)
                 #expect(try ours(.fast) >= etcpak - 0.01, "\(format) image \(k) fast vs etcpak \(etcpak)")
-                #expect(try ours(.medium) >= better - 0.5, "\(format) image \(k) medium vs \(better)")
-                #expect(try ours(.thorough) >= better, "\(format) image \(k) thorough vs \(better)")
+                if format == .bc4 || format == .bc5 {
+                    #expect(try ours(.medium) >= better - 0.5, "\(format) image \(k) medium vs \(better)")
+                    #expect(try ours(.thorough) >= better, "\(format) image \(k) thorough vs \(better)")
+                } else {
+                    // BC1's color: above etcpak, short of rgbcx (README: measured, a target still open).
+                    #expect(try ours(.medium) >= etcpak + 0.5, "\(format) image \(k) medium vs etcpak \(etcpak)")
+                    #expect(try ours(.thorough) >= ours(.medium), "\(format) image \(k)")
+                }
             }
         }
     }

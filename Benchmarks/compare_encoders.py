@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Block encoders side by side (issue #14): texpipe's (`texpipe encode-blocks`, one core) and the
+references through their PyPI wheels — etcpak, and bc7enc_rdo through bc7enc-py (rgbcx for BC1,
+BC3's color and BC5; bc7enc for BC7) — on the same corpus: every image of
+`compare_peers.corpus()` cropped to a multiple of 4. Every result is decoded by texture2ddecoder
+(none of the encoders' own code), and PSNR is taken per image: RGB for BC1/BC3/BC7, alpha on its own
+for BC3/BC7, R for BC4, R and G for BC5.
+
+  Benchmarks/compare-encoders.sh [--formats bc4,bc5] [--limit N]
+
+Prints per format and effort: MP/s per core, mean and worst PSNR, and texpipe − the better
+reference in dB. References are timed in-process around the wheel's call (one core: etcpak's own
+threads are switched off).
+"""
+import argparse
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import compare_peers  # noqa: E402
+
+import etcpak  # noqa: E402
+import bc7enc  # noqa: E402
+import texture2ddecoder  # noqa: E402
+
+
+def read_png_rgba(path):
+    """An 8-bit RGBA, non-interlaced PNG (what the corpus holds) as (w, h, bytes)."""
+    data = open(path, "rb").read()
+    pos = 8
+    idat = b""
+    w = h = 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype == 6 and interlace == 0, path
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * 4
+    out = bytearray(h * stride)
+    prev = bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - 4] if i >= 4 else 0
+            b = prev[i]
+            c = prev[i - 4] if i >= 4 else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out[y * stride:(y + 1) * stride] = line
+        prev = line
+    return w, h, bytes(out)
+
+
+def crop4(w, h, px):
+    cw, ch = w // 4 * 4, h // 4 * 4
+    if cw == w and ch == h:
+        return w, h, px
+    return cw, ch, b"".join(px[y * w * 4:y * w * 4 + cw * 4] for y in range(ch))
+
+
+CHANNELS = {"bc1": ([0, 1, 2], None), "bc3": ([0, 1, 2], 3), "bc4": ([0], None), "bc5": ([0, 1], None),
+            "bc7": ([0, 1, 2], 3)}
+
+
+def psnr(decoded_bgra, rgba, channels):
+    se = 0
+    n = 0
+    bgra = {0: 2, 1: 1, 2: 0, 3: 3}
+    mv_d = memoryview(decoded_bgra)
+    for c in channels:
+        d = mv_d[bgra[c]::4]
+        s = rgba[c::4]
+        se += sum((x - y) * (x - y) for x, y in zip(d, s))
+        n += len(s)
+    return 99.0 if se == 0 else 10 * math.log10(255 * 255 / (se / n))
+
+
+def references(fmt):
+    """name → function(rgba, w, h) → blocks."""
+    out = {}
+    if fmt in ("bc1", "bc3", "bc4", "bc5", "bc7"):
+        out["etcpak"] = lambda px, w, h: getattr(etcpak, "compress_" + fmt)(px, w, h)
+    dds = {"bc1": "DXT1", "bc3": "DXT5", "bc5": "BC5", "bc7": "BC7"}.get(fmt)
+    if dds:
+        out["bc7enc_rdo"] = lambda px, w, h: bc7enc.pack_dds(px, w, h, dds)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--texpipe", default=os.path.join(ROOT, ".build", "release", "texpipe"))
+    ap.add_argument("--formats", default="bc4,bc5")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N images (0: all)")
+    args = ap.parse_args()
+    try:
+        etcpak.set_use_heuristics(True)
+    except Exception:
+        pass
+    os.environ["OMP_NUM_THREADS"] = "1"
+    files = compare_peers.corpus()
+    if args.limit:
+        files = files[:args.limit]
+    images = [crop4(*read_png_rgba(f)) for f in files]
+    images = [i for i in images if i[0] >= 4 and i[1] >= 4]
+    mp = sum(w * h for w, h, _ in images) / 1e6
+    print(f"{len(images)} images, {mp:.1f} MP, each cropped to a multiple of 4\n")
+    print("| format | encoder | MP/s (1 core) | mean PSNR | worst PSNR | alpha mean | texpipe − better ref |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    tmp = tempfile.mkdtemp()
+    for fmt in args.formats.split(","):
+        channels, alpha = CHANNELS[fmt]
+        rows = {}
+        for name, fn in references(fmt).items():
+            seconds = 0.0
+            scores, alphas = [], []
+            for w, h, px in images:
+                t = time.perf_counter()
+                blocks = fn(px, w, h)
+                seconds += time.perf_counter() - t
+                dec = getattr(texture2ddecoder, "decode_" + fmt)(blocks, w, h)
+                scores.append(psnr(dec, px, channels))
+                if alpha is not None:
+                    alphas.append(psnr(dec, px, [alpha]))
+            rows[name] = (mp / seconds, scores, alphas)
+        better = max(sum(r[1]) / len(r[1]) for r in rows.values()) if rows else None
+        for q in ("fast", "medium", "thorough"):
+            seconds = 0.0
+            scores, alphas = [], []
+            for k, (w, h, px) in enumerate(images):
+                src = os.path.join(tmp, "in.rgba")
+                dst = os.path.join(tmp, "out.bin")
+                open(src, "wb").write(px)
+                cmd = [args.texpipe, "encode-blocks", "--format", fmt, "--quality", q, src, str(w), str(h), dst]
+                seconds += float(subprocess.check_output(cmd).decode().strip())
+                blocks = open(dst, "rb").read()
+                dec = getattr(texture2ddecoder, "decode_" + fmt)(blocks, w, h)
+                scores.append(psnr(dec, px, channels))
+                if alpha is not None:
+                    alphas.append(psnr(dec, px, [alpha]))
+            rows["texpipe " + q] = (mp / seconds, scores, alphas)
+        for name, (speed, scores, alphas) in rows.items():
+            mean = sum(scores) / len(scores)
+            delta = f"{mean - better:+.2f} dB" if name.startswith("texpipe") and better is not None else ""
+            amean = f"{sum(alphas) / len(alphas):.2f}" if alphas else "—"
+            print(f"| {fmt} | {name} | {speed:.1f} | {mean:.2f} | {min(scores):.2f} | {amean} | {delta} |")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
