@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 venv=.build-bench/venv-encoders
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q texture2ddecoder etcpak bc7enc-py
+  "$venv/bin/pip" install -q numpy texture2ddecoder etcpak bc7enc-py
 fi
 swift build -c release --product texpipe >/dev/null
 exec "$venv/bin/python" Benchmarks/compare_encoders.py "$@"

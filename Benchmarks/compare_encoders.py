@@ -27,6 +27,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import compare_peers  # noqa: E402
 
+import numpy as np  # noqa: E402
 import etcpak  # noqa: E402
 import bc7enc  # noqa: E402
 import texture2ddecoder  # noqa: E402
@@ -85,16 +86,26 @@ CHANNELS = {"bc1": ([0, 1, 2], None), "bc3": ([0, 1, 2], 3), "bc4": ([0], None),
 
 
 def psnr(decoded_bgra, rgba, channels):
-    se = 0
-    n = 0
     bgra = {0: 2, 1: 1, 2: 0, 3: 3}
-    mv_d = memoryview(decoded_bgra)
-    for c in channels:
-        d = mv_d[bgra[c]::4]
-        s = rgba[c::4]
-        se += sum((x - y) * (x - y) for x, y in zip(d, s))
-        n += len(s)
+    d = np.frombuffer(decoded_bgra, dtype=np.uint8).reshape(-1, 4).astype(np.int64)
+    s = np.frombuffer(rgba, dtype=np.uint8).reshape(-1, 4).astype(np.int64)
+    se = sum(int(((d[:, bgra[c]] - s[:, c]) ** 2).sum()) for c in channels)
+    n = len(s) * len(channels)
     return 99.0 if se == 0 else 10 * math.log10(255 * 255 / (se / n))
+
+
+def load(path):
+    """The corpus image as cropped RGBA, decoded once and kept in .build-bench/corpus-rgba."""
+    cache = os.path.join(os.path.dirname(path) + "-rgba", os.path.basename(path) + ".rgba")
+    meta = cache + ".size"
+    if os.path.exists(meta):
+        w, h = map(int, open(meta).read().split())
+        return w, h, open(cache, "rb").read()
+    w, h, px = crop4(*read_png_rgba(path))
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    open(cache, "wb").write(px)
+    open(meta, "w").write(f"{w} {h}")
+    return w, h, px
 
 
 def references(fmt):
@@ -122,7 +133,7 @@ def main():
     files = compare_peers.corpus()
     if args.limit:
         files = files[:args.limit]
-    images = [crop4(*read_png_rgba(f)) for f in files]
+    images = [load(f) for f in files]
     images = [i for i in images if i[0] >= 4 and i[1] >= 4]
     mp = sum(w * h for w, h, _ in images) / 1e6
     print(f"{len(images)} images, {mp:.1f} MP, each cropped to a multiple of 4\n")
