@@ -105,57 +105,8 @@ public enum BC {
     public static func blocks(
         _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality
     ) throws -> [UInt8] {
-        switch format {
-        case .bc4, .bc5:
-            return encode(rgba, width: width, height: height, format: format, quality: quality, rows: SerialRows())
-        case .bc1, .bc3:
-            return encodeColor(rgba, width: width, height: height, format: format, quality: quality, rows: SerialRows())
-        default: throw CodecError(.textureFormatNotBuilt(format.rawValue))
-        }
-    }
-
-    /// BC1 (color) or BC3 (color, then alpha as a BC4 block) blocks of an RGBA8 image, rows of
-    /// blocks on the cores `rows` lends.
-    static func encodeColor(
-        _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality,
-        rows: any RowScheduler
-    ) -> [UInt8] {
-        let bw = (width + 3) / 4
-        let bh = (height + 3) / 4
-        let size = format.blockBytes
-        var out = [UInt8](repeating: 0, count: bw * bh * size)
-        out.withUnsafeMutableBufferPointer { dst in
-            rgba.withUnsafeBufferPointer { src in
-                rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
-                    for by in band {
-                        for bx in 0..<bw {
-                            var texels = Texels()
-                            for y in 0..<4 {
-                                let sy = min(by * 4 + y, height - 1)
-                                for x in 0..<4 {
-                                    let sx = min(bx * 4 + x, width - 1)
-                                    let s = (sy * width + sx) * 4
-                                    let i = y * 4 + x
-                                    texels.r[i] = Int32(src[s])
-                                    texels.g[i] = Int32(src[s + 1])
-                                    texels.b[i] = Int32(src[s + 2])
-                                    texels.a[i] = Int32(src[s + 3])
-                                }
-                            }
-                            var at = (by * bw + bx) * size
-                            if format == .bc3 {
-                                let alpha = encodeSingle(texels.a, quality)
-                                for i in 0..<8 { dst[at + i] = UInt8(truncatingIfNeeded: alpha >> (8 * i)) }
-                                at += 8
-                            }
-                            let color = encodeColorBlock(texels, quality, threeColors: format == .bc1)
-                            for i in 0..<8 { dst[at + i] = UInt8(truncatingIfNeeded: color >> (8 * i)) }
-                        }
-                    }
-                }
-            }
-        }
-        return out
+        guard format.isBC, format.isBuilt else { throw CodecError(.textureFormatNotBuilt(format.rawValue)) }
+        return encode(rgba, width: width, height: height, format: format, quality: quality, rows: SerialRows())
     }
 
     /// A block's 16 texels, channel by channel.
@@ -338,9 +289,9 @@ public enum BC {
         }
     }
 
-    /// BC4 (red) or BC5 (red, green) blocks of an RGBA8 image, rows of blocks split across the cores
-    /// `rows` lends; the bytes do not depend on how many. No allocation per block: a block's 16
-    /// values are one SIMD16 vector.
+    /// Blocks of an RGBA8 image in BC1, BC3 (alpha as a BC4 block, then color), BC4 (R) or BC5 (R, G),
+    /// rows of blocks split across the cores `rows` lends; the bytes do not depend on how many. No
+    /// allocation per block: a block's channels are SIMD16 vectors.
     static func encode(
         _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality,
         rows: any RowScheduler
@@ -349,24 +300,35 @@ public enum BC {
         let bh = (height + 3) / 4
         let size = format.blockBytes
         var out = [UInt8](repeating: 0, count: bw * bh * size)
-        let channels = format == .bc5 ? 2 : 1
         out.withUnsafeMutableBufferPointer { dst in
             rgba.withUnsafeBufferPointer { src in
                 rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
                     for by in band {
                         for bx in 0..<bw {
-                            for channel in 0..<channels {
-                                var v = V16()
-                                for y in 0..<4 {
-                                    let sy = min(by * 4 + y, height - 1)
-                                    for x in 0..<4 {
-                                        let sx = min(bx * 4 + x, width - 1)
-                                        v[y * 4 + x] = Int32(src[(sy * width + sx) * 4 + channel])
-                                    }
+                            var t = Texels()
+                            for y in 0..<4 {
+                                let sy = min(by * 4 + y, height - 1)
+                                for x in 0..<4 {
+                                    let s = (sy * width + min(bx * 4 + x, width - 1)) * 4
+                                    let i = y * 4 + x
+                                    (t.r[i], t.g[i], t.b[i], t.a[i]) = (
+                                        Int32(src[s]), Int32(src[s + 1]), Int32(src[s + 2]), Int32(src[s + 3])
+                                    )
                                 }
-                                let block = encodeSingle(v, quality)
-                                let at = (by * bw + bx) * size + channel * 8
-                                for i in 0..<8 { dst[at + i] = UInt8(truncatingIfNeeded: block >> (8 * i)) }
+                            }
+                            let at = (by * bw + bx) * size
+                            func put(_ block: UInt64, _ offset: Int) {
+                                for i in 0..<8 { dst[at + offset + i] = UInt8(truncatingIfNeeded: block >> (8 * i)) }
+                            }
+                            switch format {
+                            case .bc1: put(encodeColorBlock(t, quality, threeColors: true), 0)
+                            case .bc3:
+                                put(encodeSingle(t.a, quality), 0)
+                                put(encodeColorBlock(t, quality, threeColors: false), 8)
+                            case .bc4: put(encodeSingle(t.r, quality), 0)
+                            default:
+                                put(encodeSingle(t.r, quality), 0)
+                                put(encodeSingle(t.g, quality), 8)
                             }
                         }
                     }

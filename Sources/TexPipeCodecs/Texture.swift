@@ -213,12 +213,7 @@ public enum TextureEncoder {
             let rgba = Self.rgba8(level)
             switch format {
             case .rgba8: data.append(rgba)
-            case .bc1, .bc3:
-                data.append(
-                    BC.encodeColor(
-                        rgba, width: level.width, height: level.height, format: format, quality: settings.quality,
-                        rows: rows))
-            case .bc4, .bc5:
+            case .bc1, .bc3, .bc4, .bc5:
                 data.append(
                     BC.encode(
                         rgba, width: level.width, height: level.height, format: format, quality: settings.quality,
