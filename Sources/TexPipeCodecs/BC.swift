@@ -300,6 +300,10 @@ public enum BC {
         let bh = (height + 3) / 4
         let size = format.blockBytes
         var out = [UInt8](repeating: 0, count: bw * bh * size)
+        // Only the channels the format stores are gathered (a lane insert each).
+        let color = format == .bc1 || format == .bc3
+        let green = format != .bc4
+        let alpha = format == .bc3
         out.withUnsafeMutableBufferPointer { dst in
             rgba.withUnsafeBufferPointer { src in
                 rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
@@ -311,9 +315,10 @@ public enum BC {
                                 for x in 0..<4 {
                                     let s = (sy * width + min(bx * 4 + x, width - 1)) * 4
                                     let i = y * 4 + x
-                                    (t.r[i], t.g[i], t.b[i], t.a[i]) = (
-                                        Int32(src[s]), Int32(src[s + 1]), Int32(src[s + 2]), Int32(src[s + 3])
-                                    )
+                                    t.r[i] = Int32(src[s])
+                                    if green { t.g[i] = Int32(src[s + 1]) }
+                                    if color { t.b[i] = Int32(src[s + 2]) }
+                                    if alpha { t.a[i] = Int32(src[s + 3]) }
                                 }
                             }
                             let at = (by * bw + bx) * size
