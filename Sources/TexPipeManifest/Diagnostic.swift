@@ -125,10 +125,10 @@ public enum Say {
             + "use {pipeline}, {page}, {suffix}, {variant} or a variant key)"
     }
     static let pageStagesWithoutAtlas = "\"pageStages\" run on an atlas's pages, but the pipeline has no \"atlas\""
-    static func pageTooSmall(_ w: Int, _ h: Int, needs: Int) -> String {
+    public static func pageTooSmall(_ w: Int, _ h: Int, needs: Int) -> String {
         "a \(w)×\(h) page cannot hold even a 1×1 sprite with its extrusion and border (\(needs)×\(needs) needed)"
     }
-    static let libGDXRotation =
+    public static let libGDXRotation =
         "libGDX stores rotated regions turned counter-clockwise, the JSON hash clockwise: one page cannot serve "
         + "both; with \"libgdx\" in \"data\", \"rotate\" must be false"
     public static func unresolved(_ name: String, in text: String, known: [String]) -> String {

@@ -36,8 +36,18 @@ extension PlanBuilder {
             let jpeg = output.jpeg, let texture = output.texture
         else { return }
         settings.name = nameTemplate
-        if !settings.holdsOnePixel || (settings.rotate && settings.data.contains(.libgdx)) {
-            return  // reported by the manifest's static pass (or per variant below when from placeholders)
+        // The manifest's static pass reports these unless a value came from a variant's
+        // placeholder; the same message twice is reported once.
+        if !settings.holdsOnePixel {
+            let (w, h) = settings.pageLimit
+            error(
+                p.path.key("atlas").key("maxSize"),
+                Say.pageTooSmall(w, h, needs: 1 + 2 * settings.extrude + 2 * settings.border))
+            return
+        }
+        if settings.rotate && settings.data.contains(.libgdx) {
+            error(p.path.key("atlas").key("rotate"), Say.libGDXRotation)
+            return
         }
 
         var reads: [String] = []

@@ -179,6 +179,13 @@ struct AtlasTests {
                 == [
                     "error: $T/pipeline.json: pipelines[0].atlas.maxSize: a 4×4 page cannot hold even a 1×1 sprite with its extrusion and border (5×5 needed)"
                 ])
+        // From a variant's placeholder: found per job, reported once.
+        #expect(
+            errors(
+                #"{ "name": "d", "inputs": ["in/**/*.png"], "variants": [{ "name": "a", "m": 4 }, { "name": "b", "m": 4 }], "atlas": { "maxSize": "{m}", "border": 1, "extrude": 1 }, "output": "{variant}{page}.png" }"#
+            ) == [
+                "error: $T/pipeline.json: pipelines[0].atlas.maxSize: a 4×4 page cannot hold even a 1×1 sprite with its extrusion and border (5×5 needed)"
+            ])
         #expect(
             errors(#"{ "name": "d", "inputs": ["in/**/*.png"], "atlas": { "rotate": true, "data": ["libgdx"] } }"#) == [
                 "error: $T/pipeline.json: pipelines[0].atlas.rotate: libGDX stores rotated regions turned counter-clockwise, the JSON hash clockwise: one page cannot serve both; with \"libgdx\" in \"data\", \"rotate\" must be false"
