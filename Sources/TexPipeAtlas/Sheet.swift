@@ -25,62 +25,16 @@ public struct AtlasSprite: Sendable {
             self.image = image
             return
         }
-        guard let b = Self.opaqueBounds(image) else {
+        guard let b = image.bounds(alphaAbove: 0) else {
             self.image = image.with(width: 1, height: 1, pixels: Image(width: 1, height: 1, depth: image.depth).pixels)
             return
         }
-        offsetX = b.x
-        offsetY = b.y
+        offsetX = b.x0
+        offsetY = b.y0
+        let (w, h) = (b.x1 - b.x0 + 1, b.y1 - b.y0 + 1)
         self.image =
-            b.w == image.width && b.h == image.height ? image : Self.cropped(image, x: b.x, y: b.y, w: b.w, h: b.h)
-    }
-
-    /// The bounding box of texels with alpha > 0; nil when there is none.
-    static func opaqueBounds(_ image: Image) -> (x: Int, y: Int, w: Int, h: Int)? {
-        func scan<C: PixelChannel>(_ p: [C]) -> (Int, Int, Int, Int)? {
-            let w = image.width
-            var (x0, y0, x1, y1) = (Int.max, Int.max, -1, -1)
-            p.withUnsafeBufferPointer { b in
-                for y in 0..<image.height {
-                    var first = -1
-                    var last = -1
-                    var i = y * w * 4 + 3
-                    for x in 0..<w {
-                        if b[i] != 0 {
-                            if first < 0 { first = x }
-                            last = x
-                        }
-                        i += 4
-                    }
-                    if first >= 0 {
-                        x0 = min(x0, first)
-                        x1 = max(x1, last)
-                        y0 = min(y0, y)
-                        y1 = y
-                    }
-                }
-            }
-            return x1 < 0 ? nil : (x0, y0, x1 - x0 + 1, y1 - y0 + 1)
-        }
-        switch image.pixels {
-        case .rgba8(let p): return scan(p)
-        case .rgba16(let p): return scan(p)
-        }
-    }
-
-    static func cropped(_ image: Image, x: Int, y: Int, w: Int, h: Int) -> Image {
-        func cut<C: PixelChannel>(_ p: [C]) -> [C] {
-            var out = [C](repeating: 0, count: w * h * 4)
-            for row in 0..<h {
-                let s = ((y + row) * image.width + x) * 4
-                out[(row * w * 4)..<((row + 1) * w * 4)] = p[s..<(s + w * 4)]
-            }
-            return out
-        }
-        switch image.pixels {
-        case .rgba8(let p): return image.with(width: w, height: h, pixels: .rgba8(cut(p)))
-        case .rgba16(let p): return image.with(width: w, height: h, pixels: .rgba16(cut(p)))
-        }
+            w == image.width && h == image.height
+            ? image : image.produced(width: w, height: h, RectCopy(x: b.x0, y: b.y0, width: w, height: h, to: 0, 0))
     }
 }
 

@@ -67,32 +67,21 @@ public enum BC {
     static func color(_ b: [UInt8], _ at: Int, into t: inout [UInt8], alwaysFour: Bool) {
         let c0 = Int(b[at]) | Int(b[at + 1]) << 8
         let c1 = Int(b[at + 2]) | Int(b[at + 3]) << 8
-        let e0 = expand565(c0)
-        let e1 = expand565(c1)
-        var palette: [(Int, Int, Int, Int)] = [(e0.0, e0.1, e0.2, 255), (e1.0, e1.1, e1.2, 255)]
-        if alwaysFour || c0 > c1 {
-            palette.append(((2 * e0.0 + e1.0) / 3, (2 * e0.1 + e1.1) / 3, (2 * e0.2 + e1.2) / 3, 255))
-            palette.append(((e0.0 + 2 * e1.0) / 3, (e0.1 + 2 * e1.1) / 3, (e0.2 + 2 * e1.2) / 3, 255))
-        } else {
-            palette.append(((e0.0 + e1.0) / 2, (e0.1 + e1.1) / 2, (e0.2 + e1.2) / 2, 255))
-            palette.append((0, 0, 0, 0))
-        }
+        // The encoder's palette; the three-color mode's fourth entry is transparent black.
+        let four = alwaysFour || c0 > c1
+        let palette = colorPalette(c0, c1, four: four)
         let bits = Int(b[at + 4]) | Int(b[at + 5]) << 8 | Int(b[at + 6]) << 16 | Int(b[at + 7]) << 24
         for i in 0..<16 {
-            let p = palette[(bits >> (2 * i)) & 3]
-            (t[i * 4], t[i * 4 + 1], t[i * 4 + 2], t[i * 4 + 3]) = (UInt8(p.0), UInt8(p.1), UInt8(p.2), UInt8(p.3))
+            let k = (bits >> (2 * i)) & 3
+            let p = k < palette.count ? palette[k] : (0, 0, 0)
+            let a: UInt8 = k < palette.count ? 255 : 0
+            (t[i * 4], t[i * 4 + 1], t[i * 4 + 2], t[i * 4 + 3]) = (UInt8(p.0), UInt8(p.1), UInt8(p.2), a)
         }
     }
 
-    /// The eight values a BC4 block's endpoints give (index order).
-    @inline(__always) static func palette4(_ r0: Int, _ r1: Int) -> [Int] {
-        if r0 > r1 { return [r0, r1] + (1...6).map { ((7 - $0) * r0 + $0 * r1) / 7 } }
-        return [r0, r1] + (1...4).map { ((5 - $0) * r0 + $0 * r1) / 5 } + [0, 255]
-    }
-
-    /// A BC4 block (8 bytes at `at`) into one channel of 16 RGBA texels.
+    /// A BC4 block (8 bytes at `at`) into one channel of 16 RGBA texels (the encoder's palette).
     static func single(_ b: [UInt8], _ at: Int, into t: inout [UInt8], channel: Int) {
-        let values = palette4(Int(b[at]), Int(b[at + 1]))
+        let values = palette8(Int32(b[at]), Int32(b[at + 1]))
         var bits = 0
         for k in 0..<6 { bits |= Int(b[at + 2 + k]) << (8 * k) }
         for i in 0..<16 { t[i * 4 + channel] = UInt8(values[(bits >> (3 * i)) & 7]) }
@@ -345,7 +334,8 @@ public enum BC {
 
     typealias V16 = SIMD16<Int32>
 
-    /// The eight values of a BC4 block's endpoints, as a vector (same formula as `palette4`).
+    /// The eight values of a BC4 block's endpoints in index order: r0 > r1, r0, r1 and
+    /// ⌊((7 − i)·r0 + i·r1) / 7⌋; else r0, r1, ⌊((5 − i)·r0 + i·r1) / 5⌋, 0 and 255.
     @inline(__always) static func palette8(_ r0: Int32, _ r1: Int32) -> SIMD8<Int32> {
         if r0 > r1 {
             let i = SIMD8<Int32>(0, 7, 1, 2, 3, 4, 5, 6)

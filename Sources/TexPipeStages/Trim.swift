@@ -29,34 +29,8 @@ public struct Trim: Stage {
         return [out]
     }
 
-    /// The bounding box of pixels with alpha above the threshold, or nil if there are none.
-    func bounds(of image: Image) -> (x0: Int, y0: Int, x1: Int, y1: Int)? {
-        func scan<C: PixelChannel>(_ p: [C]) -> (Int, Int, Int, Int)? {
-            let limit = threshold * Double(C.maxValue)
-            let w = image.width
-            var (x0, y0, x1, y1) = (Int.max, Int.max, -1, -1)
-            p.withUnsafeBufferPointer { b in
-                for y in 0..<image.height {
-                    var i = y * w * 4 + 3
-                    for x in 0..<w {
-                        if Double(b[i]) > limit {
-                            x0 = min(x0, x); x1 = max(x1, x)
-                            y0 = min(y0, y); y1 = max(y1, y)
-                        }
-                        i += 4
-                    }
-                }
-            }
-            return x1 < 0 ? nil : (x0, y0, x1, y1)
-        }
-        switch image.pixels {
-        case .rgba8(let p): return scan(p)
-        case .rgba16(let p): return scan(p)
-        }
-    }
-
     public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
-        guard let b = bounds(of: image) else {
+        guard let b = image.bounds(alphaAbove: threshold) else {
             return [image.with(width: 1, height: 1, pixels: Image(width: 1, height: 1, depth: image.depth).pixels)]
         }
         let x0 = max(0, b.x0 - margin)
