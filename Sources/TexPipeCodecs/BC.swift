@@ -1,4 +1,4 @@
-public import TexPipePixels
+import TexPipePixels
 
 /// Block compression: BC1, BC3, BC4 and BC5 blocks decoded, BC4 and BC5 encoded (Microsoft's
 /// "Block Compression (Direct3D 10)" and the Khronos Data Format Specification's S3TC and RGTC
@@ -39,6 +39,7 @@ public enum BC {
                     single(blocks, at, into: &texels, channel: 0)
                     single(blocks, at + 8, into: &texels, channel: 1)
                     for t in 0..<16 { (texels[t * 4 + 2], texels[t * 4 + 3]) = (0, 255) }
+                case .bc7: BC7.decodeBlock(blocks, at, into: &texels)
                 default:
                     throw CodecError(.textureFormatNotBuilt(format.rawValue))
                 }
@@ -290,9 +291,10 @@ public enum BC {
         let size = format.blockBytes
         var out = [UInt8](repeating: 0, count: bw * bh * size)
         // Only the channels the format stores are gathered (a lane insert each).
-        let color = format == .bc1 || format == .bc3
+        let color = format == .bc1 || format == .bc3 || format == .bc7
         let green = format != .bc4
-        let alpha = format == .bc3
+        let alpha = format == .bc3 || format == .bc7
+        let search = BC7.Search.of(quality)
         out.withUnsafeMutableBufferPointer { dst in
             rgba.withUnsafeBufferPointer { src in
                 rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
@@ -320,6 +322,10 @@ public enum BC {
                                 put(encodeSingle(t.a, quality), 0)
                                 put(encodeColorBlock(t, quality, threeColors: false), 8)
                             case .bc4: put(encodeSingle(t.r, quality), 0)
+                            case .bc7:
+                                let (lo, hi) = BC7.encodeBlock(BC7.Block(t.r, t.g, t.b, t.a), search)
+                                put(lo, 0)
+                                put(hi, 8)
                             default:
                                 put(encodeSingle(t.r, quality), 0)
                                 put(encodeSingle(t.g, quality), 8)

