@@ -41,7 +41,7 @@ public enum BC {
                     for t in 0..<16 { (texels[t * 4 + 2], texels[t * 4 + 3]) = (0, 255) }
                 case .bc7: BC7.decodeBlock(blocks, at, into: &texels)
                 default:
-                    throw CodecError(.textureFormatNotBuilt(format.rawValue))
+                    throw CodecError(.notBlockCompressed(format.rawValue))
                 }
                 for y in 0..<4 where by * 4 + y < height {
                     for x in 0..<4 where bx * 4 + x < width {
@@ -95,7 +95,7 @@ public enum BC {
     public static func blocks(
         _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality
     ) throws -> [UInt8] {
-        guard format.isBC, format.isBuilt else { throw CodecError(.textureFormatNotBuilt(format.rawValue)) }
+        guard format.isBC else { throw CodecError(.notBlockCompressed(format.rawValue)) }
         return encode(rgba, width: width, height: height, format: format, quality: quality, rows: SerialRows())
     }
 

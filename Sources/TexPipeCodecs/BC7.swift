@@ -521,20 +521,15 @@ extension BC7 {
     /// `refine` rounds of least squares on the indices while the error falls.
     static func fit(
         _ block: Block, first: Int, count: Int, subsets: Int, lanes: V16, quantizer: Quantizer,
-        indexBits: Int, refine: Int, exhaustive: Bool = false
+        indexBits: Int, refine: Int, exhaustive: Bool = false, start: Ends? = nil
     ) -> Lines {
-        var ends = Ends()
-        for s in 0..<subsets {
-            let (a, b) = principalLine(block, first: first, count: count, member: lanes.equals(Int32(s)))
-            ends.set(s, a, b)
-            if a == b {
-                let solid = solidTables[solidKey(quantizer, indexBits)]!.ends(for: a, count: count)
-                ends.solid |= 1 << s
-                switch s {
-                case 0: ends.solidEnds.0 = solid
-                case 1: ends.solidEnds.1 = solid
-                default: ends.solidEnds.2 = solid
-                }
+        var ends = start ?? lines(block, first: first, count: count, subsets: subsets, lanes: lanes)
+        for s in 0..<subsets where ends.solid & (1 << s) != 0 {
+            let solid = solidTables[solidKey(quantizer, indexBits)]!.ends(for: ends.get(s).0, count: count)
+            switch s {
+            case 0: ends.solidEnds.0 = solid
+            case 1: ends.solidEnds.1 = solid
+            default: ends.solidEnds.2 = solid
             }
         }
         var best = Lines()
@@ -574,6 +569,18 @@ extension BC7 {
             ends = next
         }
         return best
+    }
+
+    /// Each subset's principal line (a subset of one color marked `solid`): shared by the modes
+    /// that fit the same subsets with different bits.
+    static func lines(_ block: Block, first: Int, count: Int, subsets: Int, lanes: V16) -> Ends {
+        var ends = Ends()
+        for s in 0..<subsets {
+            let (a, b) = principalLine(block, first: first, count: count, member: lanes.equals(Int32(s)))
+            ends.set(s, a, b)
+            if a == b { ends.solid |= 1 << s }
+        }
+        return ends
     }
 
     /// The ends of the segment through the member texels' mean along their principal axis
@@ -895,7 +902,7 @@ extension BC7 {
 
     /// Fits mode `mode` (0, 1, 2, 3, 6 or 7: one index set for every channel) with `partition`.
     static func tryJoint(
-        _ block: Block, mode: Int, partition: Int, alphaError: Int32, search: Search,
+        _ block: Block, mode: Int, partition: Int, alphaError: Int32, search: Search, start: Ends? = nil,
         into best: inout Choice
     ) {
         let m = modes[mode]
@@ -903,7 +910,7 @@ extension BC7 {
         let q = Quantizer(bits: m.colorBits, endpointP: m.endpointP, sharedP: m.sharedP)
         let lines = fit(
             block, first: 0, count: count, subsets: m.subsets, lanes: subsetLanes(m.subsets, partition),
-            quantizer: q, indexBits: m.indexBits, refine: search.refine, exhaustive: search.rotations)
+            quantizer: q, indexBits: m.indexBits, refine: search.refine, exhaustive: search.rotations, start: start)
         let error = lines.error &+ (count == 4 ? 0 : alphaError)
         if error < best.error {
             best = Choice(error: error, mode: mode, partition: partition, rotation: 0, selection: 0, color: lines)
@@ -937,9 +944,10 @@ extension BC7 {
 
     /// Texels split into two or three clusters (k-means from the ends of the principal line), as
     /// one 16-bit mask per cluster.
-    static func clusters(_ block: Block, _ k: Int, count: Int) -> SIMD4<UInt16> {
-        let all = V16(repeating: -1)
-        let (a, b) = principalLine(block, first: 0, count: count, member: all)
+    static func clusters(
+        _ block: Block, _ k: Int, count: Int, line: (SIMD4<Float>, SIMD4<Float>)? = nil
+    ) -> SIMD4<UInt16> {
+        let (a, b) = line ?? principalLine(block, first: 0, count: count, member: V16(repeating: -1))
         var centers = (a, b, (a + b) * 0.5)
         var labels = V16()
         for round in 0..<3 {
@@ -1169,21 +1177,25 @@ extension BC7 {
             let d = block.x.3 &- 255
             return (d &* d).wrappedSum()
         }()
-        tryJoint(block, mode: 6, partition: 0, alphaError: 0, search: search, into: &best)
+        // The whole block's line: mode 6's start and the clusters' first centers.
+        let whole = lines(block, first: 0, count: 4, subsets: 1, lanes: V16())
+        tryJoint(block, mode: 6, partition: 0, alphaError: 0, search: search, start: whole, into: &best)
         if best.error > search.enough {
             if opaque {
                 let two =
                     search.rotations
                     ? rankBoth(block, subsets: 2, total: 64, limit: search.partitions2, count: 3)
-                    : rank(clusters(block, 2, count: 3), subsets: 2, total: 64, limit: search.partitions2)
+                    : rank(clusters(block, 2, count: 3, line: whole.get(0)), subsets: 2, total: 64, limit: search.partitions2)
                 for i in 0..<search.partitions2 where two[i] >= 0 {
-                    tryJoint(block, mode: 1, partition: Int(two[i]), alphaError: 0, search: search, into: &best)
-                    tryJoint(block, mode: 3, partition: Int(two[i]), alphaError: 0, search: search, into: &best)
+                    let p = Int(two[i])
+                    let start = lines(block, first: 0, count: 3, subsets: 2, lanes: subsets2[p])
+                    tryJoint(block, mode: 1, partition: p, alphaError: 0, search: search, start: start, into: &best)
+                    tryJoint(block, mode: 3, partition: p, alphaError: 0, search: search, start: start, into: &best)
                 }
-                if search.threeSubsets && search.partitions3 > 0 && best.error > 0 {
+                if search.threeSubsets && search.partitions3 > 0 && best.error > search.enough {
                     // Mode 0 (4-bit ends, 3-bit indices) has the first 16 partitions; mode 2 all 64.
                     // Medium tries both on the best of the 16, thorough ranks all 64 for mode 2.
-                    let c3 = clusters(block, 3, count: 3)
+                    let c3 = clusters(block, 3, count: 3, line: whole.get(0))
                     let sixteen =
                         search.rotations
                         ? rankBoth(block, subsets: 3, total: 16, limit: search.partitions3, count: 3)
@@ -1192,10 +1204,15 @@ extension BC7 {
                         search.rotations
                         ? rankBoth(block, subsets: 3, total: 64, limit: search.partitions3, count: 3) : sixteen
                     for i in 0..<search.partitions3 where sixteen[i] >= 0 {
-                        tryJoint(
-                            block, mode: 0, partition: Int(sixteen[i]), alphaError: 0, search: search, into: &best)
+                        let p = Int(sixteen[i])
+                        let start = lines(block, first: 0, count: 3, subsets: 3, lanes: subsets3[p])
+                        tryJoint(block, mode: 0, partition: p, alphaError: 0, search: search, start: start, into: &best)
+                        if three == sixteen {
+                            tryJoint(
+                                block, mode: 2, partition: p, alphaError: 0, search: search, start: start, into: &best)
+                        }
                     }
-                    for i in 0..<search.partitions3 where three[i] >= 0 {
+                    for i in 0..<search.partitions3 where three != sixteen && three[i] >= 0 {
                         tryJoint(block, mode: 2, partition: Int(three[i]), alphaError: 0, search: search, into: &best)
                     }
                 }
@@ -1203,7 +1220,7 @@ extension BC7 {
                 let two =
                     search.rotations
                     ? rankBoth(block, subsets: 2, total: 64, limit: search.partitions2, count: 4)
-                    : rank(clusters(block, 2, count: 4), subsets: 2, total: 64, limit: search.partitions2)
+                    : rank(clusters(block, 2, count: 4, line: whole.get(0)), subsets: 2, total: 64, limit: search.partitions2)
                 for i in 0..<search.partitions2 where two[i] >= 0 {
                     tryJoint(
                         block, mode: 7, partition: Int(two[i]), alphaError: alphaError, search: search, into: &best)

@@ -16,7 +16,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case notRegularFile
     case overLimitCached
     case textureWithoutLevels
-    case textureFormatNotBuilt(String)
+    case notBlockCompressed(String)
     case textureTruncated(String)
     case astcInDDS
     case astc(String)
@@ -42,7 +42,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .notRegularFile: "not a regular file"
         case .overLimitCached: "over the pixel limit"
         case .textureWithoutLevels: "texture encoder: no image"
-        case .textureFormatNotBuilt(let f): "texture format \(f): texpipe's encoder for it is not built yet"
+        case .notBlockCompressed(let f): "texture format \(f) is not a BC format"
         case .textureTruncated(let f): "\(f) level data is shorter than its blocks"
         case .astcInDDS: "DDS cannot hold ASTC (use a .ktx2 template)"
         case .astc(let why): why

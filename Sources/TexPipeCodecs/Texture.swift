@@ -69,8 +69,6 @@ extension TextureSettings.Format {
 
     public var isASTC: Bool { [.astc4x4, .astc5x5, .astc6x6, .astc8x8].contains(self) }
     public var isBC: Bool { [.bc1, .bc3, .bc4, .bc5, .bc7].contains(self) }
-    /// Whether texpipe can encode it: the BC7 encoder is not built yet (issue #14).
-    public var isBuilt: Bool { true }
     /// Data formats: UNORM only (`srgb` with them is a manifest error).
     public var isData: Bool { self == .bc4 || self == .bc5 }
 
@@ -205,7 +203,6 @@ public enum TextureEncoder {
             let translucent = Self.translucentTexels(first)
             if translucent > 0 { throw CodecError(.bc1NeedsOpaque(translucent, first.width, first.height)) }
         }
-        if !format.isBuilt { throw CodecError(.textureFormatNotBuilt(format.rawValue)) }
         if container == .dds && format.isASTC { throw CodecError(.astcInDDS) }
         var data: [[UInt8]] = []
         data.reserveCapacity(levels.count)
@@ -472,8 +469,8 @@ public enum ASTC {
 }
 
 /// A KTX2 or DDS file as texpipe wrote it, read back for `inspect` and the HTML report: its
-/// container facts, and each level decoded (rgba8 as stored, ASTC through astcenc, BC1–BC5 by
-/// texpipe's own decoders; BC7 is not previewable until its decoder lands).
+/// container facts, and each level decoded (rgba8 as stored, ASTC through astcenc, BC1–BC7 by
+/// texpipe's own decoders).
 public struct TextureFile: Sendable {
     public struct Level: Sendable, Equatable {
         public var width: Int
@@ -570,13 +567,8 @@ public struct TextureFile: Sendable {
         return nil
     }
 
-    /// Whether texpipe can decode this format's blocks.
-    public var previewable: Bool { true }
-
-    /// Level n as an 8-bit RGBA image (its alpha state as the file says); nil when the format is
-    /// not previewable.
-    public func level(_ n: Int) throws -> Image? {
-        guard previewable else { return nil }
+    /// Level n as an 8-bit RGBA image (its alpha state as the file says).
+    public func level(_ n: Int) throws -> Image {
         let l = levels[n]
         var blocks = data[n]
         if supercompression == .zstd {
@@ -588,7 +580,7 @@ public struct TextureFile: Sendable {
         let pixels: [UInt8]
         switch format {
         case .rgba8: pixels = blocks
-        case .bc1, .bc3, .bc4, .bc5: pixels = try BC.decode(blocks, format: format, width: l.width, height: l.height)
+        case .bc1, .bc3, .bc4, .bc5, .bc7: pixels = try BC.decode(blocks, format: format, width: l.width, height: l.height)
         default: pixels = try ASTC.decompress(blocks, width: l.width, height: l.height, format: format, srgb: srgb)
         }
         guard pixels.count == l.width * l.height * 4 else { throw Invalid(description: "level \(n): wrong size") }

@@ -117,9 +117,6 @@ public enum Say {
     static func srgbDataFormat(_ format: String) -> String {
         "\(format) is a data format, UNORM only: \"srgb\" does not apply (remove colorSpace or use \"linear\")"
     }
-    static func bcNotBuilt(_ format: String) -> String {
-        "\(format): texpipe's encoder for it is not built yet; use rgba8, bc1, bc3, bc4, bc5 or an astc format"
-    }
     static func atlasPlaceholder(_ name: String, _ template: String) -> String {
         "{\(name)} names one input, but an atlas job writes pages of all its sprites (in \"\(template)\"; "
             + "use {pipeline}, {page}, {suffix}, {variant} or a variant key)"

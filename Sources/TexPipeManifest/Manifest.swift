@@ -325,7 +325,6 @@ struct ManifestReader {
         if let f = text("format"), let format = TextureSettings.Format(rawValue: f) {
             if format.isASTC && dds { error(at.key("format"), Say.astcInDDS(f)) }
             if format.isData && text("colorSpace") == "srgb" { error(at.key("colorSpace"), Say.srgbDataFormat(f)) }
-            if !format.isBuilt { error(at.key("format"), Say.bcNotBuilt(f)) }
         }
         if dds, let sc = text("supercompression"), sc != "none" {
             error(at.key("supercompression"), Say.supercompressionInDDS())

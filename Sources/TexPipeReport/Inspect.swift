@@ -41,8 +41,6 @@ public struct TextureFacts: Codable, Sendable, Equatable {
     public var alphaMode: String
     public var supercompression: String
     public var levels: [LevelFacts]
-    /// False for formats texpipe cannot decode yet (BC): alpha statistics are then absent.
-    public var previewable: Bool
 
     public struct LevelFacts: Codable, Sendable, Equatable {
         public var width: Int
@@ -84,17 +82,15 @@ public enum Inspector {
         return f
     }
 
-    /// A KTX2 / DDS file: its container facts, and alpha statistics of level 0 when texpipe can
-    /// decode the format.
+    /// A KTX2 / DDS file: its container facts, and alpha statistics of level 0 decoded.
     static func textureFacts(_ bytes: [UInt8], path: String) throws -> InspectFacts {
         let t = try TextureFile(bytes)
-        let level0 = try t.level(0)
-        let stats = level0?.alphaStatistics()
+        let stats = try t.level(0).alphaStatistics()
         var f = InspectFacts(
             file: path, format: t.container.rawValue.uppercased(), width: t.width, height: t.height,
-            colorType: t.format.rawValue, bitDepth: 8, decodedDepth: 8, alphaMin: stats?.min ?? 0,
-            alphaMax: stats?.max ?? 0,
-            transparentPercent: stats.map { Double($0.transparent) / Double(t.width * t.height) * 100 } ?? 0,
+            colorType: t.format.rawValue, bitDepth: 8, decodedDepth: 8, alphaMin: stats.min,
+            alphaMax: stats.max,
+            transparentPercent: Double(stats.transparent) / Double(t.width * t.height) * 100,
             likelyKeyColor: nil, likelyKeyColorEvidence: nil)
         f.texture = TextureFacts(
             container: t.container.rawValue.uppercased(), format: t.format.rawValue,
@@ -102,8 +98,7 @@ public enum Inspector {
             alphaMode: t.alphaMode, supercompression: t.supercompression.rawValue,
             levels: t.levels.map {
                 .init(width: $0.width, height: $0.height, bytes: $0.bytes, uncompressedBytes: $0.uncompressedBytes)
-            },
-            previewable: t.previewable)
+            })
         if let promised = ImageFormat.expected(forPath: path), promised.container?.rawValue != t.container.rawValue {
             f.extensionMismatch = "named .\(PathText.pathExtension(path)) but the signature says \(f.format)"
         }
@@ -159,13 +154,9 @@ public enum Inspector {
                     + (l.bytes == l.uncompressedBytes
                         ? "" : " (\(count(l.uncompressedBytes)) before \(t.supercompression))"))
         }
-        if t.previewable {
-            lines.append(
-                "  level 0 decodes to: alpha min \(f.alphaMin), max \(f.alphaMax), "
-                    + String(format: "%.1f%% fully transparent", f.transparentPercent))
-        } else {
-            lines.append("  \(t.format) blocks: not decodable by texpipe yet")
-        }
+        lines.append(
+            "  level 0 decodes to: alpha min \(f.alphaMin), max \(f.alphaMax), "
+                + String(format: "%.1f%% fully transparent", f.transparentPercent))
         return lines.joined(separator: "\n")
     }
 

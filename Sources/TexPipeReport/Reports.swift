@@ -304,7 +304,7 @@ public enum Reports {
             + "<figcaption>\(xml(out.relative)) · \(frames.count) frames</figcaption></figure>"
     }
 
-    /// A KTX2 / DDS output decoded: level 0 and the chain as a strip, or "not previewable".
+    /// A KTX2 / DDS output decoded: level 0 and the chain as a strip, or "not decodable".
     static func textureFigures(
         _ out: PlannedOutput, _ rel: String, _ stem: String, _ thumbnail: (Image, String) -> String?
     ) -> String {
@@ -312,10 +312,10 @@ public enum Reports {
             return "<figure><figcaption>\(xml(out.relative)): unreadable</figcaption></figure>"
         }
         let caption = "\(xml(out.relative)) · \(file.format.rawValue), \(file.levels.count) levels"
-        guard file.previewable, let levels = try? (0..<file.levels.count).compactMap({ try file.level($0) }),
+        guard let levels = try? (0..<file.levels.count).map({ try file.level($0) }),
             let level0 = levels.first
         else {
-            return "<figure><figcaption>\(caption): not previewable</figcaption></figure>"
+            return "<figure><figcaption>\(caption): not decodable</figcaption></figure>"
         }
         var figures = ""
         if let t = thumbnail(level0, stem + "-level0.png") {

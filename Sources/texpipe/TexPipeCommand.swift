@@ -469,7 +469,7 @@ struct EncodeBlocks: ParsableCommand {
     @Argument(help: "Where the blocks go.") var output: String
 
     func run() throws {
-        guard let format = TextureSettings.Format(rawValue: format), format.isBC, format.isBuilt else {
+        guard let format = TextureSettings.Format(rawValue: format), format.isBC else {
             throw ValidationError("--format: a BC format texpipe encodes")
         }
         guard let quality = TextureSettings.Quality(rawValue: quality) else { throw ValidationError("--quality") }
