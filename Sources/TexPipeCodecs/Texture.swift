@@ -580,7 +580,8 @@ public struct TextureFile: Sendable {
         let pixels: [UInt8]
         switch format {
         case .rgba8: pixels = blocks
-        case .bc1, .bc3, .bc4, .bc5, .bc7: pixels = try BC.decode(blocks, format: format, width: l.width, height: l.height)
+        case .bc1, .bc3, .bc4, .bc5, .bc7:
+            pixels = try BC.decode(blocks, format: format, width: l.width, height: l.height)
         default: pixels = try ASTC.decompress(blocks, width: l.width, height: l.height, format: format, srgb: srgb)
         }
         guard pixels.count == l.width * l.height * 4 else { throw Invalid(description: "level \(n): wrong size") }
