@@ -192,6 +192,18 @@ public enum BC {
         best.consider(t, c0, c1, four: true)
         if threeColors && quality != .fast { best.consider(t, c0, c1, four: false) }
         if quality == .fast { return best.packed() }
+        // The mean color from the one-color tables: exact for a block of one color wherever 5:6:5
+        // reaches it, and often best for a nearly flat one.
+        let (r, g, b) = (Int(mr.rounded()), Int(mg.rounded()), Int(mb.rounded()))
+        func ends(_ r: Int, _ g: Int, _ b: Int) -> (Int, Int) {
+            ((r & 255) << 11 | (g & 255) << 5 | (b & 255), (r >> 8) << 11 | (g >> 8) << 5 | (b >> 8))
+        }
+        let third = ends(oneColor.third5[r], oneColor.third6[g], oneColor.third5[b])
+        best.consider(t, third.0, third.1, four: true)
+        if threeColors {
+            let half = ends(oneColor.half5[r], oneColor.half6[g], oneColor.half5[b])
+            best.consider(t, half.0, half.1, four: false)
+        }
         let rounds = quality == .thorough ? 4 : 2
         for four in threeColors ? [true, false] : [true] {
             for _ in 0..<rounds {
@@ -202,7 +214,15 @@ public enum BC {
             }
         }
         if quality == .thorough {
-            // Equal endpoints are stored as "three colors"; BC3 has only the four-color order.
+            for four in threeColors ? [true, false] : [true] {
+                if let (a, b) = clusterFit(t, axis: SIMD4(axis.0, axis.1, axis.2, 0), four: four) {
+                    best.consider(t, a, b, four: four)
+                }
+            }
+        }
+        do {
+            // ±1 per 5:6:5 channel of each end (medium and thorough). Equal endpoints are stored
+            // as "three colors"; BC3 has only the four-color order.
             let (e0, e1, four) = (best.c0, best.c1, best.four || !threeColors)
             for (shift, mask) in [(11, 31), (5, 63), (0, 31)] {
                 for which in 0..<2 {
@@ -222,6 +242,111 @@ public enum BC {
             }
         }
         return best.packed()
+    }
+
+    /// For each 8-bit value, the 5- or 6-bit endpoint pair (a | b << 8) whose ⅓ entry
+    /// ⌊(2·a + b) / 3⌋ (four colors) or mean ⌊(a + b) / 2⌋ (three colors) decodes nearest it, the
+    /// closer pair on a tie: a block of one color takes that entry in every channel.
+    struct OneColor {
+        let third5: [Int]
+        let third6: [Int]
+        let half5: [Int]
+        let half6: [Int]
+
+        static func table(bits: Int, _ entry: (Int, Int) -> Int) -> [Int] {
+            let top = (1 << bits) - 1
+            func expand(_ v: Int) -> Int { bits == 5 ? (v << 3) | (v >> 2) : (v << 2) | (v >> 4) }
+            return (0..<256).map { v in
+                var best = (Int.max, 0)
+                for a in 0...top {
+                    for b in 0...top {
+                        let d = entry(expand(a), expand(b)) - v
+                        let cost = d * d * 1024 + abs(a - b)
+                        if cost < best.0 { best = (cost, a | b << 8) }
+                    }
+                }
+                return best.1
+            }
+        }
+    }
+
+    static let oneColor = OneColor(
+        third5: OneColor.table(bits: 5) { ($0 * 2 + $1) / 3 }, third6: OneColor.table(bits: 6) { ($0 * 2 + $1) / 3 },
+        half5: OneColor.table(bits: 5) { ($0 + $1) / 2 }, half6: OneColor.table(bits: 6) { ($0 + $1) / 2 })
+
+    /// Cluster fit (`thorough`): the texels ordered along the principal axis, then every split of
+    /// that order into the palette's clusters in order (4: weights 1, ⅔, ⅓, 0 — 969 splits; 3:
+    /// 1, ½, 0), each split's least-squares endpoints in closed form from prefix sums, snapped to
+    /// the 5:6:5 grid, and its squared error; the best split's endpoints as 5:6:5.
+    static func clusterFit(_ t: Texels, axis: SIMD4<Double>, four: Bool) -> (Int, Int)? {
+        typealias D4 = SIMD4<Double>
+        return withUnsafeTemporaryAllocation(of: D4.self, capacity: 34) { buffer -> (Int, Int)? in
+            // Texels in order of projection (insertion sort of 16), then prefix sums of them.
+            var key = SIMD16<Double>()
+            var order = SIMD16<Int32>()
+            for i in 0..<16 {
+                let k = Double(t.r[i]) * axis[0] + Double(t.g[i]) * axis[1] + Double(t.b[i]) * axis[2]
+                var j = i
+                while j > 0 && key[j - 1] > k {
+                    (key[j], order[j]) = (key[j - 1], order[j - 1])
+                    j -= 1
+                }
+                (key[j], order[j]) = (k, Int32(i))
+            }
+            let prefix = UnsafeMutableBufferPointer(rebasing: buffer[0..<17])
+            prefix[0] = D4()
+            for i in 0..<16 {
+                let o = Int(order[i])
+                prefix[i + 1] = prefix[i] + D4(Double(t.r[o]), Double(t.g[o]), Double(t.b[o]), 0)
+            }
+            let grid = D4(31, 63, 31, 1) / 255
+            let ungrid = D4(255.0 / 31, 255.0 / 63, 255.0 / 31, 0)
+            var best = (Double.greatestFiniteMagnitude, D4(), D4())
+            // One split: weights of cluster k, counts and sums given; endpoints a (weight 1 end)
+            // and b, snapped, and the error less the constant Σx².
+            @inline(__always) func consider(_ alpha2: Double, _ beta2: Double, _ alphaBeta: Double, _ ax: D4, _ bx: D4)
+            {
+                let det = alpha2 * beta2 - alphaBeta * alphaBeta
+                if det < 1e-9 { return }
+                var a = (ax * beta2 - bx * alphaBeta) / det
+                var b = (bx * alpha2 - ax * alphaBeta) / det
+                var error = 0.0
+                for c in 0..<3 {
+                    // Snapped to the 5:6:5 grid (scalar: SIMD's clamped and rounded go lane by lane).
+                    let x = (min(255, max(0, a[c])) * grid[c]).rounded() * ungrid[c]
+                    let y = (min(255, max(0, b[c])) * grid[c]).rounded() * ungrid[c]
+                    (a[c], b[c]) = (x, y)
+                    error += x * x * alpha2 + y * y * beta2 + 2 * x * y * alphaBeta - 2 * (x * ax[c] + y * bx[c])
+                }
+                if error < best.0 { best = (error, a, b) }
+            }
+            let total = prefix[16]
+            for i in 0...16 {
+                for j in i...16 {
+                    if four {
+                        for k in j...16 {
+                            let (n0, n1, n2, n3) = (Double(i), Double(j - i), Double(k - j), Double(16 - k))
+                            let s0 = prefix[i]
+                            let s1 = prefix[j] - prefix[i]
+                            let s2 = prefix[k] - prefix[j]
+                            let s3 = total - prefix[k]
+                            consider(
+                                n0 + n1 * 4 / 9 + n2 / 9, n3 + n1 / 9 + n2 * 4 / 9, (n1 + n2) * 2 / 9,
+                                s0 + s1 * (2.0 / 3) + s2 * (1.0 / 3), s3 + s1 * (1.0 / 3) + s2 * (2.0 / 3))
+                        }
+                    } else {
+                        let (n0, n1, n2) = (Double(i), Double(j - i), Double(16 - j))
+                        let s0 = prefix[i]
+                        let s1 = prefix[j] - prefix[i]
+                        let s2 = total - prefix[j]
+                        consider(n0 + n1 / 4, n2 + n1 / 4, n1 / 4, s0 + s1 * 0.5, s2 + s1 * 0.5)
+                    }
+                }
+            }
+            guard best.0 < Double.greatestFiniteMagnitude else { return nil }
+            let (a, b) = (best.1, best.2)
+            return (to565(a[0], a[1], a[2]), to565(b[0], b[1], b[2]))
+        }
     }
 
     /// Endpoints (5:6:5) minimising the squared error for these indices, per channel (weights

@@ -126,6 +126,12 @@ struct BC7Tests {
         }
     }
 
+    @Test func aBlockWithoutAModeDecodesToTransparentBlack() throws {
+        // A low byte of zero names no mode (reserved): Direct3D returns 0 in every channel.
+        let d = try BC.decode([0] + [UInt8](repeating: 0xA5, count: 15), format: .bc7, width: 4, height: 4)
+        #expect(d == [UInt8](repeating: 0, count: 64))
+    }
+
     @Test func theInterpolationWeightsAreTheSpecsRoundedSixtyFourths() {
         // round(64·k / (2ᵇ − 1)): the encoder's arithmetic index weights equal Table's factors.
         for bits in 2...4 {

@@ -218,9 +218,9 @@ struct BCTests {
         }
     }
 
-    /// Quality floors from the references on the same images: etcpak and rgbcx (bc7enc-py) encode,
-    /// texture2ddecoder decodes both; texpipe's medium is within 0.5 dB of the better, thorough at
-    /// least as good, fast at least etcpak's.
+    /// Quality floors from the references on the same images: etcpak and bc7enc_rdo (bc7enc-py:
+    /// rgbcx for BC1/BC3/BC5, bc7enc for BC7) encode, texture2ddecoder decodes both; texpipe's
+    /// medium is within 0.5 dB of the better, thorough at least as good, fast at least etcpak's.
     @Test(.enabled(if: hasDecoder && Python.has("etcpak") && Python.has("bc7enc"), "reference wheels not installed"))
     func atLeastTheReferencesQuality() throws {
         let t = TempDir()
@@ -229,9 +229,10 @@ struct BCTests {
             (Self.picture(128, 96, seed: 1, alpha: true), 128, 96),
             (Self.picture(64, 64, seed: 2, alpha: true), 64, 64),
         ]
-        for format in [TextureSettings.Format.bc1, .bc3, .bc4, .bc5] {
+        for format in [TextureSettings.Format.bc1, .bc3, .bc4, .bc5, .bc7] {
             let channels = format == .bc5 ? [0, 1] : format == .bc4 ? [0] : [0, 1, 2]
-            for (k, (image, w, h)) in (format == .bc3 ? alphaImages : images).enumerated() {
+            let set = format == .bc3 ? alphaImages : format == .bc7 ? [images[0], alphaImages[1]] : images
+            for (k, (image, w, h)) in set.enumerated() {
                 t.write("image.rgba", image)
                 let refs = try Python.run(
                     """
@@ -245,7 +246,7 @@ struct BCTests {
                                 se += (out[i * 4 + c] - d[i * 4 + o]) ** 2
                         return 99 if se == 0 else 10 * math.log10(255 * 255 / (se / (w * h * len(ch))))
                     e = psnr(getattr(etcpak, 'compress_' + f)(d, w, h))
-                    dds = {'bc1': 'DXT1', 'bc3': 'DXT5', 'bc5': 'BC5'}.get(f)
+                    dds = {'bc1': 'DXT1', 'bc3': 'DXT5', 'bc5': 'BC5', 'bc7': 'BC7'}.get(f)
                     r = psnr(bc7enc.pack_dds(d, w, h, dds)) if dds else e
                     print(e, r)
                     """, t.path + "/image.rgba", String(w), String(h), format.rawValue)
@@ -259,15 +260,15 @@ struct BCTests {
                         try BC.decode(blocks, format: format, width: w, height: h), image, channels: channels)
                 }
                 let better = max(etcpak, rgbcx)
-                #expect(try ours(.fast) >= etcpak - 0.01, "\(format) image \(k) fast vs etcpak \(etcpak)")
-                if format == .bc4 || format == .bc5 {
-                    #expect(try ours(.medium) >= better - 0.5, "\(format) image \(k) medium vs \(better)")
-                    #expect(try ours(.thorough) >= better, "\(format) image \(k) thorough vs \(better)")
-                } else {
-                    // BC1's color: above etcpak, short of rgbcx (README: measured, a target still open).
-                    #expect(try ours(.medium) >= etcpak + 0.5, "\(format) image \(k) medium vs etcpak \(etcpak)")
-                    #expect(try ours(.thorough) >= ours(.medium), "\(format) image \(k)")
-                }
+                let (fast, medium) = (try ours(.fast), try ours(.medium))
+                // Thorough (slow in a debug build) on the smaller image only.
+                let thorough = k == 1 ? try ours(.thorough) : nil
+                print(
+                    "\(format) image \(k): etcpak \(etcpak), rgbcx/bc7enc \(rgbcx); fast \(fast), medium \(medium), thorough \(thorough ?? .nan)"
+                )
+                #expect(fast >= etcpak - 0.01, "\(format) image \(k) fast vs etcpak \(etcpak)")
+                #expect(medium >= better - 0.5, "\(format) image \(k) medium vs \(better)")
+                if let thorough { #expect(thorough >= better, "\(format) image \(k) thorough vs \(better)") }
             }
         }
     }
