@@ -204,6 +204,21 @@ public enum BC {
             let half = ends(oneColor.half5[r], oneColor.half6[g], oneColor.half5[b])
             best.consider(t, half.0, half.1, four: false)
         }
+        if let (a, b) = twoColors(t) {
+            // Two colors: each at a palette position (weights w, v of the second end), the ends
+            // solved exactly per channel, then rounded.
+            for (w, v, four) in twoColorPositions where four || threeColors {
+                // (1 − w)·e0 + w·e1 = a, (1 − v)·e0 + v·e1 = b.
+                func ends(_ x: Double, _ y: Double) -> (Double, Double) {
+                    let e1 = (y * (1 - w) - x * (1 - v)) / (v - w)
+                    return ((x - w * e1) / (1 - w), e1)
+                }
+                let r = ends(a.0, b.0)
+                let g = ends(a.1, b.1)
+                let bl = ends(a.2, b.2)
+                best.consider(t, to565(r.0, g.0, bl.0), to565(r.1, g.1, bl.1), four: four)
+            }
+        }
         let rounds = quality == .thorough ? 4 : 2
         for four in threeColors ? [true, false] : [true] {
             for _ in 0..<rounds {
@@ -242,6 +257,32 @@ public enum BC {
             }
         }
         return best.packed()
+    }
+
+    /// Palette positions tried for a block of two colors: (first color's weight of the second
+    /// end, second color's, four-color order).
+    static let twoColorPositions: [(Double, Double, Bool)] = [
+        (0, 1.0 / 3, true), (0, 2.0 / 3, true), (1.0 / 3, 1, true), (2.0 / 3, 1, true), (1.0 / 3, 2.0 / 3, true),
+        (0, 0.5, false), (0.5, 1, false),
+    ]
+
+    /// The block's two colors when it has exactly two.
+    static func twoColors(_ t: Texels) -> ((Double, Double, Double), (Double, Double, Double))? {
+        let packed = t.r &<< 16 | t.g &<< 8 | t.b
+        let first = packed[0]
+        var second: Int32 = -1
+        for i in 1..<16 where packed[i] != first {
+            if second < 0 {
+                second = packed[i]
+            } else if packed[i] != second {
+                return nil
+            }
+        }
+        if second < 0 { return nil }
+        func color(_ p: Int32) -> (Double, Double, Double) {
+            (Double(p >> 16), Double((p >> 8) & 255), Double(p & 255))
+        }
+        return (color(first), color(second))
     }
 
     /// For each 8-bit value, the 5- or 6-bit endpoint pair (a | b << 8) whose ⅓ entry
