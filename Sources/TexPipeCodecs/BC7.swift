@@ -884,15 +884,16 @@ extension BC7 {
 
     /// How hard to search, per effort.
     struct Search {
-        /// Two-subset partitions fitted per mode (1, 3, 7), three-subset ones (0, 2).
+        /// Two-subset partitions fitted per mode (1, 3, 7), three-subset ones (0, 2; none: those
+        /// modes are not tried).
         let partitions2: Int
         let partitions3: Int
+        /// Rounds of least squares on the indices, while the error falls.
         let refine: Int
-        /// Modes 0 and 2 (three subsets), all four rotations of modes 4 and 5, both index selections of mode 4.
-        let threeSubsets: Bool
-        /// All four rotations and both index selections for modes 4 and 5, 64 partitions ranked for
-        /// mode 2, line ends at texels too, and every palette entry tried per texel.
-        let rotations: Bool
+        /// Thorough's extras: partitions ranked by line residual too (and all 64 for mode 2), all
+        /// four rotations and both index selections of modes 4 and 5 (also on opaque blocks), line
+        /// ends at texels, and every palette entry tried per texel.
+        let exhaustive: Bool
         /// A block whose mode 6 error is at most this (squared, summed) tries nothing else.
         let enough: Int32
 
@@ -900,12 +901,12 @@ extension BC7 {
             switch quality {
             case .fast:
                 Search(
-                    partitions2: 1, partitions3: 0, refine: 1, threeSubsets: false, rotations: false, enough: 16 * 3 * 4
+                    partitions2: 1, partitions3: 0, refine: 1, exhaustive: false, enough: 16 * 3 * 4
                 )
             case .medium:
-                Search(partitions2: 2, partitions3: 1, refine: 1, threeSubsets: true, rotations: false, enough: 16 * 3)
+                Search(partitions2: 2, partitions3: 1, refine: 1, exhaustive: false, enough: 16 * 3)
             case .thorough:
-                Search(partitions2: 12, partitions3: 8, refine: 4, threeSubsets: true, rotations: true, enough: 0)
+                Search(partitions2: 12, partitions3: 8, refine: 4, exhaustive: true, enough: 0)
             }
         }
     }
@@ -920,7 +921,7 @@ extension BC7 {
         let q = Quantizer(bits: m.colorBits, endpointP: m.endpointP, sharedP: m.sharedP)
         let lines = fit(
             block, first: 0, count: count, subsets: m.subsets, lanes: subsetLanes(m.subsets, partition),
-            quantizer: q, indexBits: m.indexBits, refine: search.refine, exhaustive: search.rotations, start: start)
+            quantizer: q, indexBits: m.indexBits, refine: search.refine, exhaustive: search.exhaustive, start: start)
         // Modes 0–3 (alpha 255) are tried on opaque blocks only: their error is the whole error.
         if lines.error < best.error {
             best = Choice(error: lines.error, mode: mode, partition: partition, rotation: 0, selection: 0, color: lines)
@@ -938,12 +939,12 @@ extension BC7 {
         let color = fit(
             rotated, first: 0, count: 3, subsets: 1, lanes: V16(),
             quantizer: Quantizer(bits: m.colorBits, endpointP: false, sharedP: false), indexBits: colorIndex,
-            refine: search.refine, exhaustive: search.rotations)
+            refine: search.refine, exhaustive: search.exhaustive)
         if color.error >= best.error { return }
         let alpha = fit(
             rotated, first: 3, count: 1, subsets: 1, lanes: V16(),
             quantizer: Quantizer(bits: m.alphaBits, endpointP: false, sharedP: false), indexBits: alphaIndex,
-            refine: search.refine, exhaustive: search.rotations)
+            refine: search.refine, exhaustive: search.exhaustive)
         let error = color.error &+ alpha.error
         if error < best.error {
             best = Choice(
@@ -1212,7 +1213,7 @@ extension BC7 {
         if best.error > search.enough || (best.error > 0 && twoColors(block)) {
             if opaque {
                 let two =
-                    search.rotations
+                    search.exhaustive
                     ? rankBoth(block, subsets: 2, total: 64, limit: search.partitions2, count: 3)
                     : rank(
                         clusters(block, 2, count: 3, line: whole.get(0)), subsets: 2, total: 64,
@@ -1223,16 +1224,16 @@ extension BC7 {
                     tryJoint(block, mode: 1, partition: p, search: search, start: start, into: &best)
                     tryJoint(block, mode: 3, partition: p, search: search, start: start, into: &best)
                 }
-                if search.threeSubsets && search.partitions3 > 0 && best.error > search.enough {
+                if search.partitions3 > 0 && best.error > search.enough {
                     // Mode 0 (4-bit ends, 3-bit indices) has the first 16 partitions; mode 2 all 64.
                     // Medium tries both on the best of the 16, thorough ranks all 64 for mode 2.
                     let c3 = clusters(block, 3, count: 3, line: whole.get(0))
                     let sixteen =
-                        search.rotations
+                        search.exhaustive
                         ? rankBoth(block, subsets: 3, total: 16, limit: search.partitions3, count: 3)
                         : rank(c3, subsets: 3, total: 16, limit: search.partitions3)
                     let three =
-                        search.rotations
+                        search.exhaustive
                         ? rankBoth(block, subsets: 3, total: 64, limit: search.partitions3, count: 3) : sixteen
                     for i in 0..<search.partitions3 where sixteen[i] >= 0 {
                         let p = Int(sixteen[i])
@@ -1249,7 +1250,7 @@ extension BC7 {
                 }
             } else {
                 let two =
-                    search.rotations
+                    search.exhaustive
                     ? rankBoth(block, subsets: 2, total: 64, limit: search.partitions2, count: 4)
                     : rank(
                         clusters(block, 2, count: 4, line: whole.get(0)), subsets: 2, total: 64,
@@ -1259,10 +1260,10 @@ extension BC7 {
                         block, mode: 7, partition: Int(two[i]), search: search, into: &best)
                 }
             }
-            if best.error > 0 && (!opaque || search.rotations) {
-                for rotation in 0..<(search.rotations ? 4 : 1) {
+            if best.error > 0 && (!opaque || search.exhaustive) {
+                for rotation in 0..<(search.exhaustive ? 4 : 1) {
                     trySeparate(block, mode: 5, rotation: rotation, selection: 0, search: search, into: &best)
-                    for selection in 0..<(search.rotations ? 2 : 1) {
+                    for selection in 0..<(search.exhaustive ? 2 : 1) {
                         trySeparate(
                             block, mode: 4, rotation: rotation, selection: selection, search: search, into: &best)
                     }
