@@ -74,8 +74,9 @@ public enum BC {
         let bits = Int(b[at + 4]) | Int(b[at + 5]) << 8 | Int(b[at + 6]) << 16 | Int(b[at + 7]) << 24
         for i in 0..<16 {
             let k = (bits >> (2 * i)) & 3
-            let p = k < palette.count ? palette[k] : (0, 0, 0)
-            let a: UInt8 = k < palette.count ? 255 : 0
+            let inside = k < palette.count
+            let p = inside ? (palette.r[k], palette.g[k], palette.b[k]) : (0, 0, 0)
+            let a: UInt8 = inside ? 255 : 0
             (t[i * 4], t[i * 4 + 1], t[i * 4 + 2], t[i * 4 + 3]) = (UInt8(p.0), UInt8(p.1), UInt8(p.2), a)
         }
     }
@@ -107,33 +108,39 @@ public enum BC {
         var a = V16()
     }
 
+    /// Up to four palette colors, channel by channel (a value, not an array: nothing allocated).
+    struct Palette {
+        var r = SIMD4<Int32>()
+        var g = SIMD4<Int32>()
+        var b = SIMD4<Int32>()
+        var count = 4
+    }
+
     /// The four (or three) colors two 5:6:5 endpoints give, as the decoder makes them.
-    @inline(__always) static func colorPalette(_ c0: Int, _ c1: Int, four: Bool) -> [(Int32, Int32, Int32)] {
+    @inline(__always) static func colorPalette(_ c0: Int, _ c1: Int, four: Bool) -> Palette {
         let e0 = expand565(c0)
         let e1 = expand565(c1)
-        let p0 = (Int32(e0.0), Int32(e0.1), Int32(e0.2))
-        let p1 = (Int32(e1.0), Int32(e1.1), Int32(e1.2))
-        if four {
-            return [
-                p0, p1, ((2 * p0.0 + p1.0) / 3, (2 * p0.1 + p1.1) / 3, (2 * p0.2 + p1.2) / 3),
-                ((p0.0 + 2 * p1.0) / 3, (p0.1 + 2 * p1.1) / 3, (p0.2 + 2 * p1.2) / 3),
-            ]
-        }
-        return [p0, p1, ((p0.0 + p1.0) / 2, (p0.1 + p1.1) / 2, (p0.2 + p1.2) / 2)]
+        let a = SIMD4<Int32>(Int32(e0.0), Int32(e0.1), Int32(e0.2), 0)
+        let b = SIMD4<Int32>(Int32(e1.0), Int32(e1.1), Int32(e1.2), 0)
+        let third = four ? (2 &* a &+ b) / 3 : (a &+ b) / 2
+        let twoThirds = (a &+ 2 &* b) / 3
+        return Palette(
+            r: SIMD4(a[0], b[0], third[0], twoThirds[0]), g: SIMD4(a[1], b[1], third[1], twoThirds[1]),
+            b: SIMD4(a[2], b[2], third[2], twoThirds[2]), count: four ? 4 : 3)
     }
 
     /// Squared RGB error and indices of the nearest palette colors (the first on a tie).
-    @inline(__always) static func colorFit(_ t: Texels, _ palette: [(Int32, Int32, Int32)]) -> (Int32, V16) {
+    @inline(__always) static func colorFit(_ t: Texels, _ palette: Palette) -> (Int32, V16) {
         var best = V16(repeating: Int32.max)
         var idx = V16()
-        for (k, p) in palette.enumerated() {
-            let dr = t.r &- V16(repeating: p.0)
-            let dg = t.g &- V16(repeating: p.1)
-            let db = t.b &- V16(repeating: p.2)
+        for k in 0..<palette.count {
+            let dr = t.r &- V16(repeating: palette.r[k])
+            let dg = t.g &- V16(repeating: palette.g[k])
+            let db = t.b &- V16(repeating: palette.b[k])
             let e = dr &* dr &+ dg &* dg &+ db &* db
-            let closer = e .< best
-            best.replace(with: e, where: closer)
-            idx.replace(with: Int32(k), where: closer)
+            let closer = e.below(best)
+            best = best.choosing(e, where: closer)
+            idx = idx.choosing(V16(repeating: Int32(k)), where: closer)
         }
         return (best.wrappedSum(), idx)
     }
@@ -156,7 +163,7 @@ public enum BC {
         let mr = Double(t.r.wrappedSum()) / n
         let mg = Double(t.g.wrappedSum()) / n
         let mb = Double(t.b.wrappedSum()) / n
-        var cov = [Double](repeating: 0, count: 6)  // rr, rg, rb, gg, gb, bb
+        var cov = SIMD8<Double>()  // rr, rg, rb, gg, gb, bb
         for i in 0..<16 {
             let r = Double(t.r[i]) - mr
             let g = Double(t.g[i]) - mg
