@@ -210,12 +210,13 @@ public enum TextureEncoder {
             let rgba = Self.rgba8(level)
             switch format {
             case .rgba8: data.append(rgba)
-            case .bc1, .bc3, .bc4, .bc5:
+            case .bc1, .bc3, .bc4, .bc5, .bc7:
                 data.append(
                     BC.encode(
                         rgba, width: level.width, height: level.height, format: format, quality: settings.quality,
                         rows: rows))
-            default: data.append(try ASTC.compress(rgba, level.width, level.height, settings, rows: rows))
+            case .astc4x4, .astc5x5, .astc6x6, .astc8x8:
+                data.append(try ASTC.compress(rgba, level.width, level.height, settings, rows: rows))
             }
         }
         let premultiplied = first.alpha == .premultiplied
@@ -582,7 +583,8 @@ public struct TextureFile: Sendable {
         case .rgba8: pixels = blocks
         case .bc1, .bc3, .bc4, .bc5, .bc7:
             pixels = try BC.decode(blocks, format: format, width: l.width, height: l.height)
-        default: pixels = try ASTC.decompress(blocks, width: l.width, height: l.height, format: format, srgb: srgb)
+        case .astc4x4, .astc5x5, .astc6x6, .astc8x8:
+            pixels = try ASTC.decompress(blocks, width: l.width, height: l.height, format: format, srgb: srgb)
         }
         guard pixels.count == l.width * l.height * 4 else { throw Invalid(description: "level \(n): wrong size") }
         return Image(

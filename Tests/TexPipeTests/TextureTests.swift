@@ -288,6 +288,35 @@ struct TextureTests {
     }
 
     /// bc1 holds no alpha: an image with any alpha below max is refused, with the count.
+    /// Every BC format through the texture writer: each level's data is that format's blocks
+    /// (texpipe's encoder, same bytes as encoding the level alone), and PyPI's texture2ddecoder
+    /// reads them back close to the level (alpha too where the format holds it).
+    @Test(
+        .enabled(if: BCTests.hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
+        arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5, .bc7])
+    func bcLevelsAreTheirFormatsBlocks(_ format: TextureSettings.Format) throws {
+        let alpha = format == .bc3 || format == .bc7
+        let levels = [(24, 16), (12, 8)].map { (w, h) in
+            Image(width: w, height: h, pixels: .rgba8(BCTests.picture(w, h, seed: UInt64(w), alpha: alpha)))
+        }
+        let bytes = try TextureEncoder.encode(
+            levels, Self.settings(format, format.isData ? .linear : .srgb), container: .ktx2)
+        let f = try #require(KTX2File(bytes))
+        for (n, level) in levels.enumerated() {
+            let rgba = TextureEncoder.rgba8(level)
+            let data = f.levelData(n)
+            #expect(
+                data
+                    == (try BC.blocks(rgba, width: level.width, height: level.height, format: format, quality: .medium)),
+                "\(format) level \(n)")
+            let decoded = try BCTests.reference(data, format, level.width, level.height)
+            let channels = format == .bc4 ? [0] : format == .bc5 ? [0, 1] : alpha ? [0, 1, 2, 3] : [0, 1, 2]
+            // A loose floor (level 1 is a steep 12×8: 25–28 dB): blocks of another format read
+            // as these decode to noise, under 10 dB.
+            #expect(BCTests.psnr(decoded, rgba, channels: channels) > 20, "\(format) level \(n)")
+        }
+    }
+
     @Test func bc1RefusesAlpha() throws {
         let image = Self.picture(10, 4)  // alpha 128 + (x + y) % 128: every texel below 255
         #expect(throws: CodecError.self) { try TextureEncoder.encode([image], Self.settings(.bc1), container: .dds) }
