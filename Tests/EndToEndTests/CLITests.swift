@@ -396,8 +396,8 @@ struct SampleManifestTests {
     }
 }
 
-/// GPU textures through the command line: the same bytes at --jobs 1 and 2 (astcenc sharing a
-/// large image across lent cores included), the cache, `inspect`, and the HTML report's preview.
+/// GPU textures through the command line: the same bytes at --jobs 1 and 2 (astcenc and the BC
+/// encoders sharing a large image across lent cores included), the cache, `inspect`, and the HTML report's preview.
 @Suite("GPU textures end to end", .serialized)
 struct TextureCLITests {
     static let manifest = """
@@ -408,7 +408,11 @@ struct TextureCLITests {
           { "name": "big", "inputs": ["cards/a-spades.png"], "output": "big/{file}.ktx2",
             "texture": { "format": "astc-4x4" },
             "stages": [ { "stage": "resize", "width": 1024, "height": 1024 }, { "stage": "mipmaps", "levels": 3 } ] },
-          { "name": "dds", "inputs": ["cards/k-*.png"], "output": "dds/{file}.dds", "stages": [ { "stage": "mipmaps" } ] }
+          { "name": "dds", "inputs": ["cards/k-*.png"], "output": "dds/{file}.dds", "stages": [ { "stage": "mipmaps" } ] },
+          { "name": "bc7", "inputs": ["cards/k-*.png"], "output": "bc/{file}.ktx2", "texture": { "format": "bc7" },
+            "stages": [ { "stage": "color-key", "color": "rgb(0,128,0)", "region": "edges" }, { "stage": "mipmaps" } ] },
+          { "name": "bigbc", "inputs": ["cards/a-spades.png"], "output": "bc/big-{file}.dds",
+            "texture": { "format": "bc7" }, "stages": [ { "stage": "resize", "width": 256, "height": 256 } ] }
         ] }
         """
 
@@ -418,14 +422,16 @@ struct TextureCLITests {
         let b = try Workspace()
         b.manifest(Self.manifest)
         #expect(try CLI.run(["--quiet", "--jobs", "1"], in: a.path).status == 0)
-        // One big job first on two workers: the idle worker lends its core to astcenc.
+        // One big job first on two workers: the idle worker lends its core to astcenc (and to the
+        // BC encoder's rows of blocks).
         #expect(try CLI.run(["--quiet", "--jobs", "2", "--pipeline", "big"], in: b.path).status == 0)
+        #expect(try CLI.run(["--quiet", "--jobs", "2", "--pipeline", "bigbc"], in: b.path).status == 0)
         #expect(try CLI.run(["--quiet", "--jobs", "2"], in: b.path).status == 0)
         let files = a.files(under: "out")
-        #expect(files.count == 13 + 1 + 1)
+        #expect(files.count == 13 + 1 + 1 + 1 + 1)
         #expect(files == b.files(under: "out"))
         let again = try CLI.run([], in: a.path)
-        #expect(again.stdout.contains("15 ok (15 up to date)"))
+        #expect(again.stdout.contains("17 ok (17 up to date)"))
     }
 
     @Test func inspectDescribesTheContainer() throws {
