@@ -497,8 +497,9 @@ extension BC7 {
         return tables
     }()
 
-    /// One index set's result: quantized endpoints (before p-bits; lane s * 4 + c), p-bits (lane
-    /// s * 2 + e), indices and the squared error over the fitted channels.
+    /// One index set's result: each subset's quantized ends (before p-bits; lanes: the fitted
+    /// channels), p-bits (lane s * 2 + e), indices and the weighted squared error over the fitted
+    /// channels.
     struct Lines {
         var q0 = (SIMD4<Int32>(), SIMD4<Int32>(), SIMD4<Int32>())
         var q1 = (SIMD4<Int32>(), SIMD4<Int32>(), SIMD4<Int32>())
