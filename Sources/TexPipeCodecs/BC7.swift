@@ -714,7 +714,7 @@ extension BC7 {
     /// four channels each: the stored values before the p-bit, the 8-bit values they decode to,
     /// and each quarter's squared difference over the first `count` channels.
     @inline(__always) static func quantize(
-        _ a: SIMD4<Float>, _ b: SIMD4<Float>, _ q: Quantizer, count: Int
+        _ a: SIMD4<Float>, _ b: SIMD4<Float>, _ q: Quantizer, count: Int, weights: SIMD4<Float>
     ) -> (V16, V16, SIMD4<Float>) {
         let n = q.total
         let hasP = q.endpointP || q.sharedP
@@ -732,7 +732,7 @@ extension BC7 {
         let full = hasP ? x &<< 1 | V16(0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1) : x
         let e = n >= 8 ? full : (full &<< Int32(8 - n)) | (full &>> Int32(2 * n - 8))
         let diff = float(e) - v
-        let used = SIMD4<Float>(1, count > 1 ? 1 : 0, count > 2 ? 1 : 0, count > 3 ? 1 : 0)
+        let used = SIMD4<Float>(1, count > 1 ? 1 : 0, count > 2 ? 1 : 0, count > 3 ? 1 : 0) * weights
         let d = unsafeBitCast(diff * diff, to: F16.Quarters.self)
         let err = SIMD4<Float>((d.0 * used).total, (d.1 * used).total, (d.2 * used).total, (d.3 * used).total)
         return (x, e, err)
@@ -769,7 +769,9 @@ extension BC7 {
                 }
                 (qa, qb, pa, pb) = ((e.q0, decoded(e.q0, e.p0), 0), (e.q1, decoded(e.q1, e.p1), 0), e.p0, e.p1)
             } else {
-                let (x, e, err) = quantize(a, b, quantizer, count: count)
+                var weights = SIMD4<Float>(repeating: 1)
+                for c in 0..<count { weights[c] = block.weights[first + c] }
+                let (x, e, err) = quantize(a, b, quantizer, count: count, weights: weights)
                 // Per endpoint, per subset (shared) or none: the p-bits nearest the line's ends.
                 let pick =
                     quantizer.endpointP
@@ -1208,6 +1210,10 @@ extension BC7 {
         }
         var best = Choice()
         let opaque = block.x.3.min() == 255
+        // An opaque block stays opaque: there alpha outweighs the colors, so mode 6's p-bits keep
+        // 255 (7 bits and a p-bit of 0 decode to 254 at most).
+        var block = block
+        if opaque { block.weights[3] = 16 }
         // The whole block's line: mode 6's start and the clusters' first centers.
         let whole = lines(block, first: 0, count: 4, subsets: 1, lanes: V16())
         tryJoint(block, mode: 6, partition: 0, search: search, start: whole, into: &best)

@@ -126,6 +126,16 @@ struct BC7Tests {
         }
     }
 
+    @Test func anOpaqueImageStaysOpaque() throws {
+        let image = BCTests.picture(37, 29, seed: 3)
+        for quality in TextureSettings.Quality.allCases {
+            let d = try BC.decode(
+                try BC.blocks(image, width: 37, height: 29, format: .bc7, quality: quality), format: .bc7, width: 37,
+                height: 29)
+            #expect(stride(from: 3, to: d.count, by: 4).allSatisfy { d[$0] == 255 }, "\(quality)")
+        }
+    }
+
     @Test func aBlockWithoutAModeDecodesToTransparentBlack() throws {
         // A low byte of zero names no mode (reserved): Direct3D returns 0 in every channel.
         let d = try BC.decode([0] + [UInt8](repeating: 0xA5, count: 15), format: .bc7, width: 4, height: 4)
