@@ -1,0 +1,17 @@
+/// The wording of the command line's own messages, in one place (as each layer keeps its own).
+enum CLIMessage {
+    static func error(_ message: String) -> String { "error: " + message }
+    static func warning(_ message: String) -> String { "warning: " + message }
+    static func atLeastOne(_ option: String) -> String { "\(option) must be at least 1" }
+    static let quietAndVerbose = "--quiet and --verbose exclude each other"
+    static func badShard(_ found: String) -> String {
+        "--shard expects K/N with 1 ≤ K ≤ N, e.g. 2/4, or auto; found \"\(found)\""
+    }
+    static let interrupted = "\ninterrupted: no partial output was left behind"
+    static let watchStopped = "watch: stopped"
+    static func manifestHasErrors(_ manifest: String) -> String { "watch: \(manifest) has errors; waiting for a fix" }
+    static func cannotWriteReport(_ why: any Error) -> String { "cannot write the report: \(why)" }
+    static func willFail(_ input: String, _ failure: String) -> String { "\(input): \(failure) (this job will fail)" }
+    static let notBCFormat = "--format: a BC format texpipe encodes"
+    static func rawSize(_ input: String, _ bytes: Int) -> String { "\(input): expected \(bytes) bytes of RGBA8" }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import TexPipe
+
+/// `texpipe encode-blocks`: one block encoder alone on raw RGBA8, single-threaded, for
+/// `Benchmarks/compare-encoders.sh` (which compares it with the reference encoders). Hidden.
+struct EncodeBlocks: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encode-blocks",
+        abstract: "Encode raw RGBA8 (width × height) into one format's blocks; print the seconds taken.",
+        shouldDisplay: false)
+
+    @Option(help: "A BC format texpipe encodes (bc1, bc3, bc4, bc5, bc7).") var format: TextureSettings.Format
+    @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
+    @Argument(help: "Raw RGBA8 input.") var input: String
+    @Argument var width: Int
+    @Argument var height: Int
+    @Argument(help: "Where the blocks go.") var output: String
+
+    func run() throws {
+        guard case .bc = format.info.codec else { throw ValidationError(CLIMessage.notBCFormat) }
+        guard let data = FileManager.default.contents(atPath: input), data.count == width * height * 4 else {
+            throw ValidationError(CLIMessage.rawSize(input, width * height * 4))
+        }
+        let rgba = Array(data)
+        let t = DispatchTime.now().uptimeNanoseconds
+        let blocks = try BC.blocks(rgba, width: width, height: height, format: format, quality: quality)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
+        try Data(blocks).write(to: URL(fileURLWithPath: output))
+        print(seconds)
+    }
+}
