@@ -53,33 +53,45 @@ let package = Package(
         // The layers, bottom to top (docs/ARCHITECTURE.md). Each imports only those below it, so a
         // back-edge is a build error.
         .target(name: "TexPipePixels", swiftSettings: strict),
+        // What outputs can be, as data and with no C library: the texture format table, the
+        // output kinds and the png/jpeg/texture settings the manifest decodes.
+        .target(name: "TexPipeFormats", dependencies: ["TexPipePixels"], swiftSettings: strict),
         .target(
             name: "TexPipeCodecs",
-            dependencies: ["TexPipePixels", "CTexPipeShims", "CDeflate", "CZstd", "CTexPipeASTC"],
+            dependencies: ["TexPipePixels", "TexPipeFormats", "CTexPipeShims", "CDeflate", "CZstd", "CTexPipeASTC"],
             swiftSettings: strict),
         .target(name: "TexPipeStages", dependencies: ["TexPipePixels"], swiftSettings: strict),
         // Sprite atlases: the MaxRects packer, page drawing, TexturePacker JSON and libGDX metadata.
         .target(name: "TexPipeAtlas", dependencies: ["TexPipePixels"], swiftSettings: strict),
         .target(
-            name: "TexPipeManifest", dependencies: ["TexPipeStages", "TexPipeCodecs", "TexPipeAtlas"],
+            name: "TexPipeManifest",
+            dependencies: ["TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeAtlas"],
             swiftSettings: strict),
         .target(
-            name: "TexPipePlan", dependencies: ["TexPipeManifest", "TexPipeStages", "TexPipeCodecs", "TexPipeAtlas"],
+            name: "TexPipePlan",
+            dependencies: [
+                "TexPipePixels", "TexPipeFormats", "TexPipeManifest", "TexPipeStages", "TexPipeCodecs", "TexPipeAtlas",
+            ],
             swiftSettings: strict),
         .target(
             name: "TexPipeEngine",
             dependencies: [
-                "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas", "CTexPipeShims",
+                "TexPipePixels", "TexPipeStages", "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas", "CTexPipeShims",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
-        .target(name: "TexPipeReport", dependencies: ["TexPipeEngine"], swiftSettings: strict),
+        .target(
+            name: "TexPipeReport",
+            dependencies: [
+                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeCodecs", "TexPipePlan", "TexPipeEngine",
+            ],
+            swiftSettings: strict),
         // The library product: re-exports the layers' public API, nothing else.
         .target(
             name: "TexPipe",
             dependencies: [
-                "TexPipePixels", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest", "TexPipePlan",
-                "TexPipeEngine", "TexPipeReport",
+                "TexPipePixels", "TexPipeFormats", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest",
+                "TexPipePlan", "TexPipeEngine", "TexPipeReport",
             ],
             swiftSettings: strict),
         .executableTarget(

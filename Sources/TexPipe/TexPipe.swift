@@ -1,8 +1,9 @@
+// The library product: `import TexPipe` gives the public API of every layer (docs/ARCHITECTURE.md).
 @_exported public import TexPipeAtlas
 @_exported public import TexPipeCodecs
 @_exported public import TexPipeEngine
+@_exported public import TexPipeFormats
 @_exported public import TexPipeManifest
-// The library product: `import TexPipe` gives the public API of every layer (docs/ARCHITECTURE.md).
 @_exported public import TexPipePixels
 @_exported public import TexPipePlan
 @_exported public import TexPipeReport

@@ -1,4 +1,5 @@
-import TexPipePixels
+public import TexPipeFormats
+internal import TexPipePixels
 
 /// Block compression: BC1, BC3, BC4 and BC5 blocks decoded, BC4 and BC5 encoded (Microsoft's
 /// "Block Compression (Direct3D 10)" and the Khronos Data Format Specification's S3TC and RGTC
@@ -17,17 +18,23 @@ public enum BC {
     public static func decode(
         _ blocks: [UInt8], format: TextureSettings.Format, width: Int, height: Int
     ) throws -> [UInt8] {
+        guard case .bc(let variant) = format.info.codec else { throw CodecError(.notBlockCompressed(format.rawValue)) }
+        return try decode(blocks, variant: variant, width: width, height: height)
+    }
+
+    static func decode(_ blocks: [UInt8], variant: BCVariant, width: Int, height: Int) throws -> [UInt8] {
         let bw = (width + 3) / 4
         let bh = (height + 3) / 4
-        guard blocks.count >= bw * bh * format.blockBytes else {
-            throw CodecError(.textureTruncated(format.rawValue))
+        let blockBytes = variant.blockBytes
+        guard blocks.count >= bw * bh * blockBytes else {
+            throw CodecError(.textureTruncated(variant.name))
         }
         var out = [UInt8](repeating: 0, count: width * height * 4)
         var texels = [UInt8](repeating: 0, count: 64)
         for by in 0..<bh {
             for bx in 0..<bw {
-                let at = (by * bw + bx) * format.blockBytes
-                switch format {
+                let at = (by * bw + bx) * blockBytes
+                switch variant {
                 case .bc1: color(blocks, at, into: &texels, alwaysFour: false)
                 case .bc3:
                     color(blocks, at + 8, into: &texels, alwaysFour: true)
@@ -40,8 +47,6 @@ public enum BC {
                     single(blocks, at + 8, into: &texels, channel: 1)
                     for t in 0..<16 { (texels[t * 4 + 2], texels[t * 4 + 3]) = (0, 255) }
                 case .bc7: BC7.decodeBlock(blocks, at, into: &texels)
-                default:
-                    throw CodecError(.notBlockCompressed(format.rawValue))
                 }
                 for y in 0..<4 where by * 4 + y < height {
                     for x in 0..<4 where bx * 4 + x < width {
@@ -96,8 +101,8 @@ public enum BC {
     public static func blocks(
         _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality
     ) throws -> [UInt8] {
-        guard format.isBC else { throw CodecError(.notBlockCompressed(format.rawValue)) }
-        return encode(rgba, width: width, height: height, format: format, quality: quality, rows: SerialRows())
+        guard case .bc(let variant) = format.info.codec else { throw CodecError(.notBlockCompressed(format.rawValue)) }
+        return encode(rgba, width: width, height: height, variant: variant, quality: quality, rows: SerialRows())
     }
 
     /// A block's 16 texels, channel by channel.
@@ -456,17 +461,18 @@ public enum BC {
     /// rows of blocks split across the cores `rows` lends; the bytes do not depend on how many. No
     /// allocation per block: a block's channels are SIMD16 vectors.
     static func encode(
-        _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality,
+        _ rgba: [UInt8], width: Int, height: Int, variant: BCVariant, quality: TextureSettings.Quality,
         rows: any RowScheduler
     ) -> [UInt8] {
         let bw = (width + 3) / 4
         let bh = (height + 3) / 4
-        let size = format.blockBytes
+        let size = variant.blockBytes
         var out = [UInt8](repeating: 0, count: bw * bh * size)
         // Only the channels the format stores are gathered (a lane insert each).
-        let color = format == .bc1 || format == .bc3 || format == .bc7
-        let green = format != .bc4
-        let alpha = format == .bc3 || format == .bc7
+        let channels = variant.format.info.channels
+        let color = channels == .rgb || channels == .rgba
+        let green = channels != .r
+        let alpha = channels == .rgba
         let search = BC7.Search.of(quality)
         out.withUnsafeMutableBufferPointer { dst in
             rgba.withUnsafeBufferPointer { src in
@@ -509,7 +515,7 @@ public enum BC {
                             func put(_ block: UInt64, _ offset: Int) {
                                 for i in 0..<8 { dst[at + offset + i] = UInt8(truncatingIfNeeded: block >> (8 * i)) }
                             }
-                            switch format {
+                            switch variant {
                             case .bc1: put(encodeColorBlock(t, quality, threeColors: true), 0)
                             case .bc3:
                                 put(encodeSingle(t.a, quality), 0)
@@ -519,7 +525,7 @@ public enum BC {
                                 let (lo, hi) = BC7.encodeBlock(BC7.Block(t.r, t.g, t.b, t.a), search)
                                 put(lo, 0)
                                 put(hi, 8)
-                            default:
+                            case .bc5:
                                 put(encodeSingle(t.r, quality), 0)
                                 put(encodeSingle(t.g, quality), 8)
                             }
@@ -660,4 +666,20 @@ public enum BC {
         for i in 0..<16 { bits |= UInt64(idx[i]) << UInt64(16 + 3 * i) }
         return bits
     }
+}
+
+extension BCVariant {
+    /// The format this variant writes.
+    var format: TextureSettings.Format {
+        switch self {
+        case .bc1: .bc1
+        case .bc3: .bc3
+        case .bc4: .bc4
+        case .bc5: .bc5
+        case .bc7: .bc7
+        }
+    }
+
+    var blockBytes: Int { format.info.blockBytes }
+    var name: String { format.rawValue }
 }

@@ -18,11 +18,11 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case textureWithoutLevels
     case notBlockCompressed(String)
     case textureTruncated(String)
-    case astcInDDS
+    case notInContainer(String, String, allowed: [String])
     case astc(String)
     case zstd(String)
     case textureInput(String)
-    case bc1NeedsOpaque(Int, Int, Int)
+    case needsOpaque(String, Int, Int, Int)
 
     public var description: String {
         switch self {
@@ -44,11 +44,12 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .textureWithoutLevels: "texture encoder: no image"
         case .notBlockCompressed(let f): "texture format \(f) is not a BC format"
         case .textureTruncated(let f): "\(f) level data is shorter than its blocks"
-        case .astcInDDS: "DDS cannot hold ASTC (use a .ktx2 template)"
+        case .notInContainer(let container, let family, let allowed):
+            "\(container) cannot hold \(family) (use a \(allowed.sorted().map { "." + $0 }.joined(separator: " or ")) template)"
         case .astc(let why): why
         case .zstd(let why): "zstd: \(why)"
-        case .bc1NeedsOpaque(let n, let w, let h):
-            "bc1 holds no alpha: \(n) of the \(w)×\(h) texels have alpha below max (use bc3 or bc7, or flatten first)"
+        case .needsOpaque(let format, let n, let w, let h):
+            "\(format) holds no alpha: \(n) of the \(w)×\(h) texels have alpha below max (use bc3 or bc7, or flatten first)"
         case .textureInput(let kind): "\(kind) files are outputs only: texpipe does not read them as inputs"
         }
     }

@@ -1,4 +1,5 @@
 internal import CTexPipeShims
+public import TexPipeFormats
 public import TexPipePixels
 
 /// A codec failure: one line, already worded for the user ("not a PNG file (bad signature)").
@@ -8,38 +9,13 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { message }
 }
 
-public enum ImageFormat: String, Sendable {
-    case png = "PNG"
-    case jpeg = "JPEG"
-    /// GPU textures: outputs only.
-    case ktx2 = "KTX2"
-    case dds = "DDS"
-
+extension ImageFormat {
     /// Sniffs the signature; the file name's extension is never trusted.
     public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if bytes.starts(with: KTX2.identifier) { return .ktx2 }
         if bytes.starts(with: Array("DDS ".utf8)) { return .dds }
-        return nil
-    }
-
-    /// A GPU texture container (written by `TextureEncoder`, never decoded as an input).
-    public var container: TextureContainer? {
-        switch self {
-        case .ktx2: .ktx2
-        case .dds: .dds
-        case .png, .jpeg: nil
-        }
-    }
-
-    /// What the extension promises, for the "bad signature" message.
-    public static func expected(forPath path: String) -> ImageFormat? {
-        let lower = path.lowercased()
-        if lower.hasSuffix(".png") { return .png }
-        if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") { return .jpeg }
-        if lower.hasSuffix(".ktx2") { return .ktx2 }
-        if lower.hasSuffix(".dds") { return .dds }
         return nil
     }
 }
@@ -107,12 +83,12 @@ public enum PNGReaderChoice: Sendable {
 public enum ImageDecoder {
     static func describe(_ bytes: [UInt8], path: String) throws -> ImageFormat {
         if let f = ImageFormat.sniff(bytes) {
-            if f.container != nil { throw CodecError(.textureInput(f.rawValue)) }
+            if f.container != nil { throw CodecError(.textureInput(f.name)) }
             return f
         }
         if bytes.isEmpty { throw CodecError(.emptyFile) }
-        let promised = ImageFormat.expected(forPath: path) ?? .png
-        throw CodecError(.badSignature(expected: promised.rawValue))
+        let promised = ImageFormat(path: path) ?? .png
+        throw CodecError(.badSignature(expected: promised.name))
     }
 
     /// Reads the header only (cheap; used at plan time and by `inspect`).

@@ -1,5 +1,4 @@
 internal import Foundation
-internal import TexPipePixels
 
 /// Every file texpipe reads (inputs, alpha maps, files to inspect) goes through here.
 public enum FileReader {

@@ -1,4 +1,5 @@
 internal import CDeflate
+internal import TexPipeFormats
 internal import TexPipePixels
 
 /// texpipe's own reader for the PNGs a texture pipeline meets most: 8-bit gray, gray+alpha, RGB

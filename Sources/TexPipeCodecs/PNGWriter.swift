@@ -1,4 +1,5 @@
 internal import CDeflate
+internal import TexPipeFormats
 internal import TexPipePixels
 
 /// texpipe's own PNG writer (the default `png.encoder`): row filtering in Swift, the zlib stream

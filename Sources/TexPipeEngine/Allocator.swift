@@ -1,9 +1,4 @@
 internal import CTexPipeShims
-internal import TexPipeCodecs
-internal import TexPipeManifest
-internal import TexPipePixels
-internal import TexPipePlan
-internal import TexPipeStages
 
 /// The process's allocator policy, set once by the CLI before any job runs.
 ///

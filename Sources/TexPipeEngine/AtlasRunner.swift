@@ -3,7 +3,6 @@ internal import TexPipeAtlas
 internal import TexPipeCodecs
 internal import TexPipePixels
 internal import TexPipePlan
-internal import TexPipeStages
 
 extension Runner {
     /// An atlas job (SPEC §3b): every sprite decoded and through its stages (bands of sprites on

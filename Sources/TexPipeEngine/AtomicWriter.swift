@@ -1,10 +1,6 @@
 internal import Foundation
 import Synchronization
 internal import TexPipeCodecs
-internal import TexPipeManifest
-internal import TexPipePixels
-internal import TexPipePlan
-internal import TexPipeStages
 
 /// Outputs are written to a temporary file in their own folder and renamed into place,
 /// so a reader (or an interrupted run) never sees a partial file. SPEC §5 "Atomic".

@@ -1,10 +1,8 @@
 internal import Crypto
 internal import Foundation
 internal import TexPipeCodecs
-internal import TexPipeManifest
 internal import TexPipePixels
 public import TexPipePlan
-internal import TexPipeStages
 
 /// The incremental cache in `.texpipe/` beside the manifest (SPEC §5). An entry per job, keyed by
 /// the SHA-256 of the job's identity, records the hashes of the texpipe version, the resolved

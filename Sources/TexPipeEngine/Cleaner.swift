@@ -1,9 +1,5 @@
 internal import Foundation
-internal import TexPipeCodecs
-internal import TexPipeManifest
-internal import TexPipePixels
 public import TexPipePlan
-internal import TexPipeStages
 
 /// `texpipe clean`: outputs the cache recorded that no job of the manifest writes any more —
 /// jobs that are gone, and outputs a job no longer makes. Only files texpipe recorded are ever

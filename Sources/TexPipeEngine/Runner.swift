@@ -1,7 +1,6 @@
 internal import Foundation
 import Synchronization
 internal import TexPipeCodecs
-internal import TexPipeManifest
 public import TexPipePixels
 public import TexPipePlan
 internal import TexPipeStages
@@ -442,9 +441,8 @@ public enum Runner {
                 switch output.format {
                 case .png: bytes = try ImageEncoder.png(group[0], job.png, rows: rows)
                 case .jpeg: bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
-                case .ktx2, .dds:
-                    bytes = try TextureEncoder.encode(
-                        group, job.texture, container: output.format.container!, rows: rows)
+                case .texture(let container):
+                    bytes = try TextureEncoder.encode(group, job.texture, container: container, rows: rows)
                 }
                 clock.encoding += DispatchTime.now().uptimeNanoseconds - t
                 try record(bytes, output, options, base: base, &result, &encoded)

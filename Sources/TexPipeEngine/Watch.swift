@@ -1,6 +1,5 @@
 internal import Foundation
 internal import TexPipeCodecs
-internal import TexPipeManifest
 public import TexPipePlan
 
 /// Folders watched with Linux inotify (through Glibc: no polling loop). Folders, not files, so an

@@ -1,7 +1,4 @@
 internal import Foundation
-internal import TexPipeCodecs
-internal import TexPipePixels
-internal import TexPipeStages
 
 /// One manifest or plan problem: where (file and JSON path) and what. Collected, sorted
 /// by path, printed one per line as `error: pipeline.json: pipelines[0].stages[1].radius: …`.
@@ -110,8 +107,10 @@ public enum Say {
     static func textureSettingsWithoutTexture(_ template: String) -> String {
         "texture settings apply to .ktx2 and .dds outputs; \"\(template)\" writes neither"
     }
-    static func astcInDDS(_ format: String) -> String {
-        "\(format) is KTX2 only: DDS cannot hold ASTC (use a .ktx2 template)"
+    /// `allowed`: the containers' extensions, sorted.
+    static func notInContainer(_ format: String, family: String, container: String, allowed: [String]) -> String {
+        "\(format) is \(allowed.map { $0.uppercased() }.joined(separator: " or ")) only: \(container) cannot hold "
+            + "\(family) (use a \(allowed.map { "." + $0 }.joined(separator: " or ")) template)"
     }
     static func supercompressionInDDS() -> String { "supercompression is KTX2 only: DDS files are not supercompressed" }
     static func srgbDataFormat(_ format: String) -> String {

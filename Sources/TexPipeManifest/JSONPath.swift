@@ -1,7 +1,3 @@
-internal import TexPipeCodecs
-internal import TexPipePixels
-internal import TexPipeStages
-
 /// A position in the manifest, printed as `pipelines[1].stages[2].radius`.
 /// Built from integer indices, never from Foundation's "Index 1" coding keys.
 public struct JSONPath: Sendable, Hashable, Comparable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 internal import Foundation
 internal import TexPipeAtlas
-internal import TexPipeCodecs
+internal import TexPipeFormats
 public import TexPipePixels
 public import TexPipeStages
 
@@ -306,15 +306,12 @@ struct ManifestReader {
         return full
     }
 
-    /// The `texture` settings against the template: only for .ktx2/.dds, ASTC and zstd in KTX2
-    /// only, no sRGB for data formats. Values still holding a placeholder are checked per job.
+    /// The `texture` settings against the template: only for .ktx2/.dds, a format only in the
+    /// containers its row names, zstd in KTX2 only, no sRGB for data formats. Values still holding a placeholder are checked per job.
     mutating func textureChecks(_ texture: JSONObject, template: String, at path: JSONPath) {
         guard !texture.keys.isEmpty else { return }
-        let lower = template.lowercased()
-        let ktx2 = lower.hasSuffix(".ktx2")
-        let dds = lower.hasSuffix(".dds")
         let at = path.key("texture")
-        guard ktx2 || dds else {
+        guard let container = ImageFormat(path: template)?.container else {
             error(at, Say.textureSettingsWithoutTexture(template))
             return
         }
@@ -323,10 +320,17 @@ struct ManifestReader {
             return nil
         }
         if let f = text("format"), let format = TextureSettings.Format(rawValue: f) {
-            if format.isASTC && dds { error(at.key("format"), Say.astcInDDS(f)) }
-            if format.isData && text("colorSpace") == "srgb" { error(at.key("colorSpace"), Say.srgbDataFormat(f)) }
+            let info = format.info
+            if !info.containers.contains(container) {
+                error(
+                    at.key("format"),
+                    Say.notInContainer(
+                        f, family: info.familyName, container: container.name,
+                        allowed: info.containers.map(\.rawValue).sorted()))
+            }
+            if info.isData && text("colorSpace") == "srgb" { error(at.key("colorSpace"), Say.srgbDataFormat(f)) }
         }
-        if dds, let sc = text("supercompression"), sc != "none" {
+        if container == .dds, let sc = text("supercompression"), sc != "none" {
             error(at.key("supercompression"), Say.supercompressionInDDS())
         }
     }

@@ -1,5 +1,5 @@
 public import TexPipeAtlas
-public import TexPipeCodecs
+public import TexPipeFormats
 internal import TexPipePixels
 public import TexPipeStages
 

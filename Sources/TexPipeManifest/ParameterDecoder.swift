@@ -1,4 +1,3 @@
-internal import TexPipeCodecs
 internal import TexPipePixels
 public import TexPipeStages
 

@@ -1,5 +1,5 @@
 internal import TexPipeAtlas
-internal import TexPipeCodecs
+internal import TexPipeFormats
 internal import TexPipePixels
 internal import TexPipeStages
 

@@ -1,7 +1,3 @@
-internal import TexPipeCodecs
-internal import TexPipePixels
-internal import TexPipeStages
-
 /// `{name}` placeholders in templates and string values. SPEC §1 "Placeholders".
 /// A name is a letter or `_` followed by letters, digits, `_` or `-`; any other brace is literal.
 /// `{name%text}` is the value with a trailing `text` removed, as in the shell's `${name%text}`:

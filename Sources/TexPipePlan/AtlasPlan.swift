@@ -1,6 +1,5 @@
 internal import Foundation
 public import TexPipeAtlas
-internal import TexPipeCodecs
 internal import TexPipeManifest
 public import TexPipePixels
 public import TexPipeStages

@@ -1,6 +1,5 @@
 internal import Foundation
 internal import TexPipeAtlas
-internal import TexPipeCodecs
 internal import TexPipeManifest
 internal import TexPipePixels
 internal import TexPipeStages

@@ -1,8 +1,4 @@
 internal import Foundation
-internal import TexPipeCodecs
-internal import TexPipeManifest
-internal import TexPipePixels
-internal import TexPipeStages
 
 /// File globs: `*` and `?` within one path segment, `**` across segments (zero or more
 /// folders), `{a,b}` alternatives (nestable), `[abc]` / `[a-z]` classes. SPEC §1.

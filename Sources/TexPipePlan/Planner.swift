@@ -1,132 +1,9 @@
 internal import Foundation
 public import TexPipeCodecs
+public import TexPipeFormats
 public import TexPipeManifest
 public import TexPipePixels
 public import TexPipeStages
-
-/// One output file a job will write.
-public struct PlannedOutput: Sendable, Hashable {
-    /// Absolute path.
-    public var path: String
-    /// Path relative to the output root (`cards/ace.png`).
-    public var relative: String
-    public var format: ImageFormat
-    /// Images this output takes: a GPU texture's mip levels (`layout: "texture"`); 1 otherwise.
-    public var levels = 1
-    /// An atlas's metadata (JSON hash, libGDX), not an image.
-    public var isData = false
-
-    public init(path: String, relative: String, format: ImageFormat, levels: Int = 1) {
-        self.path = path
-        self.relative = relative
-        self.format = format
-        self.levels = levels
-    }
-
-    /// A recorded output (relative to the root) as the plan would name it: an image by its
-    /// extension, or an atlas's data (`.json`, `.atlas`).
-    public static func named(_ relative: String, root: String) -> PlannedOutput {
-        let ext = PathText.pathExtension(relative).lowercased()
-        let format: ImageFormat =
-            switch ext {
-            case "jpg", "jpeg": .jpeg
-            case "ktx2": .ktx2
-            case "dds": .dds
-            default: .png
-            }
-        var out = PlannedOutput(path: root + "/" + relative, relative: relative, format: format)
-        out.isData = ext == "json" || ext == "atlas"
-        return out
-    }
-
-    /// The same output as PNG: a data map (an alpha map) is never written lossy.
-    func asPNG() -> PlannedOutput {
-        func swap(_ p: String) -> String { PathText.deletingExtension(p) + ".png" }
-        return PlannedOutput(path: swap(path), relative: swap(relative), format: .png, levels: levels)
-    }
-}
-
-/// One unit of work: an input file × a variant through a pipeline's stages.
-public struct Job: Sendable {
-    public var index: Int
-    public var pipeline: String
-    /// Absolute path of the input, and the form shown to the user.
-    public var input: String
-    public var inputDisplay: String
-    public var variant: String?
-    public var stages: [any Stage]
-    public var outputs: [PlannedOutput]
-    public var template: String
-    public var placeholders: [String: String]
-    public var inputAlpha: AlphaState
-    public var png: PNGSettings
-    public var jpeg: JPEGSettings
-    /// What `.ktx2` / `.dds` outputs hold.
-    public var texture: TextureSettings = .standard
-    /// A failure already known at plan time (e.g. a crop outside this input's size):
-    /// the job fails with it when run, without stopping the others.
-    public var failure: String?
-    public var failureStage: String?
-    /// Every file the job reads: the input, then what its stages read (alpha maps, layer images,
-    /// masks, font files), each once, in stage order. Its bytes are the job's cache key.
-    public var reads: [String]
-    /// The fonts the stages named, found when planning (`Resource.font` spec → face).
-    public var fonts: [String: FontFace]
-    /// Set for an atlas pipeline's one job: its sprites (`input` is the first), and how pages are
-    /// named. Its page outputs are known once it has packed; `outputs` lists page 0's.
-    public var atlas: AtlasPlan?
-    /// The input's pixels (width × height from its header; 0 when unreadable): the work a shard
-    /// is balanced by.
-    public var pixels: Int = 0
-    /// Stable identity across runs: pipeline, input relative to the manifest, variant.
-    public var id: String
-    /// Every resolved parameter in canonical form (stages, settings, outputs).
-    public var parameters: String
-
-}
-
-public struct Plan: Sendable {
-    public var manifest: Manifest
-    public var jobs: [Job]
-    /// Problems that do not stop the run (a `distinct` pair with severity "warning").
-    public var warnings: [Diagnostic] = []
-}
-
-public struct PlanOptions: Sendable {
-    /// Only these pipelines (all when empty).
-    public var pipelines: [String] = []
-    /// Sizes of inputs whose file has not changed since a run recorded them (the engine's index):
-    /// the plan then needs no open and read per input.
-    public var shapes: (any ShapeMemory)?
-    /// Inputs per slice planned on a core of its own (tests lower it to exercise the slicing).
-    package var inputsPerSlice = 2000
-    public init(pipelines: [String] = [], shapes: (any ShapeMemory)? = nil) {
-        self.pipelines = pipelines
-        self.shapes = shapes
-    }
-}
-
-/// What the planner needs of an image's header.
-public struct ImageShape: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    /// 8 or 16: the depth the decoder produces.
-    public var depth: Int
-    public init(width: Int, height: Int, depth: Int) {
-        self.width = width
-        self.height = height
-        self.depth = depth
-    }
-}
-
-/// Remembers input shapes by the file's stat (size, mtime, ctime, inode): a file whose stat is
-/// unchanged is not read again.
-public protocol ShapeMemory: Sendable {
-    /// The shape recorded for `path` while its stat is `status`; nil when unknown or changed.
-    func shape(of path: String, stamp: FileStamp) -> ImageShape?
-    /// Records a shape read from `path` while its stat was `status`, at `time` (ns, realtime).
-    func remember(_ shape: ImageShape, of path: String, stamp: FileStamp, at time: Int64)
-}
 
 /// Manifest → jobs: globs, variants, templates, alpha-state chain, output containment and
 /// collisions. Everything it finds is a manifest error (exit 2) reported at once, before
@@ -192,8 +69,7 @@ struct PlanBuilder {
 
     /// Whether the template writes a GPU texture (its extension, case-insensitive).
     static func isTextureTemplate(_ template: String) -> Bool {
-        let lower = template.lowercased()
-        return lower.hasSuffix(".ktx2") || lower.hasSuffix(".dds")
+        ImageFormat(path: template)?.container != nil
     }
 
     /// A `mipmaps` stage without `layout` in a pipeline writing `.ktx2`/`.dds`: the chain stays
@@ -404,7 +280,7 @@ struct PlanBuilder {
                     if sig.textureLevel != nil && out.format.container == nil {
                         let specs = p.stages + p.pageStages
                         let at = specs.first { $0.type.name == "mipmaps" }?.path ?? p.path.key("output")
-                        error(at, PlanMessage.textureLayoutNeedsTexture(out.format.rawValue) + context)
+                        error(at, PlanMessage.textureLayoutNeedsTexture(out.format.name) + context)
                         continue
                     }
                     outputs.append(out)
@@ -516,19 +392,7 @@ struct PlanBuilder {
         let parts = rendered.split(separator: "/").filter { $0 != "." }
         guard !rendered.hasPrefix("/"), !parts.contains(".."), !parts.isEmpty else { return nil }
         let relative = parts.joined(separator: "/")
-        let lower = relative.lowercased()
-        let format: ImageFormat
-        if lower.hasSuffix(".png") {
-            format = .png
-        } else if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
-            format = .jpeg
-        } else if lower.hasSuffix(".ktx2") {
-            format = .ktx2
-        } else if lower.hasSuffix(".dds") {
-            format = .dds
-        } else {
-            return nil
-        }
+        guard let format = ImageFormat(path: relative) else { return nil }
         return PlannedOutput(path: root + "/" + relative, relative: relative, format: format)
     }
 

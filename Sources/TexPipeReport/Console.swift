@@ -1,11 +1,7 @@
 internal import Foundation
 import Synchronization
-internal import TexPipeCodecs
 public import TexPipeEngine
-internal import TexPipeManifest
-internal import TexPipePixels
 public import TexPipePlan
-internal import TexPipeStages
 
 /// Console output of a run. On a terminal: a progress bar on stderr (done / total,
 /// images/s, ETA). Otherwise (`--no-progress`, `CI=true`, no TTY): one line per finished

@@ -1,7 +1,6 @@
 internal import Foundation
 internal import TexPipeCodecs
-internal import TexPipeEngine
-internal import TexPipeManifest
+internal import TexPipeFormats
 public import TexPipePixels
 internal import TexPipePlan
 public import TexPipeStages
@@ -65,13 +64,13 @@ public enum Inspector {
         let stats = image.alphaStatistics()
         let key = likelyKeyColor(image)
         var f = InspectFacts(
-            file: path, format: h.format.rawValue, width: h.width, height: h.height, colorType: h.colorType,
+            file: path, format: h.format.name, width: h.width, height: h.height, colorType: h.colorType,
             bitDepth: h.fileBitDepth, decodedDepth: image.depth, alphaMin: stats.min, alphaMax: stats.max,
             transparentPercent: Double(stats.transparent) / Double(image.pixelCount) * 100,
             likelyKeyColor: key?.0, likelyKeyColorEvidence: key?.1)
-        if let promised = ImageFormat.expected(forPath: path), promised != h.format {
+        if let promised = ImageFormat(path: path), promised != h.format {
             f.extensionMismatch =
-                "named .\((path as NSString).pathExtension) but the signature says \(h.format.rawValue)"
+                "named .\((path as NSString).pathExtension) but the signature says \(h.format.name)"
         }
         if h.format == .png {
             (f.interlaced, f.tRNS, f.gamma, f.sRGB, f.iccProfile) =
@@ -87,19 +86,19 @@ public enum Inspector {
         let t = try TextureFile(bytes)
         let stats = try t.level(0).alphaStatistics()
         var f = InspectFacts(
-            file: path, format: t.container.rawValue.uppercased(), width: t.width, height: t.height,
+            file: path, format: t.container.name, width: t.width, height: t.height,
             colorType: t.format.rawValue, bitDepth: 8, decodedDepth: 8, alphaMin: stats.min,
             alphaMax: stats.max,
             transparentPercent: Double(stats.transparent) / Double(t.width * t.height) * 100,
             likelyKeyColor: nil, likelyKeyColorEvidence: nil)
         f.texture = TextureFacts(
-            container: t.container.rawValue.uppercased(), format: t.format.rawValue,
+            container: t.container.name, format: t.format.rawValue,
             colorSpace: t.srgb ? "srgb" : "linear",
             alphaMode: t.alphaMode, supercompression: t.supercompression.rawValue,
             levels: t.levels.map {
                 .init(width: $0.width, height: $0.height, bytes: $0.bytes, uncompressedBytes: $0.uncompressedBytes)
             })
-        if let promised = ImageFormat.expected(forPath: path), promised.container?.rawValue != t.container.rawValue {
+        if let promised = ImageFormat(path: path), promised.container != t.container {
             f.extensionMismatch = "named .\(PathText.pathExtension(path)) but the signature says \(f.format)"
         }
         return f

@@ -1,7 +1,6 @@
 internal import Foundation
 internal import TexPipeCodecs
 public import TexPipeEngine
-internal import TexPipeManifest
 internal import TexPipePixels
 public import TexPipePlan
 internal import TexPipeStages

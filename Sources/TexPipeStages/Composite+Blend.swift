@@ -1,5 +1,3 @@
-internal import TexPipePixels
-
 /// The 16 blend modes and 2 operators of W3C Compositing and Blending Level 1
 /// (https://www.w3.org/TR/compositing-1/), on straight colors in 0…1.
 ///

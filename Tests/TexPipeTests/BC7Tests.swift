@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TexPipeCodecs
+@testable import TexPipeFormats
 @testable import TexPipePixels
 
 /// BC7 against the format's own rules: blocks written bit by bit here (from the ARB extension's

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TexPipeCodecs
+@testable import TexPipeFormats
 @testable import TexPipePixels
 
 /// BC1–BC5 decoding and BC4/BC5 encoding against an independent decoder (PyPI's texture2ddecoder,
@@ -35,9 +36,9 @@ struct BCTests {
 
     static func randomBlocks(_ count: Int, _ format: TextureSettings.Format, seed: UInt64) -> [UInt8] {
         var r = SeededRandom(seed: seed)
-        var out = (0..<(count * format.blockBytes)).map { _ in UInt8(r.int(0...255)) }
+        var out = (0..<(count * format.info.blockBytes)).map { _ in UInt8(r.int(0...255)) }
         for b in 0..<count {
-            let at = b * format.blockBytes
+            let at = b * format.info.blockBytes
             switch format {
             case .bc1 where b % 2 == 0:
                 // Both BC1 modes often: c0 ≤ c1 (three colors) in half the blocks.
@@ -141,7 +142,7 @@ struct BCTests {
             let image = Self.picture(w, h, seed: UInt64(w * h), alpha: format == .bc3 || format == .bc7)
             for quality in TextureSettings.Quality.allCases {
                 let blocks = try BC.blocks(image, width: w, height: h, format: format, quality: quality)
-                #expect(blocks.count == format.levelBytes(w, h))
+                #expect(blocks.count == format.info.levelBytes(w, h))
                 let ours = try BC.decode(blocks, format: format, width: w, height: h)
                 let theirs = try Self.reference(blocks, format, w, h)
                 let diff = ours.indices.first { ours[$0] != theirs[$0] }
@@ -194,7 +195,8 @@ struct BCTests {
             let image = [UInt8](repeating: UInt8(v), count: 16 * 4)
             for format in [TextureSettings.Format.bc4, .bc5] {
                 let d = try BC.decode(
-                    BC.encode(image, width: 4, height: 4, format: format, quality: .fast, rows: SerialRows()),
+                    BC.encode(
+                        image, width: 4, height: 4, variant: format.bcVariant, quality: .fast, rows: SerialRows()),
                     format: format, width: 4, height: 4)
                 #expect(stride(from: 0, to: 64, by: 4).allSatisfy { d[$0] == UInt8(v) })
             }
@@ -203,7 +205,7 @@ struct BCTests {
         var ramp = [UInt8](repeating: 0, count: 64 * 4 * 4)
         for y in 0..<4 { for x in 0..<64 { ramp[(y * 64 + x) * 4] = UInt8(x * 255 / 63) } }
         let d = try BC.decode(
-            BC.encode(ramp, width: 64, height: 4, format: .bc4, quality: .medium, rows: SerialRows()),
+            BC.encode(ramp, width: 64, height: 4, variant: .bc4, quality: .medium, rows: SerialRows()),
             format: .bc4, width: 64, height: 4)
         for i in stride(from: 0, to: d.count, by: 4) { #expect(abs(Int(d[i]) - Int(ramp[i])) <= 1) }
     }
@@ -211,9 +213,10 @@ struct BCTests {
     @Test(arguments: [TextureSettings.Format.bc5, .bc7])
     func theBytesDoNotDependOnTheCores(_ format: TextureSettings.Format) {
         let image = Self.picture(256, 128, seed: 5, alpha: true)
-        let one = BC.encode(image, width: 256, height: 128, format: format, quality: .medium, rows: SerialRows())
+        let one = BC.encode(
+            image, width: 256, height: 128, variant: format.bcVariant, quality: .medium, rows: SerialRows())
         let lender = CoreLenderStandIn()
-        let many = BC.encode(image, width: 256, height: 128, format: format, quality: .medium, rows: lender)
+        let many = BC.encode(image, width: 256, height: 128, variant: format.bcVariant, quality: .medium, rows: lender)
         #expect(one == many && lender.bands > 1)
     }
 

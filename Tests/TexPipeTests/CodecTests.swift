@@ -4,6 +4,7 @@ import Testing
 @testable import TexPipe
 @testable import TexPipeCodecs
 @testable import TexPipeEngine
+@testable import TexPipeFormats
 @testable import TexPipeManifest
 @testable import TexPipePixels
 @testable import TexPipePlan

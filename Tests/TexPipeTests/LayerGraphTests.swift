@@ -8,8 +8,8 @@ import Testing
 @Suite("layer graph")
 struct LayerGraphTests {
     static let layers = [
-        "TexPipePixels", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest", "TexPipePlan",
-        "TexPipeEngine", "TexPipeReport",
+        "TexPipePixels", "TexPipeFormats", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest",
+        "TexPipePlan", "TexPipeEngine", "TexPipeReport",
     ]
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -58,6 +58,10 @@ struct LayerGraphTests {
         #expect(!Self.closure("TexPipeCodecs", graph).contains("TexPipeStages"))
         #expect(Self.closure("TexPipeAtlas", graph) == ["TexPipePixels"], "the packer knows pixels only")
         #expect(Set(graph["TexPipe"] ?? []) == Set(Self.layers), "the umbrella re-exports every layer")
+        #expect(Self.closure("TexPipeFormats", graph) == ["TexPipePixels"], "the format table is data only")
+        // The JSON layer links no C library: its settings types come from Formats, not Codecs.
+        let manifest = Self.closure("TexPipeManifest", graph)
+        #expect(manifest.allSatisfy { !$0.hasPrefix("C") }, "Manifest links \(manifest.sorted())")
     }
 
     /// docs/ARCHITECTURE.md's graph block (`Target → A, B`) is what SwiftPM describes.
@@ -76,6 +80,70 @@ struct LayerGraphTests {
         }
         for layer in Self.layers + ["TexPipe", "CTexPipeShims"] {
             #expect(Set(documented[layer] ?? ["missing"]) == Set(graph[layer] ?? []), "\(layer)")
+        }
+    }
+
+    /// `import TexPipeX` lines of a target's Swift files.
+    static func imports(of target: String) throws -> [(file: String, module: String)] {
+        let folder = root.appendingPathComponent("Sources/\(target)")
+        var out: [(String, String)] = []
+        for name in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard let i = words.firstIndex(of: "import"), i + 1 < words.count, i <= 1 else { continue }
+                if words[i + 1].hasPrefix("TexPipe") { out.append(("\(target)/\(name)", String(words[i + 1]))) }
+            }
+        }
+        return out
+    }
+
+    /// The names a layer declares at the top level as public or package: what another file can
+    /// only reach by importing it (members of its types need no import of their own).
+    static func topLevelNames(of target: String) throws -> Set<String> {
+        let folder = root.appendingPathComponent("Sources/\(target)")
+        let kinds: Set<Substring> = ["struct", "enum", "class", "protocol", "typealias", "func", "var", "let", "actor"]
+        var names = Set<String>()
+        for name in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("public ") || line.hasPrefix("package ") {
+                let words = line.split(whereSeparator: { " (:<{".contains($0) })
+                if let k = words.firstIndex(where: { kinds.contains($0) }), k + 1 < words.count {
+                    names.insert(String(words[k + 1]))
+                }
+            }
+        }
+        return names
+    }
+
+    /// Every layer a file imports is a declared dependency of its target (no module reached only
+    /// through another's graph), and is used: the file names one of that layer's top-level
+    /// declarations. A copied import block fails here.
+    @Test func importsAreDeclaredAndUsed() throws {
+        let graph = try Self.describedGraph()
+        var names: [String: Set<String>] = [:]
+        for layer in Self.layers { names[layer] = try Self.topLevelNames(of: layer) }
+        for target in Self.layers + ["texpipe"] {
+            let declared = Set(graph[target] ?? [])
+            for (file, module) in try Self.imports(of: target) {
+                #expect(
+                    declared.contains(module) || module == "TexPipe",
+                    "\(file) imports \(module), not a dependency of \(target)")
+                guard let exported = names[module], target != "texpipe" else { continue }
+                let text = try String(contentsOf: Self.root.appendingPathComponent("Sources/\(file)"), encoding: .utf8)
+                let code = text.split(separator: "\n").filter {
+                    !$0.contains("import ") && !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+                }
+                .joined(separator: "\n")
+                let identifiers = Set(
+                    code.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init))
+                #expect(!exported.isDisjoint(with: identifiers), "\(file) imports \(module) and uses none of its names")
+            }
+            // And the other way: a declared layer dependency is imported somewhere in the target.
+            let imported = Set(try Self.imports(of: target).map(\.module))
+            for dep in declared where dep.hasPrefix("TexPipe") {
+                #expect(imported.contains(dep), "\(target) declares \(dep) but no file imports it")
+            }
         }
     }
 }

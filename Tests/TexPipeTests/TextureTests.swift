@@ -4,6 +4,7 @@ import Testing
 @testable import TexPipe
 @testable import TexPipeCodecs
 @testable import TexPipeEngine
+@testable import TexPipeFormats
 @testable import TexPipeManifest
 @testable import TexPipePixels
 @testable import TexPipePlan
@@ -105,7 +106,7 @@ struct TextureTests {
     /// BC5: red then green; alpha samples marked linear under sRGB).
     @Test func dataFormatDescriptorOfEveryFormat() {
         for format in TextureSettings.Format.allCases {
-            for srgb in [true, false] where !(srgb && format.isData) {
+            for srgb in [true, false] where !(srgb && format.info.isData) {
                 for premultiplied in [false, true] {
                     let words = DataFormatDescriptor.bytes(format, srgb: srgb, premultiplied: premultiplied)
                     let w = stride(from: 0, to: words.count, by: 4).map { i in
@@ -300,7 +301,7 @@ struct TextureTests {
             Image(width: w, height: h, pixels: .rgba8(BCTests.picture(w, h, seed: UInt64(w), alpha: alpha)))
         }
         let bytes = try TextureEncoder.encode(
-            levels, Self.settings(format, format.isData ? .linear : .srgb), container: .ktx2)
+            levels, Self.settings(format, format.info.isData ? .linear : .srgb), container: .ktx2)
         let f = try #require(KTX2File(bytes))
         for (n, level) in levels.enumerated() {
             let rgba = TextureEncoder.rgba8(level)

@@ -3,6 +3,7 @@ import Foundation
 @testable import TexPipe
 @testable import TexPipeCodecs
 @testable import TexPipeEngine
+@testable import TexPipeFormats
 @testable import TexPipeManifest
 @testable import TexPipePixels
 @testable import TexPipePlan
@@ -43,5 +44,13 @@ extension Stage {
             context.fonts[spec] = try FontFinder.resolve(spec, baseDirectory: base).get()
         }
         return try applied(to: image, context: &context)
+    }
+}
+
+extension TextureSettings.Format {
+    /// The BC encoder variant of a BC format (a test's shorthand; nil-free for BC formats only).
+    var bcVariant: BCVariant {
+        guard case .bc(let v) = info.codec else { fatalError("\(self) is not a BC format") }
+        return v
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 @testable import TexPipe
 @testable import TexPipeCodecs
 @testable import TexPipeEngine
+@testable import TexPipeFormats
 @testable import TexPipeManifest
 @testable import TexPipePixels
 @testable import TexPipePlan

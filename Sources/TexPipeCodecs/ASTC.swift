@@ -1,0 +1,76 @@
+internal import CTexPipeASTC
+internal import Foundation
+internal import Synchronization
+public import TexPipeFormats
+internal import TexPipePixels
+
+/// ASTC LDR through astcenc (the `CTexPipeASTC` shim). Presets: fast 10, medium 60, thorough 98
+/// (astcenc's own `-fast`, `-medium`, `-thorough`).
+public enum ASTC {
+    static func preset(_ q: TextureSettings.Quality) -> Float {
+        switch q {
+        case .fast: 10
+        case .medium: 60
+        case .thorough: 98
+        }
+    }
+
+    /// Blocks of a w × h RGBA8 image. astcenc runs one thread per core `rows` lends; its output
+    /// does not depend on the thread count.
+    static func compress(
+        _ rgba: [UInt8], _ w: Int, _ h: Int, _ settings: TextureSettings, rows: any RowScheduler
+    ) throws -> [UInt8] {
+        let (bw, bh) = settings.format.info.block
+        let blocks = ((w + bw - 1) / bw) * ((h + bh - 1) / bh)
+        // astcenc's threads share the image's blocks through the context: each caller takes
+        // blocks until none are left, so however many of the `threads` slots the scheduler
+        // fills (one per band it runs), the image is done and the blocks are the same.
+        let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 64))
+        var error = [CChar](repeating: 0, count: 256)
+        guard
+            let context = tp_astc_context_alloc(
+                UInt32(bw), UInt32(bh), settings.srgb ? 1 : 0, preset(settings.quality), UInt32(threads), 0, &error, 256
+            )
+        else { throw CodecError(.astc(String(nullTerminated: error))) }
+        defer { tp_astc_context_free(context) }
+        var out = [UInt8](repeating: 0, count: blocks * 16)
+        // A band's failure, the first one kept (bands may run at once).
+        let failure = Mutex<String?>(nil)
+        out.withUnsafeMutableBufferPointer { dst in
+            rgba.withUnsafeBufferPointer { src in
+                rows.forEachBand(rows: threads, pixelsPerRow: max(1, w * h / threads)) { band in
+                    var message = [CChar](repeating: 0, count: 256)
+                    if tp_astc_compress(
+                        context, src.baseAddress, UInt32(w), UInt32(h), dst.baseAddress, blocks * 16,
+                        UInt32(band.lowerBound), &message, 256) != 0
+                    {
+                        failure.withLock { $0 = $0 ?? String(nullTerminated: message) }
+                    }
+                }
+            }
+        }
+        if let first = failure.withLock({ $0 }) { throw CodecError(.astc(first)) }
+        return out
+    }
+
+    /// The texels of ASTC blocks (for previews and `inspect`).
+    public static func decompress(
+        _ data: [UInt8], width: Int, height: Int, format: TextureSettings.Format, srgb: Bool
+    ) throws -> [UInt8] {
+        let (bw, bh) = format.info.block
+        var error = [CChar](repeating: 0, count: 256)
+        guard let context = tp_astc_context_alloc(UInt32(bw), UInt32(bh), srgb ? 1 : 0, 60, 1, 1, &error, 256) else {
+            throw CodecError(.astc(String(nullTerminated: error)))
+        }
+        defer { tp_astc_context_free(context) }
+        var out = [UInt8](repeating: 0, count: width * height * 4)
+        let status = data.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                tp_astc_decompress(
+                    context, src.baseAddress, src.count, UInt32(width), UInt32(height), dst.baseAddress, &error, 256)
+            }
+        }
+        if status != 0 { throw CodecError(.astc(String(nullTerminated: error))) }
+        return out
+    }
+}

@@ -1,0 +1,73 @@
+extension BC7 {
+    /// Swaps a subset's endpoints (and their p-bits) and reverses its indices when its anchor
+    /// texel's index has its top bit set, so that bit need not be stored.
+    static func fixAnchors(
+        _ lines: inout Lines, subsets: Int, partition: Int, lanes: V16, indexBits: Int,
+        channels: Int
+    ) {
+        let top = Int32(1 << indexBits) - 1
+        for s in 0..<subsets {
+            let i = anchor(subsets, partition, s)
+            guard lines.indices[i] > top / 2 else { continue }
+            lines.swapEnds(s)
+            lines.indices = lines.indices.choosing(V16(repeating: top) &- lines.indices, where: lanes.equals(Int32(s)))
+        }
+    }
+
+    /// The block's 16 bytes as two little-endian u64s, fields in Table.M's order.
+    static func pack(_ choice: Choice) -> (UInt64, UInt64) {
+        let mode = choice.mode
+        let m = modes[mode]
+        let lanes = subsetLanes(m.subsets, choice.partition)
+        var color = choice.color
+        var alpha = choice.alpha
+        let separate = m.index2Bits > 0
+        let (colorIndex, alphaIndex) =
+            choice.selection == 1 ? (m.index2Bits, m.indexBits) : (m.indexBits, m.index2Bits)
+        fixAnchors(
+            &color, subsets: m.subsets, partition: choice.partition, lanes: lanes,
+            indexBits: separate ? colorIndex : m.indexBits, channels: separate ? 3 : 4)
+        if separate {
+            fixAnchors(&alpha, subsets: 1, partition: 0, lanes: lanes, indexBits: alphaIndex, channels: 1)
+        }
+        var w = BitWriter()
+        w.write(1 << Int32(mode), mode + 1)
+        w.write(Int32(choice.partition), m.partitionBits)
+        w.write(Int32(choice.rotation), m.rotationBits)
+        w.write(Int32(choice.selection), m.selectionBits)
+        for c in 0..<3 {
+            for s in 0..<m.subsets {
+                w.write(color.end(0, s)[c], m.colorBits)
+                w.write(color.end(1, s)[c], m.colorBits)
+            }
+        }
+        if m.alphaBits > 0 {
+            for s in 0..<m.subsets {
+                if separate {
+                    w.write(alpha.end(0, 0)[0], m.alphaBits)
+                    w.write(alpha.end(1, 0)[0], m.alphaBits)
+                } else {
+                    w.write(color.end(0, s)[3], m.alphaBits)
+                    w.write(color.end(1, s)[3], m.alphaBits)
+                }
+            }
+        }
+        if m.endpointP {
+            for k in 0..<(2 * m.subsets) { w.write(color.p[k], 1) }
+        } else if m.sharedP {
+            for s in 0..<m.subsets { w.write(color.p[2 * s], 1) }
+        }
+        var anchors = SIMD4<Int>(0, -1, -1, -1)
+        for s in 1..<m.subsets { anchors[s] = anchor(m.subsets, choice.partition, s) }
+        let primary = separate && choice.selection == 1 ? alpha.indices : color.indices
+        for i in 0..<16 {
+            let isAnchor = i == anchors[0] || i == anchors[1] || i == anchors[2]
+            w.write(primary[i], m.indexBits - (isAnchor ? 1 : 0))
+        }
+        if separate {
+            let secondary = choice.selection == 1 ? color.indices : alpha.indices
+            for i in 0..<16 { w.write(secondary[i], m.index2Bits - (i == 0 ? 1 : 0)) }
+        }
+        return (w.lo, w.hi)
+    }
+}

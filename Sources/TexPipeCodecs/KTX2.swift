@@ -1,0 +1,77 @@
+internal import TexPipeFormats
+internal import TexPipePixels
+
+/// KTX 2.0 (Khronos KTX File Format Specification 2.0).
+enum KTX2 {
+    static let identifier: [UInt8] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    static func file(
+        _ image: Image, _ levelCount: Int, _ data: [[UInt8]], _ settings: TextureSettings, premultiplied: Bool
+    ) throws -> [UInt8] {
+        let format = settings.format
+        let info = format.info
+        let srgb = settings.srgb
+        let zstd = settings.supercompression == .zstd
+        let stored: [[UInt8]] = zstd ? try data.map { try Zstd.compress($0, level: settings.zstdLevel) } : data
+        let dfd = DataFormatDescriptor.bytes(format, srgb: srgb, premultiplied: premultiplied)
+        // Key/value data, keys sorted by their bytes, each entry padded to 4.
+        var kvd = ByteWriter()
+        for (key, value) in [("KTXorientation", "rd"), ("KTXwriter", "texpipe " + TexPipeVersion.string)] {
+            let pair = Array(key.utf8) + [0] + Array(value.utf8) + [0]
+            kvd.u32(UInt32(pair.count))
+            kvd.bytes += pair
+            kvd.pad(to: 4)
+        }
+        let headerBytes = 12 + 9 * 4 + 4 * 4 + 2 * 8 + levelCount * 24
+        let dfdOffset = headerBytes
+        let kvdOffset = dfdOffset + dfd.count
+        var out = ByteWriter()
+        // One allocation for the whole file: the level data is most of it.
+        out.bytes.reserveCapacity(
+            kvdOffset + kvd.bytes.count + stored.reduce(0) { $0 + $1.count } + levelCount * lcm(info.blockBytes, 4))
+        out.bytes += identifier
+        out.u32(info.vkFormat(srgb: srgb))
+        out.u32(1)  // typeSize: 1 for 8-bit and block-compressed formats
+        out.u32(UInt32(image.width))
+        out.u32(UInt32(image.height))
+        out.u32(0)  // pixelDepth
+        out.u32(0)  // layerCount
+        out.u32(1)  // faceCount
+        out.u32(UInt32(levelCount))
+        out.u32(zstd ? 2 : 0)  // supercompressionScheme
+        out.u32(UInt32(dfdOffset))
+        out.u32(UInt32(dfd.count))
+        out.u32(UInt32(kvdOffset))
+        out.u32(UInt32(kvd.bytes.count))
+        out.u64(0)  // sgdByteOffset
+        out.u64(0)  // sgdByteLength
+        // Level data is stored smallest level first, each level aligned to lcm(block bytes, 4)
+        // (1 when supercompressed); the index lists level 0 first.
+        let alignment = zstd ? 1 : lcm(info.blockBytes, 4)
+        var offsets = [Int](repeating: 0, count: levelCount)
+        var cursor = kvdOffset + kvd.bytes.count
+        for n in (0..<levelCount).reversed() {
+            cursor = (cursor + alignment - 1) / alignment * alignment
+            offsets[n] = cursor
+            cursor += stored[n].count
+        }
+        for n in 0..<levelCount {
+            out.u64(UInt64(offsets[n]))
+            out.u64(UInt64(stored[n].count))
+            out.u64(UInt64(data[n].count))
+        }
+        out.bytes += dfd
+        out.bytes += kvd.bytes
+        for n in (0..<levelCount).reversed() {
+            while out.bytes.count < offsets[n] { out.bytes.append(0) }
+            out.bytes += stored[n]
+        }
+        return out.bytes
+    }
+
+    static func lcm(_ a: Int, _ b: Int) -> Int {
+        var (x, y) = (a, b)
+        while y != 0 { (x, y) = (y, x % y) }
+        return a / x * b
+    }
+}

@@ -1,0 +1,30 @@
+internal import TexPipeFormats
+internal import TexPipePixels
+
+/// Where a texture format meets its encoder and decoder: one switch over the codec families of
+/// the format table (`TextureFormatInfo.codec`), so a new family is a compile error here until
+/// its codec is wired in.
+enum TextureCodecs {
+    /// One level's block data from tightly packed RGBA8.
+    static func encode(
+        _ rgba: [UInt8], _ width: Int, _ height: Int, _ settings: TextureSettings, rows: any RowScheduler
+    ) throws -> [UInt8] {
+        switch settings.format.info.codec {
+        case .uncompressed: rgba
+        case .bc(let variant):
+            BC.encode(rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows)
+        case .astc: try ASTC.compress(rgba, width, height, settings, rows: rows)
+        }
+    }
+
+    /// One level's texels (RGBA8, width × height) from its block data.
+    static func decode(
+        _ blocks: [UInt8], _ width: Int, _ height: Int, format: TextureSettings.Format, srgb: Bool
+    ) throws -> [UInt8] {
+        switch format.info.codec {
+        case .uncompressed: blocks
+        case .bc(let variant): try BC.decode(blocks, variant: variant, width: width, height: height)
+        case .astc: try ASTC.decompress(blocks, width: width, height: height, format: format, srgb: srgb)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/// A GPU texture file's container.
+public enum TextureContainer: String, Sendable, CaseIterable, Hashable {
+    case ktx2, dds
+
+    /// As messages and `inspect` name it: "KTX2", "DDS".
+    public var name: String { rawValue.uppercased() }
+}
+
+/// What a file is: an image texpipe reads and writes, or a GPU texture it writes. The one
+/// mapping from a file name's extension to a kind is `init(path:)`.
+public enum ImageFormat: Sendable, Hashable {
+    case png
+    case jpeg
+    /// GPU textures: outputs only (and `inspect`).
+    case texture(TextureContainer)
+
+    public static let ktx2 = ImageFormat.texture(.ktx2)
+    public static let dds = ImageFormat.texture(.dds)
+
+    /// "PNG", "JPEG", "KTX2", "DDS".
+    public var name: String {
+        switch self {
+        case .png: "PNG"
+        case .jpeg: "JPEG"
+        case .texture(let c): c.name
+        }
+    }
+
+    /// The container, for a GPU texture.
+    public var container: TextureContainer? {
+        if case .texture(let c) = self { return c }
+        return nil
+    }
+
+    /// Every extension texpipe knows, lowercase, and its kind.
+    public static let extensions: [(String, ImageFormat)] = [
+        ("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg), ("ktx2", .ktx2), ("dds", .dds),
+    ]
+
+    /// The kind a path's extension names (case-insensitive); nil for any other extension.
+    public init?(path: String) {
+        let lower = path.lowercased()
+        guard let dot = lower.lastIndex(of: "."), !lower[dot...].contains("/") else { return nil }
+        let ext = lower[lower.index(after: dot)...]
+        guard let kind = Self.extensions.first(where: { $0.0 == ext })?.1 else { return nil }
+        self = kind
+    }
+}

@@ -1,0 +1,158 @@
+/// Texture formats as one table (docs/reference/textures.md): a format's block size and bytes, its
+/// Vulkan and DXGI codes, its sRGB sibling, its data format descriptor, the containers that may
+/// hold it, whether it is HDR, the channels it stores and the codec that writes it are one row.
+/// Writers, readers, manifest validation and `inspect` look a format up here; none of them
+/// switches over formats. Adding a format: its case, its row below, its codec and its tests.
+public struct TextureFormatInfo: Sendable {
+    /// Which channels a format stores. An `rgb` format cannot hold alpha below max (a job error
+    /// that counts the texels); `r` and `rg` formats are data (UNORM only).
+    public enum Channels: Sendable, Equatable { case r, rg, rgb, rgba }
+
+    /// One sample of the Khronos Data Format basic descriptor block.
+    public struct Sample: Sendable, Equatable {
+        public var bitOffset: Int
+        public var bitLength: Int
+        /// Channel id (KHR_DF_CHANNEL_…: 0 red or colour, 1 green, 2 blue, 15 alpha).
+        public var channel: UInt8
+        /// sampleUpper: 255 for 8-bit channels, all ones for block formats.
+        public var upper: UInt32
+    }
+
+    /// Texel block size (1×1 for uncompressed formats).
+    public let block: (width: Int, height: Int)
+    /// Bytes per texel block.
+    public let blockBytes: Int
+    /// `VkFormat` codes: the UNORM one, and the sRGB sibling (nil: a data format, UNORM only).
+    public let vulkan: (unorm: UInt32, srgb: UInt32?)
+    /// `DXGI_FORMAT` codes (nil: DDS cannot hold the format), UNORM and sRGB.
+    public let dxgi: (unorm: UInt32, srgb: UInt32?)?
+    /// The Khronos Data Format colour model (KHR_DF_MODEL_…).
+    public let colorModel: UInt8
+    public let samples: [Sample]
+    /// The containers that may hold it.
+    public let containers: Set<TextureContainer>
+    /// An HDR (floating-point) format, which needs an HDR image.
+    public let hdr: Bool
+    public let channels: Channels
+    /// The encoder and decoder family.
+    public let codec: TextureCodec
+    /// The family's name in messages ("ASTC").
+    public let familyName: String
+
+    /// A data format: no sRGB variant (`colorSpace: "srgb"` with it is a manifest error).
+    public var isData: Bool { vulkan.srgb == nil }
+
+    /// Bytes of one level of `width` × `height`: whole blocks, a partial block padded.
+    public func levelBytes(_ width: Int, _ height: Int) -> Int {
+        ((width + block.width - 1) / block.width) * ((height + block.height - 1) / block.height) * blockBytes
+    }
+
+    /// The Vulkan code for the colour space (a data format's is always UNORM).
+    public func vkFormat(srgb: Bool) -> UInt32 { srgb ? vulkan.srgb ?? vulkan.unorm : vulkan.unorm }
+
+    /// The DXGI code for the colour space; nil when DDS cannot hold the format.
+    public func dxgiFormat(srgb: Bool) -> UInt32? {
+        guard let dxgi else { return nil }
+        return srgb ? dxgi.srgb ?? dxgi.unorm : dxgi.unorm
+    }
+}
+
+/// The codec families: the one place a format meets its encoder and decoder
+/// (`TexPipeCodecs/TextureCodecs.swift` switches over it).
+public enum TextureCodec: Sendable, Equatable {
+    /// Stored as is (rgba8).
+    case uncompressed
+    /// texpipe's own BC encoders and decoders (`BC.swift`, `BC7*.swift`).
+    case bc(BCVariant)
+    /// Arm's astcenc (`ASTC.swift`).
+    case astc
+}
+
+/// The BC formats texpipe encodes.
+public enum BCVariant: Sendable, Equatable { case bc1, bc3, bc4, bc5, bc7 }
+
+extension TextureSettings.Format {
+    /// The format's row.
+    public var info: TextureFormatInfo {
+        switch self {
+        case .rgba8: Rows.rgba8
+        case .bc1: Rows.bc1
+        case .bc3: Rows.bc3
+        case .bc4: Rows.bc4
+        case .bc5: Rows.bc5
+        case .bc7: Rows.bc7
+        case .astc4x4: Rows.astc4x4
+        case .astc5x5: Rows.astc5x5
+        case .astc6x6: Rows.astc6x6
+        case .astc8x8: Rows.astc8x8
+        }
+    }
+
+    /// The format and colour space a KTX2 `vkFormat` stands for (nil: none texpipe knows).
+    public static func forVulkan(_ code: UInt32) -> (format: Self, srgb: Bool)? {
+        for f in allCases {
+            let v = f.info.vulkan
+            if v.unorm == code || v.srgb == code { return (f, v.srgb == code) }
+        }
+        return nil
+    }
+
+    /// The format and colour space a DDS `DXGI_FORMAT` stands for (nil: none texpipe knows).
+    public static func forDXGI(_ code: UInt32) -> (format: Self, srgb: Bool)? {
+        for f in allCases {
+            guard let d = f.info.dxgi else { continue }
+            if d.unorm == code || d.srgb == code { return (f, d.srgb == code) }
+        }
+        return nil
+    }
+}
+
+/// The rows. Codes: Vulkan's `VkFormat`, Microsoft's `DXGI_FORMAT`, the Khronos Data Format
+/// Specification 1.3's colour models.
+private enum Rows {
+    static let blockSample = [TextureFormatInfo.Sample(bitOffset: 0, bitLength: 128, channel: 0, upper: .max)]
+    static let both: Set<TextureContainer> = [.ktx2, .dds]
+
+    static let rgba8 = TextureFormatInfo(
+        block: (1, 1), blockBytes: 4, vulkan: (37, 43), dxgi: (28, 29), colorModel: 1,  // KHR_DF_MODEL_RGBSDA
+        samples: [0, 1, 2, 15].enumerated().map { k, c in .init(bitOffset: 8 * k, bitLength: 8, channel: c, upper: 255)
+        },
+        containers: both, hdr: false, channels: .rgba, codec: .uncompressed, familyName: "RGBA8")
+    static let bc1 = TextureFormatInfo(
+        block: (4, 4), blockBytes: 8, vulkan: (131, 132), dxgi: (71, 72), colorModel: 128,  // BC1A
+        samples: [.init(bitOffset: 0, bitLength: 64, channel: 0, upper: .max)],
+        containers: both, hdr: false, channels: .rgb, codec: .bc(.bc1), familyName: "BC1")
+    static let bc3 = TextureFormatInfo(
+        block: (4, 4), blockBytes: 16, vulkan: (137, 138), dxgi: (77, 78), colorModel: 130,
+        // The alpha block first, then the colour block.
+        samples: [
+            .init(bitOffset: 0, bitLength: 64, channel: 15, upper: .max),
+            .init(bitOffset: 64, bitLength: 64, channel: 0, upper: .max),
+        ],
+        containers: both, hdr: false, channels: .rgba, codec: .bc(.bc3), familyName: "BC3")
+    static let bc4 = TextureFormatInfo(
+        block: (4, 4), blockBytes: 8, vulkan: (139, nil), dxgi: (80, nil), colorModel: 131,
+        samples: [.init(bitOffset: 0, bitLength: 64, channel: 0, upper: .max)],
+        containers: both, hdr: false, channels: .r, codec: .bc(.bc4), familyName: "BC4")
+    static let bc5 = TextureFormatInfo(
+        block: (4, 4), blockBytes: 16, vulkan: (141, nil), dxgi: (83, nil), colorModel: 132,
+        samples: [
+            .init(bitOffset: 0, bitLength: 64, channel: 0, upper: .max),
+            .init(bitOffset: 64, bitLength: 64, channel: 1, upper: .max),
+        ],
+        containers: both, hdr: false, channels: .rg, codec: .bc(.bc5), familyName: "BC5")
+    static let bc7 = TextureFormatInfo(
+        block: (4, 4), blockBytes: 16, vulkan: (145, 146), dxgi: (98, 99), colorModel: 134, samples: blockSample,
+        containers: both, hdr: false, channels: .rgba, codec: .bc(.bc7), familyName: "BC7")
+
+    /// ASTC LDR: KTX2 only (DDS has no DXGI code for it), colour model KHR_DF_MODEL_ASTC.
+    static func astc(_ side: Int, _ unorm: UInt32) -> TextureFormatInfo {
+        TextureFormatInfo(
+            block: (side, side), blockBytes: 16, vulkan: (unorm, unorm + 1), dxgi: nil, colorModel: 162,
+            samples: blockSample, containers: [.ktx2], hdr: false, channels: .rgba, codec: .astc, familyName: "ASTC")
+    }
+    static let astc4x4 = astc(4, 157)
+    static let astc5x5 = astc(5, 161)
+    static let astc6x6 = astc(6, 165)
+    static let astc8x8 = astc(8, 171)
+}

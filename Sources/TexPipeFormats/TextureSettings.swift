@@ -1,0 +1,39 @@
+/// The pipeline's `texture` settings (docs/reference/textures.md): what a `.ktx2` or `.dds`
+/// output holds. Declared once here; the manifest's table (`TexPipeManifest/OutputSettings.swift`)
+/// reads its defaults from `standard`, and each format's facts are its row (`TextureFormat.swift`).
+public struct TextureSettings: Sendable, Equatable {
+    public enum Format: String, Sendable, CaseIterable {
+        case rgba8
+        case bc1, bc3, bc4, bc5, bc7
+        case astc4x4 = "astc-4x4"
+        case astc5x5 = "astc-5x5"
+        case astc6x6 = "astc-6x6"
+        case astc8x8 = "astc-8x8"
+    }
+
+    public enum ColorSpace: String, Sendable, CaseIterable { case srgb, linear }
+    public enum Quality: String, Sendable, CaseIterable { case fast, medium, thorough }
+    public enum Supercompression: String, Sendable, CaseIterable { case none, zstd }
+
+    public var format: Format
+    public var colorSpace: ColorSpace
+    public var quality: Quality
+    public var supercompression: Supercompression
+    public var zstdLevel: Int
+
+    public static let standard = TextureSettings(
+        format: .rgba8, colorSpace: .srgb, quality: .medium, supercompression: .none, zstdLevel: 9)
+
+    public init(
+        format: Format, colorSpace: ColorSpace, quality: Quality, supercompression: Supercompression, zstdLevel: Int
+    ) {
+        self.format = format
+        self.colorSpace = colorSpace
+        self.quality = quality
+        self.supercompression = supercompression
+        self.zstdLevel = zstdLevel
+    }
+
+    /// Whether the sRGB variant is written: asked for, and the format has one.
+    public var srgb: Bool { colorSpace == .srgb && !format.info.isData }
+}
