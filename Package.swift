@@ -83,7 +83,8 @@ let package = Package(
         .target(
             name: "TexPipeReport",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeCodecs", "TexPipePlan", "TexPipeEngine",
+                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeCodecs", "TexPipeAtlas", "TexPipePlan",
+                "TexPipeEngine",
             ],
             swiftSettings: strict),
         // The library product: re-exports the layers' public API, nothing else.

@@ -1,6 +1,6 @@
 internal import TexPipePixels
 
-/// The metadata an engine reads beside the pages (SPEC §3b). Frames in name order, keys in a
+/// The metadata an engine reads beside the pages (docs/atlases.md). Frames in name order, keys in a
 /// fixed order, numbers as integers: the bytes depend only on the layout.
 public enum AtlasData {
     /// TexturePacker's "JSON hash" for one page (what Phaser, PixiJS and Cocos read): `frames`

@@ -1,4 +1,4 @@
-/// A pipeline's `atlas` object (SPEC §3b): how its sprites are packed into pages and what
+/// A pipeline's `atlas` object (docs/atlases.md): how its sprites are packed into pages and what
 /// metadata is written beside them.
 public struct AtlasSettings: Sendable, Equatable {
     /// The page-size rule: each side a power of two, any size, or a multiple of 4 (whole blocks

@@ -1,6 +1,6 @@
 internal import Foundation
 
-/// Packs sprites into as few and as small pages as the MaxRects heuristics reach (SPEC §3b).
+/// Packs sprites into as few and as small pages as the MaxRects heuristics reach (docs/atlases.md).
 ///
 /// Each sprite becomes a rectangle of its size plus its extrusion on every side plus `padding`
 /// once; the bin is the page minus its border plus `padding` once. So two rectangles that touch

@@ -1,7 +1,7 @@
 public import TexPipePixels
 
 /// A sprite ready for packing: its pixels after its stages and the atlas's trim, and where they
-/// sat in the untrimmed image (what an engine needs to restore the frame). SPEC §3b.
+/// sat in the untrimmed image (what an engine needs to restore the frame). docs/atlases.md.
 public struct AtlasSprite: Sendable {
     public var name: String
     public var image: Image
@@ -41,7 +41,7 @@ public struct AtlasSprite: Sendable {
 /// Draws a page: every sprite's pixels at its frame (turned 90° clockwise when rotated: sprite
 /// texel (sx, sy) of a w × h sprite lands at (x + h − 1 − sy, y + sx)), its edge texels repeated
 /// `extrude` texels outward, and (0, 0, 0, 0) everywhere else. 16-bit when any sprite is (8-bit
-/// values widen by × 257, exactly). SPEC §3b.
+/// values widen by × 257, exactly). docs/atlases.md.
 public enum Sheet {
     public static func draw(_ page: Packer.Page, sprites: [AtlasSprite], extrude e: Int, alpha: AlphaState) -> Image {
         let depth = page.placements.contains { sprites[$0.sprite].image.depth == 16 } ? 16 : 8

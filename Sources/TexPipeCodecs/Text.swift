@@ -3,7 +3,7 @@ internal import Foundation
 public import TexPipePixels
 
 /// Finds the font file and face of a manifest's `font`: a path (relative to the manifest) or a
-/// fontconfig pattern such as `"DejaVu Sans:bold"`. SPEC §3 `text`.
+/// fontconfig pattern such as `"DejaVu Sans:bold"`. docs/stages.md `text`.
 public enum FontFinder {
     /// A spec names a file when it has a folder separator or a font file extension.
     static func isPath(_ spec: String) -> Bool {

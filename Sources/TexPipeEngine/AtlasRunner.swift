@@ -5,7 +5,7 @@ internal import TexPipePixels
 internal import TexPipePlan
 
 extension Runner {
-    /// An atlas job (SPEC §3b): every sprite decoded and through its stages (bands of sprites on
+    /// An atlas job (docs/atlases.md): every sprite decoded and through its stages (bands of sprites on
     /// the cores the run lends), trimmed; packed; each page drawn, through the page stages and
     /// written with its JSON hash; then the libGDX file; then the cache entry. One sprite that
     /// fails fails the job before anything is written.

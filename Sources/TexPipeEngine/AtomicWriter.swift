@@ -3,13 +3,13 @@ import Synchronization
 internal import TexPipeCodecs
 
 /// Outputs are written to a temporary file in their own folder and renamed into place,
-/// so a reader (or an interrupted run) never sees a partial file. SPEC §5 "Atomic".
+/// so a reader (or an interrupted run) never sees a partial file. docs/guarantees.md "Atomic".
 /// Every temporary file in flight is registered, so a signal handler can remove them.
 ///
 /// A temporary file is `.NAME.tmp-PID-XXXXXX`, and its writer holds an exclusive `flock` on it
 /// until it is renamed. A run killed outright (SIGKILL, power loss) leaves such files behind; the
 /// next run that writes into that folder (and `texpipe clean`) removes those whose writer is gone
-/// — its pid not alive, and the lock free — and never a live concurrent run's. SPEC §5 "Clean".
+/// — its pid not alive, and the lock free — and never a live concurrent run's. docs/guarantees.md "Clean".
 public enum AtomicWriter {
     static let inFlight = Mutex<(paths: Set<String>, stopped: Bool)>(([], false))
     /// Held shared by every writer while it creates or renames a temporary file, exclusively by

@@ -4,7 +4,7 @@ internal import TexPipeCodecs
 internal import TexPipePixels
 public import TexPipePlan
 
-/// The incremental cache in `.texpipe/` beside the manifest (SPEC §5). An entry per job, keyed by
+/// The incremental cache in `.texpipe/` beside the manifest (docs/guarantees.md). An entry per job, keyed by
 /// the SHA-256 of the job's identity, records the hashes of the texpipe version, the resolved
 /// parameters and every file the job read, and each output's SHA-256 and size. Entries and the
 /// stat data of every file hashed live in one index (`CacheIndex`): a rerun stats each input and

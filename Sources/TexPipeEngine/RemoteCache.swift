@@ -5,7 +5,7 @@ import Synchronization
     internal import FoundationNetworking
 #endif
 
-/// How to reach a remote cache (SPEC §6): the URL without its credentials, the headers to send,
+/// How to reach a remote cache (docs/caching-and-ci.md): the URL without its credentials, the headers to send,
 /// the mode and the per-request timeout. Credentials given in the URL become a Basic
 /// `Authorization` header; the URL is only ever shown redacted.
 public struct RemoteSettings: Sendable {

@@ -40,7 +40,7 @@ public struct RunOptions: Sendable {
     public var cache: Cache?
     /// Run every job even when the cache says it is up to date (entries are still written).
     public var force = false
-    /// A shared cache asked for jobs that miss locally, and given what runs (SPEC §6).
+    /// A shared cache asked for jobs that miss locally, and given what runs (docs/caching-and-ci.md).
     public var remote: RemoteCache?
     /// Memory policy: the largest image (pixels) a stage may hold whole as Float where it could
     /// stream instead (16 B a pixel: 256 MiB at 16 MP). Mipmaps' filters that read level 0 for

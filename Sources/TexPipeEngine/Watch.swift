@@ -3,7 +3,7 @@ internal import TexPipeCodecs
 public import TexPipePlan
 
 /// Folders watched with Linux inotify (through Glibc: no polling loop). Folders, not files, so an
-/// editor's save-by-rename and new files are seen too. `texpipe watch`, SPEC §4.
+/// editor's save-by-rename and new files are seen too. `texpipe watch`, docs/command-line.md.
 public final class FolderWatcher {
     private let fd: Int32
     private var watches: [String: Int32] = [:]

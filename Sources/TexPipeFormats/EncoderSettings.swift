@@ -1,6 +1,6 @@
 public import TexPipePixels
 
-/// The pipeline's `png` settings (SPEC §2). Their parameter table, which the manifest validates,
+/// The pipeline's `png` settings (docs/manifest.md). Their parameter table, which the manifest validates,
 /// is `TexPipeManifest`'s `OutputSettings.swift`.
 public struct PNGSettings: Sendable, Hashable {
     public enum Filter: String, Sendable, CaseIterable { case adaptive, none, sub, up, average, paeth }
@@ -28,7 +28,7 @@ public struct PNGSettings: Sendable, Hashable {
     public static let standard = PNGSettings(level: 6, encoder: .texpipe, filter: .adaptive, color: .auto, depth: nil)
 }
 
-/// The pipeline's `jpeg` settings (SPEC §2); their table is in `TexPipeManifest`.
+/// The pipeline's `jpeg` settings (docs/manifest.md); their table is in `TexPipeManifest`.
 public struct JPEGSettings: Sendable, Hashable {
     public var quality: Int
     public var progressive: Bool

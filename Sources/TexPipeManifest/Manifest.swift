@@ -5,7 +5,7 @@ public import TexPipePixels
 public import TexPipeStages
 
 /// `pipeline.json`, checked: every structural problem is collected with its JSON path.
-/// Stage parameters that hold placeholders are type-checked per job by the planner. SPEC §1.
+/// Stage parameters that hold placeholders are type-checked per job by the planner. docs/manifest.md.
 public struct Manifest: Sendable {
     /// The manifest path as the user gave it (used in messages).
     public var file: String
@@ -19,7 +19,7 @@ public struct Manifest: Sendable {
     public var diagnostics: [Diagnostic] = []
 
     public static let builtinPlaceholders = ["path", "file", "ext", "pipeline", "variant", "suffix", "level"]
-    /// What an atlas template may not name (no single input) and what only it may (SPEC §3b).
+    /// What an atlas template may not name (no single input) and what only it may (docs/atlases.md).
     public static let perInputPlaceholders = ["path", "file", "ext"]
     static let topKeys = ["$schema", "version", "output", "pipelines"]
     static let pipelineKeys = [
@@ -48,7 +48,7 @@ public struct PipelineSpec: Sendable {
     public var valid: Bool
     /// False when the output template names an unknown placeholder (reported once).
     public var templateValid: Bool
-    /// The `atlas` object (SPEC §3b): the pipeline is one job packing all its inputs.
+    /// The `atlas` object (docs/atlases.md): the pipeline is one job packing all its inputs.
     public var atlas: JSONObject? = nil
     /// Stages run on each atlas page.
     public var pageStages: [StageSpec] = []
@@ -506,7 +506,7 @@ struct ManifestReader {
     /// `minDeltaE` (CIEDE2000) is reported, as an error or a warning. A pair is told apart when
     /// any one key differs enough (a jersey with the same shirt but other shorts is distinct),
     /// so the pair's distance is its largest ΔE over the keys. With a `product`, the rows of the
-    /// list that holds the keys are compared (two shirt numbers of one team are the same kit). SPEC §1.
+    /// list that holds the keys are compared (two shirt numbers of one team are the same kit). docs/manifest.md.
     mutating func distinct(_ json: JSON, factors: [[Variant]]?, at path: JSONPath) {
         guard let o = object(json, at: path, keys: Self.distinctKeys) else { return }
         var keys: [String] = []

@@ -4,7 +4,7 @@ internal import TexPipePixels
 public import TexPipeStages
 
 /// The pipeline's `png` settings as the manifest declares them: a parameter table like a
-/// stage's, defaults taken from `PNGSettings.standard`. SPEC §2.
+/// stage's, defaults taken from `PNGSettings.standard`. docs/manifest.md.
 extension PNGSettings {
     public static let parameters: [Parameter] = [
         .integer(
@@ -31,7 +31,7 @@ extension PNGSettings {
     }
 }
 
-/// The pipeline's `jpeg` settings as the manifest declares them. SPEC §2.
+/// The pipeline's `jpeg` settings as the manifest declares them. docs/manifest.md.
 extension JPEGSettings {
     public static let parameters: [Parameter] = [
         .integer("quality", in: 1...100, default: standard.quality, doc: "libjpeg quality"),
@@ -47,7 +47,7 @@ extension JPEGSettings {
     }
 }
 
-/// The pipeline's `texture` settings (SPEC §2 "GPU textures"), for `.ktx2` and `.dds` templates.
+/// The pipeline's `texture` settings (docs/gpu-textures.md), for `.ktx2` and `.dds` templates.
 extension TextureSettings {
     public static let parameters: [Parameter] = [
         .choice("format", Format.self, default: standard.format, doc: "block format (rgba8 uncompressed)"),
@@ -70,7 +70,7 @@ extension TextureSettings {
     }
 }
 
-/// The pipeline's `atlas` object (SPEC §3b). `name` is a template over each sprite's placeholders,
+/// The pipeline's `atlas` object (docs/atlases.md). `name` is a template over each sprite's placeholders,
 /// read apart from the table's decoding (which resolves placeholders per job, not per sprite).
 extension AtlasSettings {
     public static let parameters: [Parameter] = [

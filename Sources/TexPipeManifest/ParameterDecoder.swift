@@ -2,7 +2,7 @@ internal import TexPipePixels
 public import TexPipeStages
 
 /// Decodes a JSON object against a parameter table: unknown keys (with "did you mean"),
-/// types, ranges, defaults, and `{placeholder}` strings resolved per job. SPEC §1.
+/// types, ranges, defaults, and `{placeholder}` strings resolved per job. docs/manifest.md.
 public struct ParameterDecoder {
     public var file: String
     /// nil in the static pass: placeholder strings are checked for known names only,

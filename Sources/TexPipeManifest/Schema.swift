@@ -7,7 +7,7 @@ internal import TexPipeStages
 /// manifests: every stage's parameter table (a `oneOf` keyed on `"stage"`), the `png`/`jpeg`
 /// settings tables, and the manifest's own keys. `texpipe schema` prints it;
 /// `docs/pipeline.schema.json` is the committed copy (a test keeps them equal). Editors use it
-/// for completion and hover docs (`"$schema": "./docs/pipeline.schema.json"`). SPEC §1.
+/// for completion and hover docs (`"$schema": "./docs/pipeline.schema.json"`). docs/manifest.md.
 ///
 /// Where a value may come from a placeholder (`"radius": "{r}"`, `"color": "{shirt}"`), the
 /// schema accepts any string holding one; its type is checked per job by `texpipe validate`.
@@ -22,16 +22,16 @@ public enum ManifestSchema {
         defs.insert("pipeline", pipelineSchema)
         defs.insert("stage", .object(object(["oneOf": .array(StageRegistry.all.map { ref("stage-" + $0.name) })])))
         for type in StageRegistry.all { defs.insert("stage-" + type.name, stageSchema(type)) }
-        defs.insert("png", tableSchema(PNGSettings.parameters, doc: "PNG writer settings (SPEC §2)"))
-        defs.insert("jpeg", tableSchema(JPEGSettings.parameters, doc: "JPEG writer settings (SPEC §2)"))
+        defs.insert("png", tableSchema(PNGSettings.parameters, doc: "PNG writer settings (docs/manifest.md)"))
+        defs.insert("jpeg", tableSchema(JPEGSettings.parameters, doc: "JPEG writer settings (docs/manifest.md)"))
         defs.insert(
             "texture",
-            tableSchema(TextureSettings.parameters, doc: "KTX2 / DDS texture settings (SPEC §2, GPU textures)"))
+            tableSchema(TextureSettings.parameters, doc: "KTX2 / DDS texture settings (docs/gpu-textures.md)"))
         defs.insert(
             "atlas",
             tableSchema(
                 AtlasSettings.parameters,
-                doc: "packs the pipeline's inputs into pages with metadata: one job (SPEC §3b)"))
+                doc: "packs the pipeline's inputs into pages with metadata: one job (docs/atlases.md)"))
         defs.insert("variantList", variantListSchema)
         defs.insert("variants", variantsSchema)
         defs.insert("distinct", distinctSchema)
@@ -117,7 +117,7 @@ public enum ManifestSchema {
                         "pageStages": .object(
                             object([
                                 "type": .string("array"), "items": ref("stage"),
-                                "description": .string("applied in order to each atlas page (SPEC §3b)"),
+                                "description": .string("applied in order to each atlas page (docs/atlases.md)"),
                             ])),
                     ])),
             ]))

@@ -1,4 +1,4 @@
-/// `{name}` placeholders in templates and string values. SPEC §1 "Placeholders".
+/// `{name}` placeholders in templates and string values. docs/manifest.md "Placeholders".
 /// A name is a letter or `_` followed by letters, digits, `_` or `-`; any other brace is literal.
 /// `{name%text}` is the value with a trailing `text` removed, as in the shell's `${name%text}`:
 /// `{file%_diffuse}` names `rock` for the input `rock_diffuse.png`.

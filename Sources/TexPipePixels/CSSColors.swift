@@ -1,5 +1,5 @@
 /// The 148 CSS Color Module Level 4 named colors (sRGB, 0xRRGGBB), plus `transparent`
-/// handled by the parser. SPEC §1 "Colors".
+/// handled by the parser. docs/manifest.md "Colors".
 let cssNamedColors: [String: UInt32] = [
     "aliceblue": 0xF0F8FF, "antiquewhite": 0xFAEBD7, "aqua": 0x00FFFF, "aquamarine": 0x7FFFD4,
     "azure": 0xF0FFFF, "beige": 0xF5F5DC, "bisque": 0xFFE4C4, "black": 0x000000,

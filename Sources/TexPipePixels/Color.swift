@@ -1,6 +1,6 @@
 internal import Foundation
 
-/// A straight-alpha sRGB color, channels as fractions 0…1. SPEC §1 "Colors".
+/// A straight-alpha sRGB color, channels as fractions 0…1. docs/manifest.md "Colors".
 public struct Color: Sendable, Hashable, CustomStringConvertible {
     public var r: Double
     public var g: Double

@@ -1,6 +1,6 @@
 internal import Foundation
 
-/// CIELAB and the CIEDE2000 color difference, for `distinct` (SPEC §1).
+/// CIELAB and the CIEDE2000 color difference, for `distinct` (docs/manifest.md).
 ///
 /// sRGB values → linear (IEC 61966-2-1) → XYZ (D65, the sRGB matrix) → CIELAB with the D65
 /// white (0.95047, 1, 1.08883). ΔE00 follows CIE 142-2001 as written out by Sharma, Wu and

@@ -1,4 +1,4 @@
-/// Composites over an opaque solid color; the result is opaque. SPEC §3 `flatten`, and the JPEG
+/// Composites over an opaque solid color; the result is opaque. docs/stages.md `flatten`, and the JPEG
 /// writer's `flatten` setting.
 /// Straight: c = round((c·a + bg·(max − a)) / max). Premultiplied: c = c' + round(bg·(max − a) / max),
 /// clamped. The background's own alpha is ignored (the result is opaque by definition).

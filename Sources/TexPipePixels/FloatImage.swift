@@ -20,11 +20,11 @@ public enum SRGB {
 }
 
 /// Which values filtering averages: `srgb` decodes to linear light first (correct for color
-/// textures), `linear` uses the stored values (normal maps, masks, data). SPEC §3.
+/// textures), `linear` uses the stored values (normal maps, masks, data). docs/stages.md.
 public enum ColorSpace: String, Sendable, CaseIterable { case srgb, linear }
 
 /// RGBA as Float, premultiplied, in linear light or stored values: the form every filtering
-/// stage works in (SPEC §2), so low-alpha colors survive and transparent texels weigh nothing.
+/// stage works in (docs/manifest.md), so low-alpha colors survive and transparent texels weigh nothing.
 public struct FloatImage: Sendable {
     public var width: Int
     public var height: Int

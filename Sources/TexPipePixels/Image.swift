@@ -1,4 +1,4 @@
-/// How an image's color channels relate to its alpha. SPEC §2.
+/// How an image's color channels relate to its alpha. docs/manifest.md.
 public enum AlphaState: String, Sendable, Hashable, CaseIterable {
     /// Colors are independent of alpha (what PNG files normally hold).
     case straight
@@ -13,7 +13,7 @@ public enum ChannelLayout: String, Sendable, Hashable {
 }
 
 /// Pixel storage: interleaved RGBA, 8 or 16 bits per channel, rows top to bottom,
-/// no padding. SPEC §2 "one pixel format inside" (STYLE 5).
+/// no padding. docs/manifest.md "one pixel format inside" (STYLE 5).
 public enum PixelStorage: Sendable, Equatable {
     case rgba8([UInt8])
     case rgba16([UInt16])
@@ -28,7 +28,7 @@ public enum PixelStorage: Sendable, Equatable {
 
 /// An image in flight: size, RGBA pixels, alpha state and the labels that name it.
 public struct Image: Sendable, Equatable {
-    /// `--max-pixels`' default (SPEC §5): decoders refuse larger images before allocating.
+    /// `--max-pixels`' default (docs/guarantees.md): decoders refuse larger images before allocating.
     public static let defaultMaxPixels = 1 << 28
 
     public var width: Int

@@ -17,7 +17,7 @@ public struct AtlasInput: Sendable {
     public var failureStage: String?
 }
 
-/// What makes a job an atlas job (SPEC §3b): its sprites in name order, the packing settings, the
+/// What makes a job an atlas job (docs/atlases.md): its sprites in name order, the packing settings, the
 /// page stages, and how pages are named — known only when the job has packed them.
 public struct AtlasPlan: Sendable {
     public var settings: AtlasSettings

@@ -5,7 +5,7 @@ internal import TexPipePixels
 internal import TexPipeStages
 
 extension PlanBuilder {
-    /// An atlas pipeline's one job per variant (SPEC §3b): every sprite (after `exclude`) in name
+    /// An atlas pipeline's one job per variant (docs/atlases.md): every sprite (after `exclude`) in name
     /// order with its stages, the settings, the page stages, page 0's outputs. Its reads — every
     /// sprite, then what the stages read — are its cache key.
     mutating func addAtlas(_ p: PipelineSpec, _ matches: [Glob.Match], variant: Variant?) {

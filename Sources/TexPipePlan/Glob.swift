@@ -1,7 +1,7 @@
 internal import Foundation
 
 /// File globs: `*` and `?` within one path segment, `**` across segments (zero or more
-/// folders), `{a,b}` alternatives (nestable), `[abc]` / `[a-z]` classes. SPEC §1.
+/// folders), `{a,b}` alternatives (nestable), `[abc]` / `[a-z]` classes. docs/manifest.md.
 /// `*` and `?` do not match a leading `.` (as in a shell). Directory symlinks are not
 /// followed by `**`, so a symlink loop cannot make the walk endless.
 public struct Glob: Sendable {

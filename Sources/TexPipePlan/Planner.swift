@@ -1,9 +1,9 @@
 internal import Foundation
-public import TexPipeCodecs
-public import TexPipeFormats
+internal import TexPipeCodecs
+internal import TexPipeFormats
 public import TexPipeManifest
-public import TexPipePixels
-public import TexPipeStages
+internal import TexPipePixels
+internal import TexPipeStages
 
 /// Manifest → jobs: globs, variants, templates, alpha-state chain, output containment and
 /// collisions. Everything it finds is a manifest error (exit 2) reported at once, before
@@ -73,7 +73,7 @@ struct PlanBuilder {
     }
 
     /// A `mipmaps` stage without `layout` in a pipeline writing `.ktx2`/`.dds`: the chain stays
-    /// one texture (SPEC §3: `layout`'s default depends on the output).
+    /// one texture (docs/stages.md: `layout`'s default depends on the output).
     static func withTextureLayout(_ s: StageSpec, _ p: PipelineSpec) -> JSONObject {
         guard s.type.name == "mipmaps", s.object["layout"] == nil, isTextureTemplate(p.output) else { return s.object }
         var o = s.object

@@ -1,5 +1,5 @@
 /// `--shard K/N` and `--shard auto`: the plan's jobs split into N shards balanced by work — input
-/// pixels — the same split on every machine. SPEC §4.
+/// pixels — the same split on every machine. docs/command-line.md.
 public enum Shards {
     /// The shard (0-based) of every job: largest input first (ties in plan order), each into the
     /// shard with the fewest pixels so far (ties to the lowest shard). Greedy LPT: the heaviest

@@ -5,7 +5,7 @@ public import TexPipePlan
 
 /// Console output of a run. On a terminal: a progress bar on stderr (done / total,
 /// images/s, ETA). Otherwise (`--no-progress`, `CI=true`, no TTY): one line per finished
-/// job, in plan order. Errors always go to stderr, one line each. SPEC §4.
+/// job, in plan order. Errors always go to stderr, one line each. docs/command-line.md.
 public final class Console: Sendable {
     public enum Verbosity: Sendable { case quiet, normal, verbose }
 

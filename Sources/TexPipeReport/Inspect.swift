@@ -3,7 +3,6 @@ internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipePixels
 internal import TexPipePlan
-public import TexPipeStages
 
 /// What `texpipe inspect` finds in one file: the fields the text shows, and what
 /// `inspect --json` prints (one object per file).
@@ -49,7 +48,7 @@ public struct TextureFacts: Codable, Sendable, Equatable {
     }
 }
 
-/// `texpipe inspect`: what a file holds, without running anything. SPEC §4.
+/// `texpipe inspect`: what a file holds, without running anything. docs/command-line.md.
 public enum Inspector {
     /// The facts of one file, or throws a one-line error.
     public static func facts(path: String, maxPixels: Int = Image.defaultMaxPixels) throws -> InspectFacts {
@@ -213,38 +212,5 @@ public enum Inspector {
         for y in 0..<h { border += [color(0, y), color(w - 1, y)] }
         guard let (k, n) = mostCommon(border) else { return nil }
         return (name(k), String(format: "%.0f%% of border pixels", Double(n) / Double(border.count) * 100))
-    }
-}
-
-/// `texpipe stages`: the reference, printed from the same tables that validate manifests.
-public enum StageReference {
-    public static func text(for types: [any Stage.Type]) -> String {
-        types.map { t in
-            var s = "\(t.name) — \(t.summary)"
-            if t.parameters.isEmpty { s += "\n  (no parameters)" }
-            s += lines(t.parameters, indent: "  ")
-            return s
-        }.joined(separator: "\n\n")
-    }
-
-    /// One line per parameter; a nested table (`layers`, `outline`) is listed below its key.
-    static func lines(_ table: [Parameter], indent: String) -> String {
-        var s = ""
-        for p in table {
-            s += "\n\(indent)\(p.name): \(p.expected); \(p.defaultDescription). \(p.doc)"
-            switch p.kind {
-            case .object(let nested), .objects(let nested): s += lines(nested, indent: indent + "  ")
-            default: break
-            }
-        }
-        return s
-    }
-
-    public static func settingsText() -> String {
-        var s = "Pipeline settings\n  png:"
-        for p in PNGSettings.parameters { s += "\n    \(p.name): \(p.expected); \(p.defaultDescription). \(p.doc)" }
-        s += "\n  jpeg:"
-        for p in JPEGSettings.parameters { s += "\n    \(p.name): \(p.expected); \(p.defaultDescription). \(p.doc)" }
-        return s
     }
 }

@@ -5,7 +5,7 @@ internal import TexPipePixels
 public import TexPipePlan
 internal import TexPipeStages
 
-/// `--report FILE.json`, `--junit FILE.xml` and `--html DIR` (SPEC §4): per job, in plan order.
+/// `--report FILE.json`, `--junit FILE.xml` and `--html DIR` (docs/command-line.md): per job, in plan order.
 /// The JSON's shape is `docs/report.schema.json`.
 public enum Reports {
     struct JSONReport: Codable {

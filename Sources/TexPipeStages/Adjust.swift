@@ -2,7 +2,7 @@ internal import Foundation
 public import TexPipePixels
 
 /// `adjust`: HSV hue / saturation / brightness, then contrast, then gamma, on colors in 0…1.
-/// SPEC §3. Per pixel (straight colors; a premultiplied image is adjusted on c' / a and
+/// docs/stages.md. Per pixel (straight colors; a premultiplied image is adjusted on c' / a and
 /// multiplied back):
 ///   (h, s, v) = HSV(r, g, b);  h += hue (mod 360);  s = clamp(s · saturation);  v = clamp(v · brightness)
 ///   c = clamp((c − ½) · contrast + ½)

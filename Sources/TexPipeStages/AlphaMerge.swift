@@ -1,7 +1,7 @@
 public import TexPipePixels
 
 /// `alpha-merge`: the grayscale map named by `alpha` becomes the alpha channel of the incoming
-/// image (SPEC §3). `alpha` is a path relative to the manifest's folder, with placeholders:
+/// image (docs/stages.md). `alpha` is a path relative to the manifest's folder, with placeholders:
 /// `"Samples/rock/{file%_diffuse}_alpha.png"`. The map's coverage is its Rec. 709 luma on the
 /// stored values times its own alpha (for a gray map: its gray value), converted to the image's
 /// depth. The map is a `Resource`: the planner fails the job when it is missing or of another size.

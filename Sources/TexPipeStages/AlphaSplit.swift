@@ -1,6 +1,6 @@
 public import TexPipePixels
 
-/// `alpha-split`: one straight RGBA image in, two out (SPEC §3):
+/// `alpha-split`: one straight RGBA image in, two out (docs/stages.md):
 /// - `_diffuse`: the color, written as RGB without alpha, bled first (see `Bleed`) unless
 ///   `"bleed": false`, so a sampler never fetches the garbage that sat under alpha 0;
 /// - `_alpha`: the alpha channel as an 8- or 16-bit grayscale map. A data map is never stored

@@ -2,7 +2,7 @@ public import TexPipePixels
 
 /// `bleed`: fills the RGB of pixels with alpha ≤ `threshold` from the nearest pixels above it,
 /// ring by ring: each ring gives every unfilled pixel that has filled 8-neighbours the mean of
-/// those neighbours (rounded half up), then counts as filled. Alpha is unchanged. SPEC §3.
+/// those neighbours (rounded half up), then counts as filled. Alpha is unchanged. docs/stages.md.
 ///
 /// Rings are found breadth-first, so the whole image costs O(pixels), not O(pixels × rings).
 /// With `radius`, rings stop after that many; pixels left unreached get RGB 0 (like an image with

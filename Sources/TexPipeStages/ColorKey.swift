@@ -1,6 +1,6 @@
 public import TexPipePixels
 
-/// `color-key`: turns pixels of a key color transparent. SPEC §3.
+/// `color-key`: turns pixels of a key color transparent. docs/stages.md.
 ///
 /// d = √((ΔR² + ΔG² + ΔB²) / 3) / max — the RMS of the channel differences as a fraction
 /// (ImageMagick's `-fuzz` in percent / 100). d ≤ tolerance: alpha 0, RGB kept.

@@ -1,6 +1,6 @@
 public import TexPipePixels
 
-/// `composite`: draws `layers` over the incoming image (the backdrop), bottom to top. SPEC §3.
+/// `composite`: draws `layers` over the incoming image (the backdrop), bottom to top. docs/stages.md.
 ///
 /// A layer is a solid `color`, an `image` (a path relative to the manifest, placeholders allowed;
 /// `"@input"` is the stage's incoming image as it arrived), a `gradient` or a `text`. Its alpha is

@@ -1,7 +1,7 @@
 public import TexPipePixels
 
 /// `crop`: keeps the rectangle x, y, width, height. A rectangle that is not inside the
-/// image is an error naming both sizes (at plan time when the size is known). SPEC §3.
+/// image is an error naming both sizes (at plan time when the size is known). docs/stages.md.
 public struct Crop: Stage {
     public static let name = "crop"
     public static let summary = "keeps the rectangle x, y, width, height"

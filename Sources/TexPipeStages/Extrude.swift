@@ -2,7 +2,7 @@ public import TexPipePixels
 
 /// `extrude`: repeats the edge pixels outward by `pixels` on every side (sprite-atlas bleeding,
 /// so a bilinear sampler at the sprite's edge reads the sprite, not its neighbour). The canvas grows
-/// by 2 · pixels each way; corners repeat the corner pixel. SPEC §3.
+/// by 2 · pixels each way; corners repeat the corner pixel. docs/stages.md.
 public struct Extrude: Stage {
     public static let name = "extrude"
     public static let summary = "repeats the edge pixels outward (atlas bleeding); the canvas grows"

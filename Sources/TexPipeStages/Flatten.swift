@@ -1,6 +1,6 @@
 public import TexPipePixels
 
-/// `flatten`: composites over an opaque solid color; the result is opaque (`FlattenKernel`). SPEC §3.
+/// `flatten`: composites over an opaque solid color; the result is opaque (`FlattenKernel`). docs/stages.md.
 public struct Flatten: Stage {
     public static let name = "flatten"
     public static let summary = "composites over a solid color; the result is opaque"

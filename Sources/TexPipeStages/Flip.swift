@@ -1,6 +1,6 @@
 public import TexPipePixels
 
-/// `flip`: mirrors left–right (`horizontal`), top–bottom (`vertical`) or both. SPEC §3.
+/// `flip`: mirrors left–right (`horizontal`), top–bottom (`vertical`) or both. docs/stages.md.
 /// A pure pixel move: flipping twice gives the input back byte for byte.
 public struct Flip: Stage {
     public static let name = "flip"

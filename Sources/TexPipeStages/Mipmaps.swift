@@ -1,7 +1,7 @@
 internal import Foundation
 public import TexPipePixels
 
-/// `mipmaps`: one image in, the chain out (SPEC §3). Level n is max(1, ⌊w/2ⁿ⌋) × max(1, ⌊h/2ⁿ⌋),
+/// `mipmaps`: one image in, the chain out (docs/stages.md). Level n is max(1, ⌊w/2ⁿ⌋) × max(1, ⌊h/2ⁿ⌋),
 /// from level 0 (the input, unchanged) while the larger side is ≥ `minSize`, at most `levels`.
 ///
 /// Filtering is on premultiplied Float values, in linear light with `colorSpace: srgb` (default)

@@ -1,7 +1,7 @@
 public import TexPipePixels
 
 /// `pad`: adds `left`, `top`, `right`, `bottom` px (each defaults to `all`) filled with
-/// `color`. On a premultiplied image the fill is premultiplied too. SPEC §3.
+/// `color`. On a premultiplied image the fill is premultiplied too. docs/stages.md.
 public struct Pad: Stage {
     public static let name = "pad"
     public static let summary = "adds a border of left/top/right/bottom px (or all) in a color"

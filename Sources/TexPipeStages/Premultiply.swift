@@ -1,6 +1,6 @@
 public import TexPipePixels
 
-/// `premultiply`: c' = round(c · a / max), ties up (never a tie: max is odd). SPEC §3.
+/// `premultiply`: c' = round(c · a / max), ties up (never a tie: max is odd). docs/stages.md.
 /// Inverse: `Unpremultiply`. An error at plan time if the image is already premultiplied.
 public struct Premultiply: Stage {
     public static let name = "premultiply"

@@ -1,7 +1,7 @@
 internal import Foundation
 public import TexPipePixels
 
-/// The reconstruction filters of `mipmaps` and `resize` (SPEC §3), and the separable resampler
+/// The reconstruction filters of `mipmaps` and `resize` (docs/stages.md), and the separable resampler
 /// they share. Always applied to `FloatImage` (premultiplied Float).
 public enum ResampleFilter: String, Sendable, CaseIterable {
     /// Area-weighted box: each output texel averages exactly the source area it covers, so an odd

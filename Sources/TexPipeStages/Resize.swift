@@ -2,7 +2,7 @@ public import TexPipePixels
 
 /// `resize`: to `width` × `height` (one may be omitted to keep the aspect, rounded, at least 1)
 /// or by `scale`. Filters as `mipmaps` (area-weighted `box` by default); premultiplied Float, in
-/// linear light unless `colorSpace: linear`; returns the incoming alpha state and depth. SPEC §3.
+/// linear light unless `colorSpace: linear`; returns the incoming alpha state and depth. docs/stages.md.
 public struct Resize: Stage {
     public static let name = "resize"
     public static let summary = "resizes to width/height or by scale (premultiplied, linear light)"

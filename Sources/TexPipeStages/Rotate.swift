@@ -1,7 +1,7 @@
 internal import Foundation
 public import TexPipePixels
 
-/// `rotate`: clockwise by `degrees` (as ImageMagick and CSS). SPEC §3.
+/// `rotate`: clockwise by `degrees` (as ImageMagick and CSS). docs/stages.md.
 ///
 /// Resampling runs on premultiplied Float (linear light unless `colorSpace: linear`) by inverse
 /// mapping, with everything outside the source transparent — so the rotated border interpolates

@@ -2,7 +2,7 @@ internal import Foundation
 public import TexPipePixels
 
 /// `round-corners`: alpha outside the rounded rectangle becomes 0; the arc is anti-aliased by the
-/// exact area of each pixel inside it (SPEC §3). `radius` is one value or [tl, tr, br, bl]; radii
+/// exact area of each pixel inside it (docs/stages.md). `radius` is one value or [tl, tr, br, bl]; radii
 /// that do not fit are scaled down together, as CSS does. Straight images keep their color and get
 /// alpha' = round(a · coverage); premultiplied images scale every channel.
 /// An optional `border` {`width`, `color`} is stroked inside the rounded edge, anti-aliased the same

@@ -1,6 +1,6 @@
 public import TexPipePixels
 
-/// `shadow`: a drop shadow under the image (SPEC §3). The image's alpha, moved by `offset`, grown by
+/// `shadow`: a drop shadow under the image (docs/stages.md). The image's alpha, moved by `offset`, grown by
 /// `spread` px (a square max filter) and blurred with a Gaussian of sigma `blur`, tinted `color`
 /// (its alpha scales the shadow), and the image composited over it (source-over, in premultiplied
 /// Float on the stored values, as CSS and ImageMagick composite). The canvas grows to hold the

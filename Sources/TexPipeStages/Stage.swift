@@ -78,7 +78,7 @@ public protocol Stage: Sendable {
     var reads: [Resource] { get }
 }
 
-/// A file a stage needs besides its input. SPEC §5: part of the job's identity.
+/// A file a stage needs besides its input. docs/guarantees.md: part of the job's identity.
 public enum Resource: Sendable, Hashable {
     /// An image (absolute path). `label` names it in messages (`layers[2].mask`, `the alpha map`);
     /// with `sameSize`, the planner fails the job when its size differs from the image's there,
@@ -168,7 +168,7 @@ public enum StageRegistry {
 }
 
 extension Signature {
-    /// The signature in `state`; an error when the image is already in it (SPEC §2:
+    /// The signature in `state`; an error when the image is already in it (docs/manifest.md:
     /// `premultiply` on premultiplied data is caught when planning).
     public func converted(to state: AlphaState) throws -> Signature {
         guard alpha != state else {
@@ -189,7 +189,7 @@ extension Signature {
         return out
     }
 
-    /// The alpha-state check shared by stages that need one state (SPEC §2).
+    /// The alpha-state check shared by stages that need one state (docs/manifest.md).
     public func requireAlpha(_ state: AlphaState, for stage: String) throws {
         guard alpha == state else { throw StageError(.needsAlpha(stage: stage, needs: state, has: alpha)) }
     }

@@ -2,7 +2,7 @@ public import TexPipePixels
 
 /// `trim`: removes border rows and columns whose alpha is ≤ `threshold` (a fraction of
 /// max), then keeps `margin` px of them back where the image has them. An image that is
-/// transparent everywhere becomes 1×1 transparent. SPEC §3.
+/// transparent everywhere becomes 1×1 transparent. docs/stages.md.
 public struct Trim: Stage {
     public static let name = "trim"
     public static let summary = "removes transparent border rows and columns, keeping a margin"

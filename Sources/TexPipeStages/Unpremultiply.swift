@@ -1,7 +1,7 @@
 public import TexPipePixels
 
 /// `unpremultiply`: a = 0 → (0, 0, 0, 0); else c = min(max, round(c' · max / a)), ties up.
-/// SPEC §3. Inverse of `Premultiply` wherever that kept enough precision.
+/// docs/stages.md. Inverse of `Premultiply` wherever that kept enough precision.
 public struct Unpremultiply: Stage {
     public static let name = "unpremultiply"
     public static let summary = "divides color by alpha: c = min(max, round(c' · max / a)); a = 0 gives 0"

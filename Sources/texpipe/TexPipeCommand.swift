@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import TexPipe
 
-/// The CLI: the only place that calls exit. Exit status (SPEC §4): 0 every job succeeded,
+/// The CLI: the only place that calls exit. Exit status (docs/command-line.md): 0 every job succeeded,
 /// 1 at least one job failed, 2 the manifest or the command line is wrong.
 @main
 struct TexPipeCommand: ParsableCommand {
@@ -12,7 +12,8 @@ struct TexPipeCommand: ParsableCommand {
         abstract: "Batch image asset pipeline: runs pipeline.json over folders of PNGs.",
         version: TexPipeVersion.string,
         subcommands: [
-            Run.self, Watch.self, Validate.self, Stages.self, Schema.self, Inspect.self, Clean.self, PackRects.self,
+            Run.self, Watch.self, Validate.self, Stages.self, Formats.self, Schema.self, Inspect.self, Clean.self,
+            PackRects.self,
             EncodeBlocks.self,
         ],
         defaultSubcommand: Run.self)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TexPipe
 
-/// Atlases through the built binary (SPEC §3b), checked from the files alone: each sprite is cut
+/// Atlases through the built binary (docs/atlases.md), checked from the files alone: each sprite is cut
 /// back out of its page using only the JSON hash, un-rotated and placed at `spriteSourceSize`
 /// inside `sourceSize`, and compared with the sprite after its stages (computed here with the
 /// stage's own formula); extrusion texels equal their edge texel, every other texel is

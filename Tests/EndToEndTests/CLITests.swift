@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TexPipe
 
-/// Runs the built `texpipe` binary on fixtures: exit codes, stdout/stderr, files. SPEC §4.
+/// Runs the built `texpipe` binary on fixtures: exit codes, stdout/stderr, files. docs/command-line.md.
 struct CLI {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path

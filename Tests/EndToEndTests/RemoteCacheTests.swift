@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A real WebDAV server for the remote cache (SPEC §6): Debian's nginx on a free loopback port,
+/// A real WebDAV server for the remote cache (docs/caching-and-ci.md): Debian's nginx on a free loopback port,
 /// its own root and temp folders, one process (`master_process off`), stopped with SIGKILL.
 /// Locations: `/cache` (PUT/DELETE, `create_full_put_path`), `/fail` (500), `/slow` (the same
 /// files as `/cache`, sent at 1 byte a second), `/auth` (Basic auth, user `ci`).

@@ -3,7 +3,7 @@ import Testing
 
 /// Temporary files that a killed run left behind (SIGKILL, power loss) are removed by the next
 /// run that writes into their folder and by `texpipe clean` — only when their writer is gone,
-/// never a live concurrent run's. SPEC §5.
+/// never a live concurrent run's. docs/guarantees.md.
 @Suite("temporary files of killed runs")
 struct TempSweepTests {
     /// The pid of a process that has exited.

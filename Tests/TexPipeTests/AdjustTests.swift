@@ -13,7 +13,7 @@ import Testing
 
 @Suite("adjust")
 struct AdjustTests {
-    /// SPEC §3 evaluated in Double: HSV (hue added, saturation and value scaled, clamped), then
+    /// docs/stages.md evaluated in Double: HSV (hue added, saturation and value scaled, clamped), then
     /// contrast around ½, then gamma; rounded half up.
     static func expected(
         _ px: [Int], hue: Double = 0, sat: Double = 1, bright: Double = 1, contrast: Double = 1,

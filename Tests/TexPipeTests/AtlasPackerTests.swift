@@ -3,7 +3,7 @@ import Testing
 
 @testable import TexPipeAtlas
 
-/// The packer against SPEC §3b's geometry, checked from the placements alone: every sprite once,
+/// The packer against docs/atlases.md's geometry, checked from the placements alone: every sprite once,
 /// inside the page less its border, extruded rectangles at least `padding` apart, page sizes under
 /// the rule and minimal for what is on them; and its tightness against PyPI's rectpack.
 @Suite("atlas packer")
@@ -137,7 +137,7 @@ struct AtlasPackerTests {
         #expect(one == [Packer.Page(width: 8, height: 8, placements: [.init(sprite: 0, x: 3, y: 3, rotated: false)])])
     }
 
-    /// SPEC §3b: within 5 % of the smallest page rectpack's MaxRects (BSSF, BAF, BL) reach on the
+    /// docs/atlases.md: within 5 % of the smallest page rectpack's MaxRects (BSSF, BAF, BL) reach on the
     /// same padded rectangles under the same rule (Tests/TexPipeTests/Support/rectpack_best.py
     /// searches it).
     @Test(.enabled(if: Python.has("rectpack"), "python3 rectpack not installed (Scripts/setup --test)"))

@@ -7,7 +7,7 @@ import Testing
 @testable import TexPipePlan
 
 /// Page drawing with hand-computed texels, the metadata's exact bytes, the planner's atlas job
-/// and the manifest's atlas errors (SPEC §3b).
+/// and the manifest's atlas errors (docs/atlases.md).
 @Suite("atlas pages, data and plans")
 struct AtlasTests {
     /// A 3×2 sprite whose texel (x, y) is (10·x + y + 1, 100 + x, 200 + y, 255).

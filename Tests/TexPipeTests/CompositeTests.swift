@@ -228,7 +228,7 @@ struct CompositeTests {
     }
 
     @Test func overlayKeepsPureWhiteAndBlackWhereHardLightShades() throws {
-        // SPEC §3: overlay is HardLight with the layers swapped, so gray shading cannot darken
+        // docs/stages.md: overlay is HardLight with the layers swapped, so gray shading cannot darken
         // white or lighten black; hard-light (the shading decides) does.
         let white = SIMD3<Float>(1, 1, 1)
         let black = SIMD3<Float>(0, 0, 0)

@@ -147,7 +147,7 @@ struct GeometryTests {
     }
 
     @Test func roundCornersMatchTheAnalyticCoverage() throws {
-        // Fractional radii (SPEC v2: any non-negative number) by the same exact coverage.
+        // Fractional radii (docs/stages.md: any non-negative number) by the same exact coverage.
         for radius in [3, 7.5, 8, 12.25, 13] {
             let n = 40
             let r = Int(radius.rounded(.up))

@@ -48,7 +48,7 @@ struct JSONAndParameterTests {
     @Test func oneOrFourNumbersAndNestedObjects() throws {
         let (one, _) = Self.decode(#"{"radius": 5}"#, RoundCorners.parameters)
         #expect(try #require(one).numbers("radius") == [5, 5, 5, 5])
-        // Fractional radii (SPEC v2): one, or per corner.
+        // Fractional radii (docs/stages.md): one, or per corner.
         let (half, _) = Self.decode(#"{"radius": 7.5}"#, RoundCorners.parameters)
         #expect(try #require(half).numbers("radius") == [7.5, 7.5, 7.5, 7.5])
         let (mixed, _) = Self.decode(#"{"radius": [0.5, 2, 3.25, 4]}"#, RoundCorners.parameters)

@@ -13,7 +13,7 @@ import Testing
 
 @Suite("mipmaps and resize")
 struct MipmapsTests {
-    /// The SPEC formula evaluated independently in Double: weights over straight source pixels,
+    /// The formula of docs/stages.md evaluated independently in Double: weights over straight source pixels,
     /// premultiplied average, optionally in linear light, then unpremultiplied and rounded.
     static func expected(_ px: [[Int]], _ weights: [Double], max: Int, srgb: Bool) -> [Int] {
         func lin(_ c: Double) -> Double { c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4) }

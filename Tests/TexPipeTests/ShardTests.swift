@@ -5,7 +5,7 @@ import Testing
 @testable import TexPipePlan
 
 /// `--shard`: every job in exactly one shard, balanced by input pixels, the same on every machine;
-/// `--shard auto` from the CI's variables. SPEC §4.
+/// `--shard auto` from the CI's variables. docs/command-line.md.
 @Suite("shards")
 struct ShardTests {
     /// 60 inputs of texture-like sizes (powers of two 16…512 per side, seeded), planned.

@@ -3,7 +3,7 @@
 for a set of rectangles under a page-size rule: an independent reference for texpipe's packer.
 
 Input (stdin, JSON): {"sizes": [[w, h], ...], "padding": p, "rule": "pot"|"any"|"multiple-of-4",
-"maxSize": m, "rotate": bool}. Padding is applied the way SPEC §3b needs it: each rectangle and the
+"maxSize": m, "rotate": bool}. Padding is applied the way docs/atlases.md needs it: each rectangle and the
 bin grow by `padding` once. Output: {"w": W, "h": H, "area": W*H, "algo": name} — the page cut to
 the rule's smallest size around what rectpack placed, smallest area over the heuristics; or
 {"area": null} when no page up to maxSize holds everything in one bin.
