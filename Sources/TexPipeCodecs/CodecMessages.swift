@@ -23,6 +23,13 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case zstd(String)
     case textureInput(String)
     case needsOpaque(String, Int, Int, Int)
+    case truncatedHeader(String)
+    case unknownTextureFormat(String, UInt32)
+    case truncatedLevelIndex
+    case levelPastTheEnd(String, Int)
+    case notATexture
+    case corruptZstdLevel(Int)
+    case levelWrongSize(Int)
 
     public var description: String {
         switch self {
@@ -50,6 +57,13 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .zstd(let why): "zstd: \(why)"
         case .needsOpaque(let format, let n, let w, let h):
             "\(format) holds no alpha: \(n) of the \(w)×\(h) texels have alpha below max (use bc3 or bc7, or flatten first)"
+        case .truncatedHeader(let container): "truncated \(container) header"
+        case .unknownTextureFormat(let field, let code): "\(field) \(code) is not one texpipe writes"
+        case .truncatedLevelIndex: "truncated KTX2 level index"
+        case .levelPastTheEnd(let container, let n): "\(container) level \(n) past the end"
+        case .notATexture: "not a KTX2 or DDS file texpipe can read"
+        case .corruptZstdLevel(let n): "level \(n): corrupt zstd frame"
+        case .levelWrongSize(let n): "level \(n): wrong size"
         case .textureInput(let kind): "\(kind) files are outputs only: texpipe does not read them as inputs"
         }
     }

@@ -25,33 +25,29 @@ public struct TextureFile: Sendable {
     public var supercompression: TextureSettings.Supercompression
     let data: [[UInt8]]
 
-    struct Invalid: Error, CustomStringConvertible {
-        var description: String
-    }
-
     public init(_ bytes: [UInt8]) throws {
         func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         if bytes.starts(with: KTX2.identifier) {
-            guard bytes.count >= 80 else { throw Invalid(description: "truncated KTX2 header") }
+            guard bytes.count >= 80 else { throw CodecError(.truncatedHeader("KTX2")) }
             container = .ktx2
             let vk = UInt32(u32(12))
             guard let (f, s) = TextureSettings.Format.forVulkan(vk) else {
-                throw Invalid(description: "KTX2 vkFormat \(vk) is not one texpipe writes")
+                throw CodecError(.unknownTextureFormat("KTX2 vkFormat", vk))
             }
             (format, srgb) = (f, s)
             width = u32(20)
             height = u32(24)
             let count = max(1, u32(40))
             supercompression = u32(44) == 2 ? .zstd : .none
-            guard bytes.count >= 80 + 24 * count else { throw Invalid(description: "truncated KTX2 level index") }
+            guard bytes.count >= 80 + 24 * count else { throw CodecError(.truncatedLevelIndex) }
             let dfd = u32(48)
             alphaMode = dfd + 15 < bytes.count && bytes[dfd + 15] & 1 != 0 ? "premultiplied" : "straight"
             var levels: [Level] = []
             var data: [[UInt8]] = []
             for n in 0..<count {
                 let (offset, length, raw) = (u64(80 + 24 * n), u64(88 + 24 * n), u64(96 + 24 * n))
-                guard offset + length <= bytes.count else { throw Invalid(description: "KTX2 level \(n) past the end") }
+                guard offset + length <= bytes.count else { throw CodecError(.levelPastTheEnd("KTX2", n)) }
                 levels.append(
                     Level(width: max(1, width >> n), height: max(1, height >> n), bytes: length, uncompressedBytes: raw)
                 )
@@ -64,7 +60,7 @@ public struct TextureFile: Sendable {
             container = .dds
             let dxgi = UInt32(u32(128))
             guard let (f, s) = TextureSettings.Format.forDXGI(dxgi) else {
-                throw Invalid(description: "DDS DXGI format \(dxgi) is not one texpipe writes")
+                throw CodecError(.unknownTextureFormat("DDS DXGI format", dxgi))
             }
             (format, srgb) = (f, s)
             height = u32(12)
@@ -78,7 +74,7 @@ public struct TextureFile: Sendable {
             for n in 0..<count {
                 let (w, h) = (max(1, width >> n), max(1, height >> n))
                 let size = f.info.levelBytes(w, h)
-                guard at + size <= bytes.count else { throw Invalid(description: "DDS level \(n) past the end") }
+                guard at + size <= bytes.count else { throw CodecError(.levelPastTheEnd("DDS", n)) }
                 levels.append(Level(width: w, height: h, bytes: size, uncompressedBytes: size))
                 data.append(Array(bytes[at..<(at + size)]))
                 at += size
@@ -86,7 +82,7 @@ public struct TextureFile: Sendable {
             self.levels = levels
             self.data = data
         } else {
-            throw Invalid(description: "not a KTX2 or DDS file texpipe can read")
+            throw CodecError(.notATexture)
         }
     }
 
@@ -96,12 +92,12 @@ public struct TextureFile: Sendable {
         var blocks = data[n]
         if supercompression == .zstd {
             guard let raw = Zstd.decompress(blocks, size: l.uncompressedBytes) else {
-                throw Invalid(description: "level \(n): corrupt zstd frame")
+                throw CodecError(.corruptZstdLevel(n))
             }
             blocks = raw
         }
         let pixels = try TextureCodecs.decode(blocks, l.width, l.height, format: format, srgb: srgb)
-        guard pixels.count == l.width * l.height * 4 else { throw Invalid(description: "level \(n): wrong size") }
+        guard pixels.count == l.width * l.height * 4 else { throw CodecError(.levelWrongSize(n)) }
         return Image(
             width: l.width, height: l.height, pixels: .rgba8(pixels),
             alpha: alphaMode == "premultiplied" ? .premultiplied : .straight)

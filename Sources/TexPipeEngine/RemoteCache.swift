@@ -29,7 +29,7 @@ public struct RemoteSettings: Sendable {
             scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty
         else {
             // Never echo the text: it may hold a password.
-            throw Invalid(description: "--remote-cache expects http://[user:password@]host[:port][/path]")
+            throw Invalid(description: RemoteMessage.badURL)
         }
         var clean = parts
         clean.user = nil
@@ -52,12 +52,12 @@ public struct RemoteSettings: Sendable {
         }
         for h in headers {
             guard let eq = h.firstIndex(of: "="), eq != h.startIndex else {
-                throw Invalid(description: "--remote-header expects NAME=VALUE")
+                throw Invalid(description: RemoteMessage.badHeader)
             }
             self.headers.append((String(h[..<eq]), String(h[h.index(after: eq)...])))
         }
         self.mode = mode
-        guard timeout > 0 else { throw Invalid(description: "--remote-timeout must be above 0 seconds") }
+        guard timeout > 0 else { throw Invalid(description: RemoteMessage.badTimeout) }
         self.timeout = timeout
     }
 }
@@ -166,9 +166,7 @@ public final class RemoteCache: Sendable {
             succeeded()
             state.withLock { $0.stats.bytesDown += body.count }
             guard let blobs = RemoteCache.parseEntry(body), accept(blobs.map(\.path)) else {
-                failure(
-                    "malformed",
-                    "entry ac/\(key) is malformed or lists other outputs than the job's; the job runs locally")
+                failure("malformed", RemoteMessage.malformedEntry(key))
                 return nil
             }
             var out: [(Blob, [UInt8])] = []
@@ -177,18 +175,15 @@ public final class RemoteCache: Sendable {
                 case .status(200, let bytes):
                     state.withLock { $0.stats.bytesDown += bytes.count }
                     guard bytes.count == blob.size, Cache.sha256(bytes) == blob.sha256 else {
-                        failure(
-                            "mismatch",
-                            "blob cas/\(blob.sha256) of job \(key) does not match its size and SHA-256; the job runs locally"
-                        )
+                        failure("mismatch", RemoteMessage.blobMismatch(blob.sha256, key))
                         return nil
                     }
                     out.append((blob, bytes))
                 case .status(404, _):
-                    failure("missing", "blob cas/\(blob.sha256) of job \(key) is missing; the job runs locally")
+                    failure("missing", RemoteMessage.blobMissing(blob.sha256, key))
                     return nil
                 case .status(let code, _):
-                    failure("http \(code)", "HTTP \(code) on GET cas/…; jobs run locally")
+                    failure("http \(code)", RemoteMessage.http(code, "GET cas/…", RemoteMessage.runLocally))
                     return nil
                 case .failed(let kind, let what):
                     failure(kind, what)
@@ -199,7 +194,7 @@ public final class RemoteCache: Sendable {
             return out
         case .status(let code, _):
             succeeded()
-            failure("http \(code)", "HTTP \(code) on GET ac/…; jobs run locally")
+            failure("http \(code)", RemoteMessage.http(code, "GET ac/…", RemoteMessage.runLocally))
             return nil
         }
     }
@@ -213,7 +208,7 @@ public final class RemoteCache: Sendable {
             case .status(200, _): continue
             case .status(404, _): break
             case .status(let code, _):
-                failure("http \(code)", "HTTP \(code) on HEAD cas/…; results not shared")
+                failure("http \(code)", RemoteMessage.http(code, "HEAD cas/…", RemoteMessage.notShared))
                 return
             case .failed(let kind, let what):
                 failure(kind, what)
@@ -232,7 +227,9 @@ public final class RemoteCache: Sendable {
             state.withLock { $0.stats.bytesUp += bytes.count }
             return true
         case .status(let code, _):
-            failure("http \(code)", "HTTP \(code) on PUT \(path.hasPrefix("ac/") ? "ac" : "cas")/…; results not shared")
+            failure(
+                "http \(code)",
+                RemoteMessage.http(code, "PUT \(path.hasPrefix("ac/") ? "ac" : "cas")/…", RemoteMessage.notShared))
             return false
         case .failed(let kind, let what):
             failure(kind, what)
@@ -244,7 +241,7 @@ public final class RemoteCache: Sendable {
     /// name the URL with its credentials).
     func send(_ method: String, _ path: String, body: [UInt8]? = nil) -> Answer {
         guard let url = URL(string: settings.base + "/" + path) else {
-            return .failed(kind: "url", what: "cannot form a request URL")
+            return .failed(kind: "url", what: RemoteMessage.noURL)
         }
         var request = URLRequest(url: url, timeoutInterval: settings.timeout)
         request.httpMethod = method
@@ -254,7 +251,7 @@ public final class RemoteCache: Sendable {
             request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         }
         let done = DispatchSemaphore(value: 0)
-        let answer = Mutex<Answer>(.failed(kind: "timeout", what: "timed out"))
+        let answer = Mutex<Answer>(.failed(kind: "timeout", what: RemoteMessage.timedOut))
         let task = session.dataTask(with: request) { data, response, error in
             let result: Answer
             if let error {
@@ -263,20 +260,17 @@ public final class RemoteCache: Sendable {
                 case .some(.userCancelledAuthentication), .some(.userAuthenticationRequired), .some(.cancelled):
                     result = .status(401, [])
                 case .some(.timedOut):
-                    result = .failed(
-                        kind: "timeout",
-                        what: "no answer within \(RemoteCache.seconds(self.settings.timeout)); jobs run locally")
+                    result = .failed(kind: "timeout", what: RemoteMessage.noAnswer(self.settings.timeout))
                 case .some(.cannotConnectToHost), .some(.cannotFindHost), .some(.networkConnectionLost),
                     .some(.notConnectedToInternet), .some(.dnsLookupFailed):
-                    result = .failed(kind: "unreachable", what: "cannot connect; jobs run locally")
+                    result = .failed(kind: "unreachable", what: RemoteMessage.cannotConnect)
                 default:
-                    result = .failed(
-                        kind: "transport", what: "request failed (URLError \(code?.rawValue ?? -1)); jobs run locally")
+                    result = .failed(kind: "transport", what: RemoteMessage.requestFailed(code?.rawValue ?? -1))
                 }
             } else if let http = response as? HTTPURLResponse {
                 result = .status(http.statusCode, data.map { Array($0) } ?? [])
             } else {
-                result = .failed(kind: "transport", what: "no HTTP answer; jobs run locally")
+                result = .failed(kind: "transport", what: RemoteMessage.noHTTPAnswer)
             }
             answer.withLock { $0 = result }
             done.signal()
@@ -285,13 +279,10 @@ public final class RemoteCache: Sendable {
         // The session's own timeout ends the task; this is a backstop.
         if done.wait(timeout: .now() + settings.timeout + 2) == .timedOut {
             task.cancel()
-            return .failed(
-                kind: "timeout", what: "no answer within \(RemoteCache.seconds(settings.timeout)); jobs run locally")
+            return .failed(kind: "timeout", what: RemoteMessage.noAnswer(settings.timeout))
         }
         return answer.withLock { $0 }
     }
-
-    static func seconds(_ s: Double) -> String { s == s.rounded() ? "\(Int(s)) s" : "\(s) s" }
 
     private func succeeded() { state.withLock { $0.failuresInARow = 0 } }
 
@@ -301,14 +292,13 @@ public final class RemoteCache: Sendable {
         state.withLock { s in
             var messages: [String] = []
             s.stats.errors += 1
-            if s.warned.insert(kind).inserted { messages.append("remote cache \(settings.redacted): \(what)") }
+            if s.warned.insert(kind).inserted { messages.append(RemoteMessage.warning(settings.redacted, what)) }
             if kind == "timeout" || kind == "unreachable" || kind == "transport" {
                 s.failuresInARow += 1
                 if s.failuresInARow >= RemoteCache.breakerLimit && !s.off {
                     s.off = true
                     messages.append(
-                        "remote cache \(settings.redacted): off for the rest of this run after \(RemoteCache.breakerLimit) failures in a row"
-                    )
+                        RemoteMessage.warning(settings.redacted, RemoteMessage.switchedOff(RemoteCache.breakerLimit)))
                 }
             }
             s.warnings += messages

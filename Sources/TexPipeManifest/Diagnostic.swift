@@ -144,3 +144,23 @@ public enum ManifestMessage: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 }
+
+/// The JSON parser's wording (manifests, variant tables): the words after "line L, column C:".
+enum JSONMessage {
+    static let trailingText = "unexpected text after the JSON value"
+    static let endOfFile = "unexpected end of file"
+    static let tooDeep = "nested too deeply"
+    static let keyNotQuoted = "expected a key in double quotes"
+    static let colonExpected = "expected ':' after the key"
+    static let objectSeparator = "expected ',' or '}' in an object"
+    static let arraySeparator = "expected ',' or ']' in an array"
+    static let badUnicodeEscape = "invalid \\u escape"
+    static let unterminatedString = "unterminated string"
+    static let badSurrogate = "invalid surrogate pair"
+    static let badEscape = "invalid escape in a string"
+    static let controlCharacter = "control character in a string"
+    static let badNumber = "invalid number"
+    static func duplicateKey(_ key: String) -> String { "duplicate key \"\(key)\"" }
+    static func badLiteral(_ word: String) -> String { "invalid literal (expected \(word))" }
+    static func unexpected(_ byte: UInt8) -> String { "unexpected character '\(Character(Unicode.Scalar(byte)))'" }
+}

@@ -86,7 +86,7 @@ public struct JSONParser {
         p.skipSpace()
         let v = try p.value()
         p.skipSpace()
-        if p.i < p.bytes.count { throw p.fail("unexpected text after the JSON value") }
+        if p.i < p.bytes.count { throw p.fail(JSONMessage.trailingText) }
         return v
     }
 
@@ -113,7 +113,7 @@ public struct JSONParser {
     private var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
 
     private mutating func value() throws(JSONSyntaxError) -> JSON {
-        guard let c = peek else { throw fail("unexpected end of file") }
+        guard let c = peek else { throw fail(JSONMessage.endOfFile) }
         switch c {
         case UInt8(ascii: "{"): return try object()
         case UInt8(ascii: "["): return try array()
@@ -122,21 +122,21 @@ public struct JSONParser {
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
-        default: throw fail("unexpected character '\(Character(Unicode.Scalar(c)))'")
+        default: throw fail(JSONMessage.unexpected(c))
         }
     }
 
     private mutating func literal(_ word: String) throws(JSONSyntaxError) {
         let w = Array(word.utf8)
         guard i + w.count <= bytes.count, Array(bytes[i..<i + w.count]) == w else {
-            throw fail("invalid literal (expected \(word))")
+            throw fail(JSONMessage.badLiteral(word))
         }
         i += w.count
     }
 
     private mutating func nest() throws(JSONSyntaxError) {
         depth += 1
-        if depth > 512 { throw fail("nested too deeply") }
+        if depth > 512 { throw fail(JSONMessage.tooDeep) }
     }
 
     private mutating func object() throws(JSONSyntaxError) -> JSON {
@@ -151,17 +151,17 @@ public struct JSONParser {
         }
         while true {
             skipSpace()
-            guard peek == UInt8(ascii: "\"") else { throw fail("expected a key in double quotes") }
+            guard peek == UInt8(ascii: "\"") else { throw fail(JSONMessage.keyNotQuoted) }
             let keyStart = i
             let key = try string()
             skipSpace()
-            guard peek == UInt8(ascii: ":") else { throw fail("expected ':' after the key") }
+            guard peek == UInt8(ascii: ":") else { throw fail(JSONMessage.colonExpected) }
             i += 1
             skipSpace()
             let v = try value()
             if !obj.insert(key, v) {
                 i = keyStart
-                throw fail("duplicate key \"\(key)\"")
+                throw fail(JSONMessage.duplicateKey(key))
             }
             skipSpace()
             if peek == UInt8(ascii: ",") {
@@ -173,7 +173,7 @@ public struct JSONParser {
                 depth -= 1
                 return .object(obj)
             }
-            throw fail("expected ',' or '}' in an object")
+            throw fail(JSONMessage.objectSeparator)
         }
     }
 
@@ -200,14 +200,14 @@ public struct JSONParser {
                 depth -= 1
                 return .array(items)
             }
-            throw fail("expected ',' or ']' in an array")
+            throw fail(JSONMessage.arraySeparator)
         }
     }
 
     private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
         guard i + 4 <= bytes.count,
             let v = UInt32(String(decoding: bytes[i..<i + 4], as: UTF8.self), radix: 16)
-        else { throw fail("invalid \\u escape") }
+        else { throw fail(JSONMessage.badUnicodeEscape) }
         i += 4
         return v
     }
@@ -216,13 +216,13 @@ public struct JSONParser {
         i += 1
         var out: [UInt8] = []
         while true {
-            guard let c = peek else { throw fail("unterminated string") }
+            guard let c = peek else { throw fail(JSONMessage.unterminatedString) }
             i += 1
             switch c {
             case UInt8(ascii: "\""):
                 return String(decoding: out, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                guard let e = peek else { throw fail("unterminated string") }
+                guard let e = peek else { throw fail(JSONMessage.unterminatedString) }
                 i += 1
                 switch e {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
@@ -238,15 +238,15 @@ public struct JSONParser {
                     {
                         i += 2
                         let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw fail("invalid surrogate pair") }
+                        guard (0xDC00..<0xE000).contains(low) else { throw fail(JSONMessage.badSurrogate) }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    guard let u = Unicode.Scalar(scalar) else { throw fail("invalid \\u escape") }
+                    guard let u = Unicode.Scalar(scalar) else { throw fail(JSONMessage.badUnicodeEscape) }
                     out.append(contentsOf: Array(String(u).utf8))
-                default: throw fail("invalid escape in a string")
+                default: throw fail(JSONMessage.badEscape)
                 }
             case 0..<0x20:
-                throw fail("control character in a string")
+                throw fail(JSONMessage.controlCharacter)
             default:
                 out.append(c)
             }
@@ -264,19 +264,19 @@ public struct JSONParser {
         if peek == UInt8(ascii: "0") {
             i += 1
         } else if digits() == 0 {
-            throw fail("invalid number")
+            throw fail(JSONMessage.badNumber)
         }
         if peek == UInt8(ascii: ".") {
             i += 1
-            if digits() == 0 { throw fail("invalid number") }
+            if digits() == 0 { throw fail(JSONMessage.badNumber) }
         }
         if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
             i += 1
             if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { i += 1 }
-            if digits() == 0 { throw fail("invalid number") }
+            if digits() == 0 { throw fail(JSONMessage.badNumber) }
         }
         guard let v = Double(String(decoding: bytes[start..<i], as: UTF8.self)), v.isFinite else {
-            throw fail("invalid number")
+            throw fail(JSONMessage.badNumber)
         }
         return .number(v)
     }

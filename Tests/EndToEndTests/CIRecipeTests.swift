@@ -65,7 +65,7 @@ struct CIRecipeTests {
         }
     }
 
-    @Test(.enabled(if: hasYAML, "PyYAML not installed (Scripts/setup --test)"))
+    @Test(EndToEndReference.needs(hasYAML, "PyYAML"))
     func githubActionsRunsFourShardsAgainstTheRemoteCache() throws {
         let (doc, commands) = try Self.load("github-actions.yml")
         try Self.check(commands)
@@ -82,7 +82,7 @@ struct CIRecipeTests {
         #expect(jobs["junit"] != nil)
     }
 
-    @Test(.enabled(if: hasYAML, "PyYAML not installed (Scripts/setup --test)"))
+    @Test(EndToEndReference.needs(hasYAML, "PyYAML"))
     func gitlabRunsFourParallelCopiesWithShardAuto() throws {
         let (doc, commands) = try Self.load("gitlab-ci.yml")
         try Self.check(commands)

@@ -118,7 +118,7 @@ final class Nginx {
 /// Every scenario compares outputs with a run without any cache, byte for byte, and the exit status.
 @Suite(
     "remote cache on nginx", .serialized,
-    .enabled(if: Nginx.binary != nil, "nginx not installed (Scripts/setup --test)"))
+    EndToEndReference.needs(Nginx.binary != nil, "nginx"))
 struct RemoteCacheTests {
     /// The cards through three pipelines (JPEG included): 39 jobs.
     static func project() throws -> Workspace {

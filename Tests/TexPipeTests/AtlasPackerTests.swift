@@ -140,7 +140,7 @@ struct AtlasPackerTests {
     /// docs/atlases.md: within 5 % of the smallest page rectpack's MaxRects (BSSF, BAF, BL) reach on the
     /// same padded rectangles under the same rule (Tests/TexPipeTests/Support/rectpack_best.py
     /// searches it).
-    @Test(.enabled(if: Python.has("rectpack"), "python3 rectpack not installed (Scripts/setup --test)"))
+    @Test(Reference.needs(Python.has("rectpack"), "python3 rectpack"))
     func atMostFivePercentAboveRectpacksBestPage() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Support/rectpack_best.py"
         let t = TempDir()

@@ -85,7 +85,7 @@ struct BC7Tests {
     }
 
     @Test(
-        .enabled(if: BCTests.hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
+        Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"),
         arguments: 0..<8)
     func aBlockBestInModeNIsEncodedInItOrExactly(_ mode: Int) throws {
         for seed in 1...3 {

@@ -61,7 +61,7 @@ struct BCTests {
     }
 
     @Test(
-        .enabled(if: hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
+        Reference.needs(hasDecoder, "python3 texture2ddecoder"),
         arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5, .bc7])
     func randomBlocksDecodeAsTheReferenceDoes(_ format: TextureSettings.Format) throws {
         let (w, h) = (64, 32)
@@ -121,21 +121,8 @@ struct BCTests {
         return p
     }
 
-    static func psnr(_ a: [UInt8], _ b: [UInt8], channels: [Int]) -> Double {
-        var se = 0.0
-        var n = 0
-        for i in stride(from: 0, to: a.count, by: 4) {
-            for c in channels {
-                let d = Double(a[i + c]) - Double(b[i + c])
-                se += d * d
-                n += 1
-            }
-        }
-        return se == 0 ? 99 : 10 * log10(255 * 255 / (se / Double(n)))
-    }
-
     @Test(
-        .enabled(if: hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
+        Reference.needs(hasDecoder, "python3 texture2ddecoder"),
         arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5, .bc7])
     func encodedBlocksDecodeAlikeEverywhere(_ format: TextureSettings.Format) throws {
         for (w, h) in [(1, 1), (2, 2), (5, 3), (37, 29)] {
@@ -234,7 +221,7 @@ struct BCTests {
     /// Quality floors from the references on the same images: etcpak and bc7enc_rdo (bc7enc-py:
     /// rgbcx for BC1/BC3/BC5, bc7enc for BC7) encode, texture2ddecoder decodes both; texpipe's
     /// medium is within 0.5 dB of the better, thorough at least as good, fast at least etcpak's.
-    @Test(.enabled(if: hasDecoder && Python.has("etcpak") && Python.has("bc7enc"), "reference wheels not installed"))
+    @Test(Reference.needs(hasDecoder && Python.has("etcpak") && Python.has("bc7enc"), "the reference wheels"))
     func atLeastTheReferencesQuality() throws {
         let t = TempDir()
         let images = [(Self.picture(128, 96, seed: 1), 128, 96), (Self.picture(64, 64, seed: 2), 64, 64)]
@@ -269,7 +256,7 @@ struct BCTests {
                 let (etcpak, rgbcx) = (parts[0], parts[1])
                 func ours(_ q: TextureSettings.Quality) throws -> Double {
                     let blocks = try BC.blocks(image, width: w, height: h, format: format, quality: q)
-                    return Self.psnr(
+                    return psnr(
                         try BC.decode(blocks, format: format, width: w, height: h), image, channels: channels)
                 }
                 let better = max(etcpak, rgbcx)

@@ -175,7 +175,7 @@ struct CompositeTests {
     /// the other way round, so a black backdrop channel under a full source channel is skipped.
     @Test(
         "separable modes agree with ImageMagick's composite, partial alpha included",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/composite")),
+        Reference.needs(Reference.imageMagickComposite, "ImageMagick's composite"),
         arguments: [
             ("multiply", "Multiply"), ("screen", "Screen"), ("overlay", "Overlay"), ("darken", "Darken"),
             ("lighten", "Lighten"), ("color-dodge", "ColorDodge"), ("color-burn", "ColorBurn"),

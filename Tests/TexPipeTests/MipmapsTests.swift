@@ -11,7 +11,7 @@ import Testing
 @testable import TexPipeReport
 @testable import TexPipeStages
 
-@Suite("mipmaps and resize")
+@Suite("mipmaps")
 struct MipmapsTests {
     /// The formula of docs/stages.md evaluated independently in Double: weights over straight source pixels,
     /// premultiplied average, optionally in linear light, then unpremultiplied and rounded.
@@ -285,25 +285,6 @@ struct MipmapsTests {
         for level in try m.applied(to: Self.disk(16, 16, bg: [0, 128, 0])) {
             #expect(quads(level).allSatisfy { $0[0] >= 254 && $0[1] >= 254 && $0[2] >= 254 })
         }
-    }
-
-    @Test func resizeMatchesTheMipFormulaAndKeepsAspect() throws {
-        let img = image8(4, 2, Array(Self.semi[0..<8]))
-        let half = try Resize(width: 2).applied(to: img)[0]
-        #expect(half.width == 2 && half.height == 1)
-        #expect(half.pixels == (try Mipmaps().applied(to: img)[1]).pixels)
-        #expect(Resize(scale: 0.5).size(101, 50) == (51, 25))
-        #expect(Resize(height: 10).size(40, 20) == (20, 10))
-        let up = try Resize(scale: 3, filter: .lanczos3).applied(
-            to: image8(5, 4, Array(repeating: [9, 99, 199, 99], count: 20)))[0]
-        #expect(up.width == 15 && quads(up).allSatisfy { $0 == [9, 99, 199, 99] })
-        var object = JSONObject()
-        object.insert("scale", .number(2))
-        object.insert("width", .number(3))
-        var decoder = ParameterDecoder(file: "", placeholders: [:], knownNames: [])
-        let decoded = decoder.decode(object, at: .root, table: Resize.parameters)
-        let args = try #require(decoded)
-        #expect(throws: StageError("give either \"scale\" or \"width\"/\"height\", not both")) { try Resize(args) }
     }
 }
 

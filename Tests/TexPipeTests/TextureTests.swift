@@ -174,7 +174,7 @@ struct TextureTests {
 
     /// Each level is one zstd frame that Python's zstandard inflates to the uncompressed file's
     /// level bytes; the index records both lengths.
-    @Test(.enabled(if: Python.has("zstandard"), "python3 zstandard not installed (Scripts/setup --test)"))
+    @Test(Reference.needs(Python.has("zstandard"), "python3 zstandard"))
     func zstdLevelsInflateToThePlainLevels() throws {
         let levels = try Self.chain(Self.picture(64, 48))
         let plain = try #require(KTX2File(try TextureEncoder.encode(levels, Self.settings(.rgba8), container: .ktx2)))
@@ -203,23 +203,9 @@ struct TextureTests {
         return header + blocks
     }
 
-    static func psnr(_ a: [UInt8], _ b: [UInt8], channels: [Int] = [0, 1, 2]) -> Double {
-        var sum = 0.0
-        var n = 0
-        for i in stride(from: 0, to: a.count, by: 4) {
-            for c in channels {
-                let d = Double(a[i + c]) - Double(b[i + c])
-                sum += d * d
-                n += 1
-            }
-        }
-        let mse = sum / Double(n)
-        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
-    }
-
     /// ASTC 6×6 level data decoded by the astcenc CLI: KTX2 fields for the format, and a PSNR
     /// equal to what the CLI itself reaches at -medium on the same image (within 0.1 dB).
-    @Test(.enabled(if: ASTCTool.available, "astcenc CLI not installed (Scripts/setup --test)"))
+    @Test(Reference.needs(ASTCTool.available, "the astcenc CLI"))
     func astc6x6MatchesTheReferenceEncoder() throws {
         let source = Self.picture(83, 61)
         let bytes = try TextureEncoder.encode([source], Self.settings(.astc6x6, .linear), container: .ktx2)
@@ -238,14 +224,14 @@ struct TextureTests {
         t.write("ours.astc", Self.astcFile(f.levelData(0), 83, 61, block: (6, 6)))
         let ours = try ASTCTool.decode(t.path + "/ours.astc", in: t)
         let theirs = try ASTCTool.roundTrip(source, block: "6x6", preset: "-medium", in: t)
-        let (a, b) = (Self.psnr(Self.rgba(source), ours), Self.psnr(Self.rgba(source), theirs))
+        let (a, b) = (psnr(Self.rgba(source), ours), psnr(Self.rgba(source), theirs))
         #expect(abs(a - b) <= 0.1, "texpipe \(a) dB, astcenc \(b) dB")
         #expect(a > 30)
     }
 
     /// Levels smaller than a block (1×1, 2×2, 3×5) and sizes that are not multiples of it: one
     /// padded block each, which decodes to the level's texels.
-    @Test(.enabled(if: ASTCTool.available, "astcenc CLI not installed (Scripts/setup --test)"))
+    @Test(Reference.needs(ASTCTool.available, "the astcenc CLI"))
     func levelsSmallerThanABlock() throws {
         let t = TempDir()
         for (w, h) in [(1, 1), (2, 2), (3, 5), (7, 13)] {
@@ -293,7 +279,7 @@ struct TextureTests {
     /// (texpipe's encoder, same bytes as encoding the level alone), and PyPI's texture2ddecoder
     /// reads them back close to the level (alpha too where the format holds it).
     @Test(
-        .enabled(if: BCTests.hasDecoder, "python3 texture2ddecoder not installed (Scripts/setup --test)"),
+        Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"),
         arguments: [TextureSettings.Format.bc1, .bc3, .bc4, .bc5, .bc7])
     func bcLevelsAreTheirFormatsBlocks(_ format: TextureSettings.Format) throws {
         let alpha = format == .bc3 || format == .bc7
@@ -314,7 +300,7 @@ struct TextureTests {
             let channels = format == .bc4 ? [0] : format == .bc5 ? [0, 1] : alpha ? [0, 1, 2, 3] : [0, 1, 2]
             // A loose floor (level 1 is a steep 12×8: 25–28 dB): blocks of another format read
             // as these decode to noise, under 10 dB.
-            #expect(BCTests.psnr(decoded, rgba, channels: channels) > 20, "\(format) level \(n)")
+            #expect(psnr(decoded, rgba, channels: channels) > 20, "\(format) level \(n)")
         }
     }
 

@@ -54,3 +54,43 @@ extension TextureSettings.Format {
         return v
     }
 }
+
+/// PSNR in dB of interleaved RGBA8 texels over `channels`: 10 · log10(255² / MSE); 99 when they
+/// are identical. The one PSNR the tests use (alpha is measured on its own by passing [3]).
+func psnr(_ a: [UInt8], _ b: [UInt8], channels: [Int] = [0, 1, 2]) -> Double {
+    precondition(a.count == b.count)
+    var se = 0.0
+    var n = 0
+    for i in stride(from: 0, to: a.count, by: 4) {
+        for c in channels {
+            let d = Double(a[i + c]) - Double(b[i + c])
+            se += d * d
+            n += 1
+        }
+    }
+    return se == 0 ? 99 : 10 * log10(255 * 255 / (se / Double(n)))
+}
+
+extension Image {
+    /// The 8-bit texels inside a border of `inset` pixels, row-major.
+    func rgba8(inset: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        for y in inset..<(height - inset) {
+            for x in inset..<(width - inset) { out += pixel(x, y).map { UInt8($0) } }
+        }
+        return out
+    }
+}
+
+/// A w × h image whose texels count up (distinct colors, so a moved pixel is found).
+func numbered(_ w: Int, _ h: Int) -> Image {
+    image8(w, h, (0..<(w * h)).map { [$0 % 256, ($0 * 7) % 256, 200, 255 - $0 % 200] })
+}
+
+/// A small w × h image indexed by texel (w · h ≤ 50): r is the index, alpha 255 − index.
+func indexed(_ w: Int, _ h: Int) -> Image {
+    image8(w, h, (0..<(w * h)).map { [$0, 100 + $0 % 50, 7, 255 - $0] })
+}
+
+/// An n × n image of one color.
+func square(_ n: Int, _ color: [Int]) -> Image { image8(n, n, Array(repeating: color, count: n * n)) }
