@@ -10,7 +10,7 @@ internal import TexPipePixels
 /// texture2ddecoder) does: BC1's 4-color entries ⌊(2c0 + c1) / 3⌋, its 3-color entry
 /// ⌊(c0 + c1) / 2⌋; BC4's 8-value entries ⌊((7 − i)·r0 + i·r1) / 7⌋, its 6-value entries
 /// ⌊((5 − i)·r0 + i·r1) / 5⌋ with 0 and 255 last.
-public enum BC {
+package enum BC {
     // MARK: Decoding
 
     /// A level's blocks as tightly packed RGBA8 (w × h). BC4 decodes to (r, 0, 0, 255), BC5 to

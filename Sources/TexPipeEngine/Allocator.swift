@@ -11,7 +11,7 @@ internal import CTexPipeShims
 /// buffer at once. On the 150-texture corpus, color-key with 2 jobs takes 9 k page faults instead
 /// of 86 k, with peak RSS within a few MiB. Blocks over 32 MiB (images of 8 MP and more) are
 /// still mmapped and given back at once, so large images do not raise the resident floor.
-public enum Allocator {
+package enum Allocator {
     /// True when the C library took the settings (glibc); elsewhere a no-op.
     @discardableResult
     public static func keepLargeBuffersForReuse() -> Bool { tp_keep_large_buffers() != 0 }

@@ -10,7 +10,7 @@ internal import TexPipeCodecs
 /// until it is renamed. A run killed outright (SIGKILL, power loss) leaves such files behind; the
 /// next run that writes into that folder (and `texpipe clean`) removes those whose writer is gone
 /// — its pid not alive, and the lock free — and never a live concurrent run's. docs/guarantees.md "Clean".
-public enum AtomicWriter {
+package enum AtomicWriter {
     static let inFlight = Mutex<(paths: Set<String>, stopped: Bool)>(([], false))
     /// Held shared by every writer while it creates or renames a temporary file, exclusively by
     /// `stopAndCleanUp`: a stop waits for the renames in progress and none starts after it. Shared,

@@ -13,7 +13,10 @@ public import TexPipePlan
 /// an entry that claims a missing file.
 public final class Cache: Sendable {
     public let directory: String
-    public let index: CacheIndex
+    package let index: CacheIndex
+    /// The input shapes the index remembers, for `PlanOptions(shapes:)`: a plan then reads no
+    /// header of a file whose stat is unchanged.
+    public var shapes: any ShapeMemory { index }
     /// Hash every input and output, trusting no stat data (`--verify`).
     public let verify: Bool
 

@@ -26,7 +26,7 @@ public import TexPipePlan
 ///     o SHA256 BYTES PATH            (OUTPUTS of them follow their `j` line)
 ///     -f PATH                        (journal: a record dropped)
 ///     -j KEY                         (journal: an entry dropped)
-public final class CacheIndex: Sendable, ShapeMemory {
+package final class CacheIndex: Sendable, ShapeMemory {
     /// 10 ms: above the kernel's coarse clock tick (1–4 ms) file times are taken from.
     static let racyWindow: Int64 = 10_000_000
 

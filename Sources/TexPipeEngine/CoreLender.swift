@@ -6,7 +6,7 @@ public import TexPipePixels
 /// workers that have no job left — when a run has fewer jobs than cores, or its last jobs are
 /// still running — so kernels never decide on threads themselves (STYLE 4). Row bands are
 /// deterministic: every banded kernel gives the same bytes whether it ran in one band or many.
-public final class CoreLender: RowScheduler {
+package final class CoreLender: RowScheduler {
     /// Images smaller than this stay in one band: splitting costs more than it saves
     /// (1 MP by default; tests lower it to band small images).
     public let minimumPixels: Int
