@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 venv=.build-bench/venv-encoders
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q numpy texture2ddecoder etcpak bc7enc-py
+  "$venv/bin/pip" install -q numpy==2.4.6 texture2ddecoder==1.0.6 etcpak==0.9.15 bc7enc-py==0.1.0a1
 fi
 swift build -c release --product texpipe >/dev/null
 exec "$venv/bin/python" Benchmarks/compare_encoders.py "$@"
