@@ -1,4 +1,4 @@
-public import TexPipeFormats
+package import TexPipeFormats
 internal import TexPipePixels
 
 /// Block compression: BC1, BC3, BC4 and BC5 blocks decoded, BC4 and BC5 encoded (Microsoft's

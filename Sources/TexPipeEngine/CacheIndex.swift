@@ -1,6 +1,6 @@
 internal import Foundation
 import Synchronization
-public import TexPipePlan
+package import TexPipePlan
 
 /// `.texpipe/index` and `.texpipe/journal`: every job entry and every file texpipe hashed, in one
 /// text file read once per run, as git's index keeps a repository's stat data.

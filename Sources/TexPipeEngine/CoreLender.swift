@@ -1,6 +1,6 @@
 internal import Dispatch
 import Synchronization
-public import TexPipePixels
+internal import TexPipePixels
 
 /// Cores that the rows of one large image may use. The engine owns the lender and lends it the
 /// workers that have no job left — when a run has fewer jobs than cores, or its last jobs are

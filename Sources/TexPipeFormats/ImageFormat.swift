@@ -37,6 +37,12 @@ public enum ImageFormat: Sendable, Hashable {
         ("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg), ("ktx2", .ktx2), ("dds", .dds),
     ]
 
+    /// ".png, .jpg, .jpeg, .ktx2 or .dds": every extension, for messages and the schema.
+    public static var extensionList: String {
+        let all = extensions.map { "." + $0.0 }
+        return all.dropLast().joined(separator: ", ") + " or " + all.last!
+    }
+
     /// The kind a path's extension names (case-insensitive); nil for any other extension.
     public init?(path: String) {
         let lower = path.lowercased()

@@ -102,7 +102,7 @@ public enum ManifestSchema {
                                 "type": .string("string"), "minLength": .number(1),
                                 "default": .string(Manifest.defaultTemplate),
                                 "description": .string(
-                                    "file-name template under the output root; .png, .jpg, .jpeg, .ktx2 or .dds"),
+                                    "file-name template under the output root; " + ImageFormat.extensionList),
                             ])),
                         "inputAlpha": .object(
                             object([

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipeFormats
 internal import TexPipeStages
 
 /// Why a file the plan needs could not be used.
@@ -60,7 +61,7 @@ enum PlanMessage {
     }
 
     static func unknownExtension(_ rendered: String) -> String {
-        "output \"\(rendered)\" must end in .png, .jpg, .jpeg, .ktx2 or .dds"
+        "output \"\(rendered)\" must end in \(ImageFormat.extensionList)"
     }
 
     static func symlinkEscape(_ output: String, to real: String, root: String) -> String {

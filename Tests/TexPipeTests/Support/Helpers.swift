@@ -94,3 +94,9 @@ func indexed(_ w: Int, _ h: Int) -> Image {
 
 /// An n × n image of one color.
 func square(_ n: Int, _ color: [Int]) -> Image { image8(n, n, Array(repeating: color, count: n * n)) }
+
+/// Every format texpipe's BC encoders write, from the format table.
+let bcFormats = TextureSettings.Format.allCases.filter {
+    if case .bc = $0.info.codec { return true }
+    return false
+}
