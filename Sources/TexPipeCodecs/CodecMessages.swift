@@ -30,6 +30,16 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case notATexture
     case corruptZstdLevel(Int)
     case levelWrongSize(Int)
+    case textureZeroSize(String)
+    case textureShape(String)
+    case tooManyLevels(Int, Int, Int, Int)
+    case unknownSupercompression(UInt32)
+    case badDFD(Int, Int)
+    case rangePastTheEnd(String)
+    case levelSize(Int, Int, Int)
+    case levelLengths(Int, Int, Int)
+    case levelOverlaps(Int)
+    case ddsWithoutDX10
 
     public var description: String {
         switch self {
@@ -64,6 +74,21 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .notATexture: "not a KTX2 or DDS file texpipe can read"
         case .corruptZstdLevel(let n): "level \(n): corrupt zstd frame"
         case .levelWrongSize(let n): "level \(n): wrong size"
+        case .textureZeroSize(let container): "\(container) image of zero width or height"
+        case .textureShape(let what): "\(what) is not a texture shape texpipe reads (2D, one face, one layer)"
+        case .tooManyLevels(let n, let w, let h, let most):
+            "\(n) levels for \(w)×\(h): at most \(most) (⌊log2 of the larger side⌋ + 1)"
+        case .unknownSupercompression(let scheme):
+            "KTX2 supercompressionScheme \(scheme) is not one texpipe reads (0 none, 2 zstd)"
+        case .badDFD(let offset, let length):
+            "KTX2 data format descriptor at \(offset), \(length) bytes, is not a valid one (past the end, before the level index, or its total size disagrees)"
+        case .rangePastTheEnd(let what): "\(what) past the end of the file"
+        case .levelSize(let n, let found, let expected):
+            "KTX2 level \(n) holds \(found) bytes of blocks; its format and size need \(expected)"
+        case .levelLengths(let n, let stored, let raw):
+            "KTX2 level \(n): byteLength \(stored) and uncompressedByteLength \(raw) differ without supercompression"
+        case .levelOverlaps(let n): "KTX2 level \(n) overlaps another level or the header"
+        case .ddsWithoutDX10: "DDS without a DX10 header is not one texpipe reads"
         case .textureInput(let kind): "\(kind) files are outputs only: texpipe does not read them as inputs"
         }
     }

@@ -25,65 +25,144 @@ public struct TextureFile: Sendable {
     public var supercompression: TextureSettings.Supercompression
     let data: [[UInt8]]
 
-    public init(_ bytes: [UInt8]) throws {
-        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-        func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+    /// Reads and checks a KTX2 or DDS file before trusting any of its offsets or lengths (the
+    /// KTX 2.0 specification's rules, and Microsoft's DDS layout): every range inside the file,
+    /// level sizes those of the format and the dimensions, lengths equal unless supercompressed,
+    /// no two levels overlapping, a sane data format descriptor, at most log2 + 1 levels and no
+    /// more than `maxPixels` texels in level 0. Anything else is a one-line `CodecError`.
+    public init(_ bytes: [UInt8], maxPixels: Int = Image.defaultMaxPixels) throws {
         if bytes.starts(with: KTX2.identifier) {
-            guard bytes.count >= 80 else { throw CodecError(.truncatedHeader("KTX2")) }
-            container = .ktx2
-            let vk = UInt32(u32(12))
-            guard let (f, s) = TextureSettings.Format.forVulkan(vk) else {
-                throw CodecError(.unknownTextureFormat("KTX2 vkFormat", vk))
-            }
-            (format, srgb) = (f, s)
-            width = u32(20)
-            height = u32(24)
-            let count = max(1, u32(40))
-            supercompression = u32(44) == 2 ? .zstd : .none
-            guard bytes.count >= 80 + 24 * count else { throw CodecError(.truncatedLevelIndex) }
-            let dfd = u32(48)
-            alphaMode = dfd + 15 < bytes.count && bytes[dfd + 15] & 1 != 0 ? "premultiplied" : "straight"
-            var levels: [Level] = []
-            var data: [[UInt8]] = []
-            for n in 0..<count {
-                let (offset, length, raw) = (u64(80 + 24 * n), u64(88 + 24 * n), u64(96 + 24 * n))
-                guard offset + length <= bytes.count else { throw CodecError(.levelPastTheEnd("KTX2", n)) }
-                levels.append(
-                    Level(width: max(1, width >> n), height: max(1, height >> n), bytes: length, uncompressedBytes: raw)
-                )
-                data.append(Array(bytes[offset..<(offset + length)]))
-            }
-            self.levels = levels
-            self.data = data
-        } else if bytes.starts(with: Array("DDS ".utf8)), bytes.count >= 148, bytes[84..<88].elementsEqual("DX10".utf8)
-        {
-            container = .dds
-            let dxgi = UInt32(u32(128))
-            guard let (f, s) = TextureSettings.Format.forDXGI(dxgi) else {
-                throw CodecError(.unknownTextureFormat("DDS DXGI format", dxgi))
-            }
-            (format, srgb) = (f, s)
-            height = u32(12)
-            width = u32(16)
-            let count = max(1, u32(28))
-            alphaMode = [1: "straight", 2: "premultiplied", 3: "opaque"][u32(144)] ?? "unknown"
-            supercompression = .none
-            var at = 148
-            var levels: [Level] = []
-            var data: [[UInt8]] = []
-            for n in 0..<count {
-                let (w, h) = (max(1, width >> n), max(1, height >> n))
-                let size = f.info.levelBytes(w, h)
-                guard at + size <= bytes.count else { throw CodecError(.levelPastTheEnd("DDS", n)) }
-                levels.append(Level(width: w, height: h, bytes: size, uncompressedBytes: size))
-                data.append(Array(bytes[at..<(at + size)]))
-                at += size
-            }
-            self.levels = levels
-            self.data = data
+            try self.init(ktx2: bytes, maxPixels: maxPixels)
+        } else if bytes.starts(with: Array("DDS ".utf8)) {
+            try self.init(dds: bytes, maxPixels: maxPixels)
         } else {
             throw CodecError(.notATexture)
         }
+    }
+
+    /// Little-endian fields at fixed offsets of a buffer already known to be long enough.
+    struct Fields {
+        let bytes: [UInt8]
+        func u32(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
+        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+    }
+
+    /// Width and height within the limits: not zero, at most `maxPixels` texels.
+    static func checkedSize(_ container: String, _ w: UInt32, _ h: UInt32, maxPixels: Int) throws -> (Int, Int) {
+        guard w > 0, h > 0 else { throw CodecError(.textureZeroSize(container)) }
+        guard UInt64(w) * UInt64(h) <= UInt64(maxPixels) else {
+            throw CodecError(.overPixelLimit(width: UInt64(w), height: UInt64(h), limit: maxPixels))
+        }
+        return (Int(w), Int(h))
+    }
+
+    /// Levels a w × h chain can have: ⌊log2(max(w, h))⌋ + 1.
+    static func maxLevels(_ w: Int, _ h: Int) -> Int { Int.bitWidth - max(w, h).leadingZeroBitCount }
+
+    init(ktx2 bytes: [UInt8], maxPixels: Int) throws {
+        guard bytes.count >= 80 else { throw CodecError(.truncatedHeader("KTX2")) }
+        let f = Fields(bytes: bytes)
+        container = .ktx2
+        let vk = f.u32(12)
+        guard let (format, srgb) = TextureSettings.Format.forVulkan(vk) else {
+            throw CodecError(.unknownTextureFormat("KTX2 vkFormat", vk))
+        }
+        (self.format, self.srgb) = (format, srgb)
+        (width, height) = try Self.checkedSize("KTX2", f.u32(20), f.u32(24), maxPixels: maxPixels)
+        guard f.u32(28) == 0 else { throw CodecError(.textureShape("KTX2 pixelDepth \(f.u32(28)) (a 3D texture)")) }
+        guard f.u32(32) == 0 else { throw CodecError(.textureShape("KTX2 layerCount \(f.u32(32)) (an array)")) }
+        guard f.u32(36) == 1 else { throw CodecError(.textureShape("KTX2 faceCount \(f.u32(36))")) }
+        let declared = f.u32(40)
+        let count = max(1, Int(min(declared, 64)))
+        guard count <= Self.maxLevels(width, height) else {
+            throw CodecError(.tooManyLevels(Int(declared), width, height, Self.maxLevels(width, height)))
+        }
+        switch f.u32(44) {
+        case 0: supercompression = .none
+        case 2: supercompression = .zstd
+        case let scheme: throw CodecError(.unknownSupercompression(scheme))
+        }
+        let indexEnd = 80 + 24 * count
+        guard bytes.count >= indexEnd else { throw CodecError(.truncatedLevelIndex) }
+        // The data format descriptor: inside the file, after the index, its total size its length,
+        // and long enough for the basic block's header (whose flags say premultiplied or not).
+        let (dfdOffset, dfdLength) = (Int(f.u32(48)), Int(f.u32(52)))
+        guard dfdOffset >= indexEnd, dfdLength >= 28, dfdOffset + dfdLength <= bytes.count,
+            Int(f.u32(dfdOffset)) == dfdLength
+        else { throw CodecError(.badDFD(dfdOffset, dfdLength)) }
+        alphaMode = bytes[dfdOffset + 15] & 1 != 0 ? "premultiplied" : "straight"
+        let (kvdOffset, kvdLength) = (Int(f.u32(56)), Int(f.u32(60)))
+        guard kvdLength == 0 || (kvdOffset >= indexEnd && kvdOffset + kvdLength <= bytes.count) else {
+            throw CodecError(.rangePastTheEnd("KTX2 key/value data"))
+        }
+        let (sgdOffset, sgdLength) = (f.u64(64), f.u64(72))
+        guard sgdLength == 0 || (sgdOffset <= UInt64(bytes.count) && sgdLength <= UInt64(bytes.count) - sgdOffset)
+        else { throw CodecError(.rangePastTheEnd("KTX2 supercompression global data")) }
+        var levels: [Level] = []
+        var data: [[UInt8]] = []
+        var ranges: [(Int, Int, Int)] = []
+        for n in 0..<count {
+            let (offset, length, raw) = (f.u64(80 + 24 * n), f.u64(88 + 24 * n), f.u64(96 + 24 * n))
+            guard offset <= UInt64(bytes.count), length <= UInt64(bytes.count) - offset else {
+                throw CodecError(.levelPastTheEnd("KTX2", n))
+            }
+            let (w, h) = (max(1, width >> n), max(1, height >> n))
+            let expected = format.info.levelBytes(w, h)
+            guard raw == UInt64(expected) else { throw CodecError(.levelSize(n, Int(clamping: raw), expected)) }
+            if supercompression == .none && length != raw {
+                throw CodecError(.levelLengths(n, Int(length), Int(clamping: raw)))
+            }
+            guard Int(offset) >= indexEnd || length == 0 else { throw CodecError(.levelOverlaps(n)) }
+            ranges.append((Int(offset), Int(offset) + Int(length), n))
+            levels.append(Level(width: w, height: h, bytes: Int(length), uncompressedBytes: expected))
+            data.append(Array(bytes[Int(offset)..<Int(offset + length)]))
+        }
+        let sorted = ranges.filter { $0.1 > $0.0 }.sorted { $0.0 < $1.0 }
+        for (a, b) in zip(sorted, sorted.dropFirst()) where b.0 < a.1 {
+            throw CodecError(.levelOverlaps(max(a.2, b.2)))
+        }
+        self.levels = levels
+        self.data = data
+    }
+
+    init(dds bytes: [UInt8], maxPixels: Int) throws {
+        guard bytes.count >= 128 else { throw CodecError(.truncatedHeader("DDS")) }
+        let f = Fields(bytes: bytes)
+        guard f.u32(4) == 124, f.u32(76) == 32 else { throw CodecError(.truncatedHeader("DDS")) }
+        guard f.u32(80) & 0x4 != 0, bytes[84..<88].elementsEqual("DX10".utf8) else {
+            throw CodecError(.ddsWithoutDX10)
+        }
+        guard bytes.count >= 148 else { throw CodecError(.truncatedHeader("DDS")) }
+        container = .dds
+        let dxgi = f.u32(128)
+        guard let (format, srgb) = TextureSettings.Format.forDXGI(dxgi) else {
+            throw CodecError(.unknownTextureFormat("DDS DXGI format", dxgi))
+        }
+        (self.format, self.srgb) = (format, srgb)
+        (width, height) = try Self.checkedSize("DDS", f.u32(16), f.u32(12), maxPixels: maxPixels)
+        guard f.u32(132) == 3 else { throw CodecError(.textureShape("DDS resource dimension \(f.u32(132))")) }
+        guard f.u32(136) & 0x4 == 0 else { throw CodecError(.textureShape("DDS cube map")) }
+        guard f.u32(140) == 1 else { throw CodecError(.textureShape("DDS arraySize \(f.u32(140))")) }
+        let declared = f.u32(28)
+        let count = max(1, Int(min(declared, 64)))
+        guard count <= Self.maxLevels(width, height) else {
+            throw CodecError(.tooManyLevels(Int(declared), width, height, Self.maxLevels(width, height)))
+        }
+        alphaMode = [1: "straight", 2: "premultiplied", 3: "opaque"][f.u32(144)] ?? "unknown"
+        supercompression = .none
+        var at = 148
+        var levels: [Level] = []
+        var data: [[UInt8]] = []
+        for n in 0..<count {
+            let (w, h) = (max(1, width >> n), max(1, height >> n))
+            let size = format.info.levelBytes(w, h)
+            guard size <= bytes.count - at else { throw CodecError(.levelPastTheEnd("DDS", n)) }
+            levels.append(Level(width: w, height: h, bytes: size, uncompressedBytes: size))
+            data.append(Array(bytes[at..<(at + size)]))
+            at += size
+        }
+        self.levels = levels
+        self.data = data
     }
 
     /// Level n as an 8-bit RGBA image (its alpha state as the file says).
