@@ -111,6 +111,15 @@ package enum AtomicWriter {
         }
     }
 
+    /// Sweeps `dir` unless this process has already: a folder that exists is swept once per
+    /// process, whether or not anything is written into it (one that does not exist holds
+    /// nothing to sweep, and is created by the first write).
+    package static func sweepOnce(_ dir: String) {
+        var st = stat()
+        guard stat(dir, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { return }
+        if swept.withLock({ $0.insert(dir).inserted }) { sweep(dir) }
+    }
+
     /// Removes the temporary files in `dir` that a killed run left: `.NAME.tmp-PID-XXXXXX`
     /// whose pid is not a live process and whose lock is free. Returns the paths removed.
     @discardableResult

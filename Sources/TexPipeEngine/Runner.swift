@@ -138,6 +138,13 @@ public enum Runner {
         finished: @escaping @Sendable (Job, JobResult) -> Void = { _, _ in }
     ) -> [JobResult] {
         let jobs = plan.jobs
+        // Every folder the plan's outputs live in is swept of killed runs' temporary files, up
+        // to date or not (docs/guarantees.md "Clean after a crash"), on a thread of its own while
+        // the jobs run: a readdir per folder.
+        let sweeper = DispatchGroup()
+        let folders = Set(jobs.lazy.flatMap { $0.outputs.lazy.map { PathText.parent($0.path) } })
+        DispatchQueue.global().async(group: sweeper) { for folder in folders { AtomicWriter.sweepOnce(folder) } }
+        defer { sweeper.wait() }
         struct State {
             var next = 0
             var done = 0

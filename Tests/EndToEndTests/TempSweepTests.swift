@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Temporary files that a killed run left behind (SIGKILL, power loss) are removed by the next
-/// run that writes into their folder and by `texpipe clean` — only when their writer is gone,
+/// run whose outputs live in their folder (up to date or not) and by `texpipe clean` — only when their writer is gone,
 /// never a live concurrent run's. docs/guarantees.md.
 @Suite("temporary files of killed runs")
 struct TempSweepTests {
@@ -76,5 +76,27 @@ struct TempSweepTests {
         let again = try CLI.run(["clean"], in: w.path)
         #expect(again.status == 0)
         #expect(FileManager.default.fileExists(atPath: live))
+    }
+
+    /// A no-op run (every job up to date, nothing written) still sweeps the folders its outputs
+    /// live in: a dead writer's file goes, a live writer's (its lock held) stays.
+    @Test func aNoOpRunSweepsToo() throws {
+        let w = try Workspace()
+        w.manifest(
+            #"{ "version": 1, "output": "out", "pipelines": [ { "name": "p", "inputs": ["cards/*.png"], "output": "p/{file}.png", "stages": [{ "stage": "premultiply" }] } ] }"#
+        )
+        let first = try CLI.run(["run", "--quiet"], in: w.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let dir = w.path + "/out/p"
+        let dead = dir + "/.a-spades.png.tmp-\(try Self.deadPid())-Ab3dE9"
+        #expect(FileManager.default.createFile(atPath: dead, contents: Data(repeating: 7, count: 4096)))
+        let lockedDead = dir + "/.k-clubs.png.tmp-\(try Self.deadPid())-Qq3dE9"
+        let holder = try Self.liveLockHolder(lockedDead)
+        defer { kill(holder.processIdentifier, SIGKILL) }
+        let noop = try CLI.run(["run", "--no-progress"], in: w.path)
+        #expect(noop.status == 0, "\(noop.stderr)")
+        #expect(noop.stdout.contains("up to date"), "\(noop.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: dead), "a dead writer's file is swept by a no-op run")
+        #expect(FileManager.default.fileExists(atPath: lockedDead), "a live writer's file is kept")
     }
 }
