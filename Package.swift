@@ -102,6 +102,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        // Every reader of an untrusted file as a fuzz target (Scripts/fuzz builds texpipe-fuzz with
+        // libFuzzer); built plainly, texpipe-fuzz replays inputs.
+        .target(name: "TexPipeFuzzing", dependencies: ["TexPipe"], swiftSettings: strict),
+        .executableTarget(name: "texpipe-fuzz", dependencies: ["TexPipeFuzzing"], swiftSettings: strict),
         .plugin(
             name: "TexPipePlugin",
             capability: .command(
@@ -112,7 +116,7 @@ let package = Package(
                 ]),
             dependencies: ["texpipe"]),
         .testTarget(
-            name: "TexPipeTests", dependencies: ["TexPipe"],
+            name: "TexPipeTests", dependencies: ["TexPipe", "TexPipeFuzzing"],
             exclude: ["Fixtures", "Support/rectpack_best.py"],  // read by path (#filePath), not bundled
             swiftSettings: strict),
         .testTarget(

@@ -350,6 +350,13 @@ package final class CacheIndex: Sendable, ShapeMemory {
         return c
     }
 
+    /// The index and journal at these paths read, every record parsed and written out again as
+    /// one index: what a run does with them, for the fuzz target and the tests.
+    package static func rewritten(index: String, journal: String) -> (text: String, damaged: Int) {
+        let c = read([index, journal])
+        return (text(c), c.damaged)
+    }
+
     static func unescape(_ bytes: UnsafeBufferPointer<UInt8>.SubSequence) -> String {
         let s = LineFields.string(bytes)
         return bytes.contains(0x25) ? unescape(Substring(s)) : s

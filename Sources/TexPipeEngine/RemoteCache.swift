@@ -310,7 +310,7 @@ public final class RemoteCache: Sendable {
     // MARK: entry format
 
     /// `{"outputs":[{"path":…,"sha256":…,"size":…},…]}`, keys sorted, outputs in path order.
-    static func entryText(_ blobs: [Blob]) -> [UInt8] {
+    package static func entryText(_ blobs: [Blob]) -> [UInt8] {
         let items = blobs.sorted { $0.path < $1.path }.map { b in
             "{\"path\":\(jsonString(b.path)),\"sha256\":\"\(b.sha256)\",\"size\":\(b.size)}"
         }
@@ -322,7 +322,7 @@ public final class RemoteCache: Sendable {
         return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
     }
 
-    static func parseEntry(_ bytes: [UInt8]) -> [Blob]? {
+    package static func parseEntry(_ bytes: [UInt8]) -> [Blob]? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
             let outputs = object["outputs"] as? [[String: Any]]
         else { return nil }

@@ -214,7 +214,10 @@ struct ManifestReader {
         // A broken variants list plans no jobs (its errors are reported) rather than jobs without variants.
         let variants =
             o["variants"] == nil ? nil : (factors.flatMap { self.product($0, at: path.key("variants")) } ?? [])
-        if let d = o["distinct"] { distinct(d, factors: factors, at: path.key("distinct")) }
+        // A "variants" that failed to load was reported already: "distinct" then says nothing of it.
+        if let d = o["distinct"], factors != nil || o["variants"] == nil {
+            distinct(d, factors: factors, at: path.key("distinct"))
+        }
         var known = Manifest.builtinPlaceholders
         for v in variants ?? [] { known += v.values.keys }
         let before = diagnostics.count  // from here on, problems make the stages unusable

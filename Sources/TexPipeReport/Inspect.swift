@@ -57,7 +57,9 @@ public enum Inspector {
         case .success(let b): bytes = b
         case .failure(let e): throw CodecError(e.description)
         }
-        if ImageFormat.sniff(bytes)?.container != nil { return try textureFacts(bytes, path: path) }
+        if ImageFormat.sniff(bytes)?.container != nil {
+            return try textureFacts(bytes, path: path, maxPixels: maxPixels)
+        }
         let h = try ImageDecoder.header(bytes, path: path)
         let image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
         let stats = image.alphaStatistics()
@@ -81,8 +83,10 @@ public enum Inspector {
     }
 
     /// A KTX2 / DDS file: its container facts, and alpha statistics of level 0 decoded.
-    static func textureFacts(_ bytes: [UInt8], path: String) throws -> InspectFacts {
-        let t = try TextureFile(bytes)
+    package static func textureFacts(
+        _ bytes: [UInt8], path: String, maxPixels: Int = Image.defaultMaxPixels
+    ) throws -> InspectFacts {
+        let t = try TextureFile(bytes, maxPixels: maxPixels)
         let stats = try t.level(0).alphaStatistics()
         var f = InspectFacts(
             file: path, format: t.container.name, width: t.width, height: t.height,

@@ -115,6 +115,18 @@ struct VariantsAndDistinctTests {
         #expect(errors.contains { $0.contains("variant \"a\" key \"shirt\": malformed color \"#12345\"") })
     }
 
+    /// A variants file that cannot be used is one error; "distinct" does not add that the
+    /// pipeline has no variants.
+    @Test func aBrokenVariantsFileIsOneError() {
+        let t = TempDir()
+        t.png("in.png")
+        t.write("teams.json", text: #"{ "name": "reds" }"#)
+        #expect(
+            t.errors(Self.manifest(severity: "error", variants: #""teams.json""#)) == [
+                "error: teams.json: expected an array of variant objects"
+            ])
+    }
+
     @Test func productCombinesListsAndDistinctComparesOnlyTheListWithTheKeys() throws {
         let t = TempDir()
         t.png("in.png")

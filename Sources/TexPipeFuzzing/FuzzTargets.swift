@@ -1,0 +1,84 @@
+internal import Foundation
+internal import TexPipe
+
+/// Every reader of an untrusted file, as a fuzz target (docs/guarantees.md "Every file is
+/// hostile"): the bytes go through what texpipe does with such a file, and the answer is "ok" or
+/// the one-line error a user would see. A crash, a hang or an allocation beyond the pixel limit is
+/// the fuzzer's finding; `Scripts/fuzz` runs each target, and every finding's input is kept in
+/// Tests/TexPipeTests/Fixtures/fuzz/TARGET/ as a regression test.
+package enum FuzzTarget: String, CaseIterable, Sendable {
+    /// KTX2 and DDS files, as `inspect` reads them: the container, then every level decoded.
+    case texture
+    /// `pipeline.json`: parsed, validated (every diagnostic worded with its JSON path) and planned
+    /// over a folder holding one small PNG.
+    case manifest
+    /// A variant table file named by a manifest.
+    case variants
+    /// `.texpipe/index` and `.texpipe/journal` (split at the first NUL byte): read, every record
+    /// parsed, written out again.
+    case index
+    /// A remote cache's `/ac/` entry.
+    case remoteEntry = "remote-entry"
+
+    /// The pixel limit the targets run under: a decoder that allocates beyond it is a finding.
+    package static let maxPixels = 1 << 22
+
+    /// A folder of the process's own for the targets that need files (one small PNG in it).
+    static let folder: String = {
+        let dir = NSTemporaryDirectory() + "texpipe-fuzz-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let png = try? ImageEncoder.png(Image(width: 4, height: 4, pixels: .rgba8(.init(repeating: 200, count: 64))))
+        write(dir + "/a.png", png ?? [])
+        return dir
+    }()
+
+    static func write(_ path: String, _ bytes: [UInt8]) {
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    }
+
+    /// "ok", or the one-line error texpipe gives for these bytes.
+    package func run(_ bytes: [UInt8]) -> String {
+        do {
+            switch self {
+            case .texture:
+                let file = try TextureFile(bytes, maxPixels: Self.maxPixels)
+                for n in file.levels.indices { _ = try file.level(n) }
+                _ = try Inspector.textureFacts(bytes, path: "fuzz.ktx2", maxPixels: Self.maxPixels)
+            case .manifest:
+                let manifest = try Manifest.parse(bytes, file: "pipeline.json", directory: Self.folder)
+                _ = try Planner.plan(manifest)
+            case .variants:
+                let path = Self.folder + "/variants.json"
+                Self.write(path, bytes)
+                let manifest = #"""
+                    {"version": 1, "output": "out", "pipelines": [{"name": "p", "inputs": ["a.png"],
+                     "variants": "variants.json", "output": "{variant}/{file}.png",
+                     "distinct": {"keys": ["shirt"], "minDeltaE": 5, "severity": "warning"}, "stages": []}]}
+                    """#
+                _ = try Planner.plan(
+                    try Manifest.parse(Array(manifest.utf8), file: "pipeline.json", directory: Self.folder))
+            case .index:
+                let split = bytes.firstIndex(of: 0) ?? bytes.count
+                let (index, journal) = (Self.folder + "/index", Self.folder + "/journal")
+                Self.write(index, Array(bytes[..<split]))
+                Self.write(journal, Array(bytes[min(bytes.count, split + 1)...]))
+                let (text, damaged) = CacheIndex.rewritten(index: index, journal: journal)
+                // What was written reads back to itself, with nothing damaged.
+                Self.write(index, Array(text.utf8))
+                Self.write(journal, [])
+                let again = CacheIndex.rewritten(index: index, journal: journal)
+                precondition(again.text == text && again.damaged == 0, "the index does not read back its own text")
+                if damaged > 0 { return "\(damaged) damaged lines" }
+            case .remoteEntry:
+                guard let blobs = RemoteCache.parseEntry(bytes) else { return "malformed entry" }
+                // Written and read again, an entry is the same.
+                precondition(RemoteCache.parseEntry(RemoteCache.entryText(blobs)) == blobs.sorted { $0.path < $1.path })
+            }
+            return "ok"
+        } catch let e as ManifestError {
+            return e.diagnostics.map(\.message).joined(separator: "; ")
+        } catch {
+            return "\(error)"
+        }
+    }
+}

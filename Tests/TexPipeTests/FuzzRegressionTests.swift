@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@testable import TexPipeFuzzing
+
+/// Every input a fuzzer found (and the hostile files written by hand beside them) in
+/// Fixtures/fuzz/TARGET/ goes through its target as texpipe would read it: a one-line answer,
+/// never a crash, a hang or an allocation past the pixel limit.
+@Suite("fuzz regressions")
+struct FuzzRegressionTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/fuzz")
+
+    static func inputs(_ target: FuzzTarget) -> [String] {
+        let dir = folder.appendingPathComponent(target.rawValue).path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted().map { dir + "/" + $0 }
+    }
+
+    @Test(arguments: FuzzTarget.allCases) func everyKeptInputGetsAOneLineAnswer(_ target: FuzzTarget) throws {
+        let files = Self.inputs(target)
+        #expect(!files.isEmpty, "Fixtures/fuzz/\(target.rawValue) holds the target's hostile inputs")
+        for file in files {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+            let answer = target.run(bytes)
+            #expect(!answer.isEmpty && !answer.contains("\n"), "\(file): \(answer)")
+        }
+    }
+
+    /// The hand-built ones are refused for what they are.
+    @Test func knownHostileFilesAreRefusedForTheirFault() throws {
+        func answer(_ target: FuzzTarget, _ name: String) throws -> String {
+            target.run(Array(try Data(contentsOf: Self.folder.appendingPathComponent("\(target.rawValue)/\(name)"))))
+        }
+        #expect(
+            try answer(.texture, "huge-uncompressed-length.ktx2")
+                == "KTX2 level 0 holds 57420895248973888 bytes of blocks; its format and size need 64")
+        #expect(try answer(.texture, "offset-overflows.ktx2") == "KTX2 level 0 past the end")
+        #expect(try answer(.texture, "level-count-huge.ktx2").hasPrefix("4294967295 levels for 4×4"))
+        #expect(try answer(.manifest, "deep-nesting.json") == "invalid JSON at line 1, column 513: nested too deeply")
+        #expect(try answer(.remoteEntry, "path-escapes.json") == "malformed entry")
+        #expect(try answer(.remoteEntry, "not-json.json") == "malformed entry")
+        #expect(try answer(.index, "torn-lines.txt").hasSuffix("damaged lines"))
+    }
+}
