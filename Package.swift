@@ -41,6 +41,12 @@ let package = Package(
             name: "CTexPipeASTC",
             cxxSettings: [.define("ASTCENC_DYNAMIC_LIBRARY")],
             linkerSettings: [.linkedLibrary("astcenc")]),
+        // The remote cache's HTTP: libcurl's multi interface, driven by a small C file of texpipe's
+        // (curl_easy_setopt is variadic, which Swift cannot call).
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CTexPipeHTTP", dependencies: ["CCurl"]),
         // Text layers: FreeType renders, fontconfig finds fonts by name.
         .systemLibrary(
             name: "CFreeType", pkgConfig: "freetype2",
@@ -77,6 +83,7 @@ let package = Package(
             name: "TexPipeEngine",
             dependencies: [
                 "TexPipePixels", "TexPipeStages", "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas", "CTexPipeShims",
+                "CTexPipeHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),

@@ -61,10 +61,8 @@ enum RemoteMessage {
     static let badTimeout = "--remote-timeout must be above 0 seconds"
     static let runLocally = "jobs run locally"
     static let notShared = "results not shared"
-    static let noURL = "cannot form a request URL"
-    static let timedOut = "timed out"
     static let cannotConnect = "cannot connect; jobs run locally"
-    static let noHTTPAnswer = "no HTTP answer; jobs run locally"
+    static let noClient = "libcurl could not be set up; jobs run locally"
 
     static func warning(_ redactedURL: String, _ what: String) -> String { "remote cache \(redactedURL): \(what)" }
     static func malformedEntry(_ key: String) -> String {
@@ -80,7 +78,7 @@ enum RemoteMessage {
         "HTTP \(code) on \(request); \(consequence)"
     }
     static func noAnswer(_ timeout: Double) -> String { "no answer within \(seconds(timeout)); jobs run locally" }
-    static func requestFailed(_ code: Int) -> String { "request failed (URLError \(code)); jobs run locally" }
+    static func requestFailed(_ code: Int) -> String { "request failed (libcurl error \(code)); jobs run locally" }
     static func switchedOff(_ failures: Int) -> String {
         "off for the rest of this run after \(failures) failures in a row"
     }

@@ -1,9 +1,6 @@
 internal import Foundation
 import Synchronization
 
-#if canImport(FoundationNetworking)
-    internal import FoundationNetworking
-#endif
 
 /// How to reach a remote cache (docs/caching-and-ci.md): the URL without its credentials, the headers to send,
 /// the mode and the per-request timeout. Credentials given in the URL become a Basic
@@ -62,12 +59,11 @@ public struct RemoteSettings: Sendable {
     }
 }
 
-/// The Bazel HTTP remote-cache protocol over Foundation's `URLSession` (FoundationNetworking,
-/// libcurl underneath: connection reuse, timeouts; no extra package to build). Every call is
-/// synchronous and runs on the cache's own `lanes` threads — plain threads, not Dispatch's: a
-/// Dispatch worker blocked on a request starves the pool `URLSession` answers on, and Dispatch
-/// adds threads about once a second (one request a second was what that cost) — so lookups and
-/// uploads overlap with the jobs running on the run's cores.
+/// The Bazel HTTP remote-cache protocol over libcurl's multi interface (`HTTPClient`: connections
+/// kept alive, requests overlapping). Every call is synchronous and runs on the cache's own
+/// `lanes` threads — plain threads, not Dispatch's (Dispatch adds threads about once a second
+/// when its workers block) — so lookups and uploads overlap with the jobs running on the run's
+/// cores.
 ///
 /// The cache can only save time: every failure is counted, warned about once per kind, and the
 /// caller runs the job locally. After `breakerLimit` transport failures in a row (refused,
@@ -75,9 +71,9 @@ public struct RemoteSettings: Sendable {
 /// a few timeouts, not one per job.
 public final class RemoteCache: Sendable {
     public let settings: RemoteSettings
-    let session: URLSession
+    let client: HTTPClient?
     let lanes: Lanes
-    static let lanes = 8
+    static let lanes = 16
     static let breakerLimit = 3
 
     public struct Stats: Sendable, Equatable {
@@ -106,16 +102,7 @@ public final class RemoteCache: Sendable {
     public init(_ settings: RemoteSettings, warn: @escaping @Sendable (String) -> Void = { _ in }) {
         self.settings = settings
         self.warn = warn
-        let config = URLSessionConfiguration.ephemeral
-        config.timeoutIntervalForRequest = settings.timeout
-        config.timeoutIntervalForResource = settings.timeout
-        config.httpMaximumConnectionsPerHost = RemoteCache.lanes
-        config.urlCache = nil
-        config.httpCookieStorage = nil
-        config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        // Credentials go in our own header; a challenge (wrong password) is answered with "no",
-        // which fails the task at once instead of waiting for a credential that never comes.
-        session = URLSession(configuration: config, delegate: RefuseChallenges(), delegateQueue: nil)
+        client = HTTPClient(timeout: settings.timeout, connections: RemoteCache.lanes)
         lanes = Lanes(count: RemoteCache.lanes)
     }
 
@@ -240,48 +227,15 @@ public final class RemoteCache: Sendable {
     /// One request, waited for. Transport errors are classified without their text (which could
     /// name the URL with its credentials).
     func send(_ method: String, _ path: String, body: [UInt8]? = nil) -> Answer {
-        guard let url = URL(string: settings.base + "/" + path) else {
-            return .failed(kind: "url", what: RemoteMessage.noURL)
+        guard let client else { return .failed(kind: "transport", what: RemoteMessage.noClient) }
+        var headers = settings.headers.map { "\($0.0): \($0.1)" }
+        if body != nil { headers.append("Content-Type: application/octet-stream") }
+        switch client.send(method, settings.base + "/" + path, headers: headers, body: body) {
+        case .status(let code, let bytes): return .status(code, bytes)
+        case .failed(.timeout): return .failed(kind: "timeout", what: RemoteMessage.noAnswer(settings.timeout))
+        case .failed(.unreachable): return .failed(kind: "unreachable", what: RemoteMessage.cannotConnect)
+        case .failed(.transport(let code)): return .failed(kind: "transport", what: RemoteMessage.requestFailed(code))
         }
-        var request = URLRequest(url: url, timeoutInterval: settings.timeout)
-        request.httpMethod = method
-        for (name, value) in settings.headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let body {
-            request.httpBody = Data(body)
-            request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        }
-        let done = DispatchSemaphore(value: 0)
-        let answer = Mutex<Answer>(.failed(kind: "timeout", what: RemoteMessage.timedOut))
-        let task = session.dataTask(with: request) { data, response, error in
-            let result: Answer
-            if let error {
-                let code = (error as? URLError)?.code
-                switch code {
-                case .some(.userCancelledAuthentication), .some(.userAuthenticationRequired), .some(.cancelled):
-                    result = .status(401, [])
-                case .some(.timedOut):
-                    result = .failed(kind: "timeout", what: RemoteMessage.noAnswer(self.settings.timeout))
-                case .some(.cannotConnectToHost), .some(.cannotFindHost), .some(.networkConnectionLost),
-                    .some(.notConnectedToInternet), .some(.dnsLookupFailed):
-                    result = .failed(kind: "unreachable", what: RemoteMessage.cannotConnect)
-                default:
-                    result = .failed(kind: "transport", what: RemoteMessage.requestFailed(code?.rawValue ?? -1))
-                }
-            } else if let http = response as? HTTPURLResponse {
-                result = .status(http.statusCode, data.map { Array($0) } ?? [])
-            } else {
-                result = .failed(kind: "transport", what: RemoteMessage.noHTTPAnswer)
-            }
-            answer.withLock { $0 = result }
-            done.signal()
-        }
-        task.resume()
-        // The session's own timeout ends the task; this is a backstop.
-        if done.wait(timeout: .now() + settings.timeout + 2) == .timedOut {
-            task.cancel()
-            return .failed(kind: "timeout", what: RemoteMessage.noAnswer(settings.timeout))
-        }
-        return answer.withLock { $0 }
     }
 
     private func succeeded() { state.withLock { $0.failuresInARow = 0 } }
@@ -336,17 +290,6 @@ public final class RemoteCache: Sendable {
             blobs.append(Blob(path: path, size: size, sha256: sha))
         }
         return blobs
-    }
-}
-
-/// Answers every authentication challenge by cancelling it: texpipe sends its credentials in a
-/// header, and a server that still asks has refused them (HTTP 401).
-final class RefuseChallenges: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        completionHandler(.cancelAuthenticationChallenge, nil)
     }
 }
 
