@@ -332,8 +332,9 @@ package final class CacheIndex: Sendable, ShapeMemory {
 
     static func text(_ c: Contents) -> String {
         var out = "texpipe-index 1\n"
-        for k in c.files.keys.sorted() { out += line(file: k, c.files[k]!) }
-        for k in c.jobs.keys.sorted() { out += line(job: k, c.jobs[k]!) }
+        // A record the scan let through but that does not parse whole is dropped, not trusted.
+        for k in c.files.keys.sorted() { if let r = c.files[k] { out += line(file: k, r) } }
+        for k in c.jobs.keys.sorted() { if let e = c.jobs[k] { out += line(job: k, e) } }
         return out
     }
 

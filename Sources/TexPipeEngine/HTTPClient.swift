@@ -39,7 +39,8 @@ final class HTTPClient: @unchecked Sendable {
             let client = Unmanaged<HTTPClient>.fromOpaque(context!).takeUnretainedValue()
             let answer: Answer =
                 switch failure {
-                case Int32(TP_HTTP_OK): .status(status, body.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? [])
+                case Int32(TP_HTTP_OK):
+                    .status(status, body.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? [])
                 case Int32(TP_HTTP_TIMEOUT): .failed(.timeout)
                 case Int32(TP_HTTP_UNREACHABLE): .failed(.unreachable)
                 default: .failed(.transport(code: Int(code)))

@@ -40,12 +40,24 @@ struct LineFields {
         var v: Int64 = 0
         for b in f {
             guard b >= 0x30 && b <= 0x39 else { return nil }
-            v = v * 10 + Int64(b - 0x30)
+            // 19 digits can pass Int64.max: such a field is damaged, not a trap.
+            let (times10, o1) = v.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(Int64(b - 0x30))
+            guard !o1, !o2 else { return nil }
+            v = sum
         }
         return v
     }
 
     static func string(_ f: Bytes) -> String { String(decoding: f, as: UTF8.self) }
+
+    /// A SHA-256 as the index writes it: 64 lowercase hex digits; nil for anything else.
+    static func sha256(_ f: Bytes) -> String? {
+        guard f.count == 64, f.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            return nil
+        }
+        return string(f)
+    }
 }
 
 /// A key of the index as bytes: into the table's storage, or into a query string's UTF-8 while
@@ -138,7 +150,12 @@ final class IndexTable: @unchecked Sendable {
         while var line = lines.nextLine() {
             let start = line.rest.startIndex
             guard let kind = line.field() else { continue }
-            let k0 = kind.first!
+            // A line starting with a space has an empty first field: damaged, like any other.
+            guard let k0 = kind.first else {
+                finish()
+                damaged += 1
+                continue
+            }
             if kind.count == 1 && k0 == UInt8(ascii: "f") {
                 finish()
                 guard line.int() != nil, line.int() != nil, line.int() != nil, line.int() != nil, line.int() != nil,
@@ -216,7 +233,7 @@ final class IndexTable: @unchecked Sendable {
         }
         return CacheIndex.FileRecord(
             stamp: FileStamp(size: size, mtime: m, ctime: ct, inode: UInt64(ino)), checked: checked,
-            sha256: sha.count == 64 ? LineFields.string(sha) : nil, shape: shape)
+            sha256: LineFields.sha256(sha), shape: shape)
     }
 
     static func jobEntry(_ table: IndexTable, _ key: String) -> Cache.Entry? {
@@ -225,18 +242,18 @@ final class IndexTable: @unchecked Sendable {
         var lines = LineFields(line: all[at...])
         guard var j = lines.nextLine() else { return nil }
         _ = j.field()
-        guard j.field() != nil, let version = j.field(), let parameters = j.field(), let inputs = j.field(),
+        // Every hash a SHA-256 in hex, or the entry is damaged: nothing else could match a job.
+        guard j.field() != nil, let version = j.field().flatMap(LineFields.sha256),
+            let parameters = j.field().flatMap(LineFields.sha256), let inputs = j.field().flatMap(LineFields.sha256),
             let count = j.int()
         else { return nil }
         var entry = Cache.Entry(
-            job: CacheIndex.unescape(j.rest), version: LineFields.string(version),
-            parameters: LineFields.string(parameters), inputs: LineFields.string(inputs), outputs: [])
+            job: CacheIndex.unescape(j.rest), version: version, parameters: parameters, inputs: inputs, outputs: [])
         for _ in 0..<count {
             guard var o = lines.nextLine() else { return nil }
             _ = o.field()
-            guard let sha = o.field(), let bytes = o.int() else { return nil }
-            entry.outputs.append(
-                .init(path: CacheIndex.unescape(o.rest), sha256: LineFields.string(sha), bytes: Int(bytes)))
+            guard let sha = o.field().flatMap(LineFields.sha256), let bytes = o.int() else { return nil }
+            entry.outputs.append(.init(path: CacheIndex.unescape(o.rest), sha256: sha, bytes: Int(bytes)))
         }
         return entry
     }

@@ -1,7 +1,6 @@
 internal import Foundation
 import Synchronization
 
-
 /// How to reach a remote cache (docs/caching-and-ci.md): the URL without its credentials, the headers to send,
 /// the mode and the per-request timeout. Credentials given in the URL become a Basic
 /// `Authorization` header; the URL is only ever shown redacted.
@@ -152,12 +151,21 @@ public final class RemoteCache: Sendable {
         case .status(200, let body):
             succeeded()
             state.withLock { $0.stats.bytesDown += body.count }
-            guard let blobs = RemoteCache.parseEntry(body), accept(blobs.map(\.path)) else {
+            guard let listed = RemoteCache.parseEntry(body), accept(listed.map(\.blob.path)) else {
                 failure("malformed", RemoteMessage.malformedEntry(key))
                 return nil
             }
             var out: [(Blob, [UInt8])] = []
-            for blob in blobs {
+            for (blob, inline) in listed {
+                // A small output comes inside the entry; checked like a blob, it needs no request.
+                if let inline {
+                    guard inline.count == blob.size, Cache.sha256(inline) == blob.sha256 else {
+                        failure("mismatch", RemoteMessage.blobMismatch(blob.sha256, key))
+                        return nil
+                    }
+                    out.append((blob, inline))
+                    continue
+                }
                 switch send("GET", "cas/" + blob.sha256) {
                 case .status(200, let bytes):
                     state.withLock { $0.stats.bytesDown += bytes.count }
@@ -186,11 +194,17 @@ public final class RemoteCache: Sendable {
         }
     }
 
-    /// Uploads each blob the server lacks (HEAD first), then the entry: the entry last, so no
-    /// reader sees an entry whose blobs are not there. Read mode never writes.
+    /// Uploads each blob the server lacks, then the entry: the entry last, so no reader sees an
+    /// entry whose blobs are not there. A blob larger than `inlineLimit` is asked for first
+    /// (HEAD) and sent only when missing; a smaller one is sent at once (a HEAD would cost as
+    /// much as the PUT) and also travels inside the entry. Read mode never writes.
     func store(key: String, outputs: [(Blob, [UInt8])]) {
         guard settings.mode == .readWrite, !isOff else { return }
         for (blob, bytes) in outputs {
+            if bytes.count <= RemoteCache.inlineLimit {
+                guard put("cas/" + blob.sha256, bytes) else { return }
+                continue
+            }
             switch send("HEAD", "cas/" + blob.sha256) {
             case .status(200, _): continue
             case .status(404, _): break
@@ -203,7 +217,8 @@ public final class RemoteCache: Sendable {
             }
             guard put("cas/" + blob.sha256, bytes) else { return }
         }
-        guard put("ac/" + key, RemoteCache.entryText(outputs.map(\.0))) else { return }
+        let entry = outputs.map { ($0.0, $0.1.count <= RemoteCache.inlineLimit ? $0.1 : nil) }
+        guard put("ac/" + key, RemoteCache.entryText(entry)) else { return }
         state.withLock { $0.stats.uploads += 1 }
     }
 
@@ -263,33 +278,59 @@ public final class RemoteCache: Sendable {
 
     // MARK: entry format
 
-    /// `{"outputs":[{"path":…,"sha256":…,"size":…},…]}`, keys sorted, outputs in path order.
-    package static func entryText(_ blobs: [Blob]) -> [UInt8] {
-        let items = blobs.sorted { $0.path < $1.path }.map { b in
-            "{\"path\":\(jsonString(b.path)),\"sha256\":\"\(b.sha256)\",\"size\":\(b.size)}"
+    /// Outputs up to this size travel inside the entry too (base64 under `contents`), so a hit on
+    /// a small job is one request, not two — as Bazel's own action results inline small outputs.
+    static let inlineLimit = 16 * 1024
+
+    /// `{"outputs":[{"contents":…,"path":…,"sha256":…,"size":…},…]}`, keys sorted, outputs in path
+    /// order; `contents` (the bytes, base64) only for outputs given with their bytes.
+    package static func entryText(_ outputs: [(Blob, [UInt8]?)]) -> [UInt8] {
+        let items = outputs.sorted { $0.0.path < $1.0.path }.map { b, contents in
+            (contents.map { "{\"contents\":\"\(Data($0).base64EncodedString())\"," } ?? "{")
+                + "\"path\":\(jsonString(b.path)),\"sha256\":\"\(b.sha256)\",\"size\":\(b.size)}"
         }
         return Array(("{\"outputs\":[" + items.joined(separator: ",") + "]}").utf8)
     }
 
+    /// A JSON string literal (RFC 8259: quote, backslash and control characters escaped).
     static func jsonString(_ s: String) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
     }
 
-    package static func parseEntry(_ bytes: [UInt8]) -> [Blob]? {
+    /// The outputs an entry lists, each with its inline bytes when it carries them; nil for
+    /// anything malformed (a path leaving the output root, a SHA-256 that is not 64 hex digits, a
+    /// negative size, contents that are not base64).
+    package static func parseEntry(_ bytes: [UInt8]) -> [(blob: Blob, contents: [UInt8]?)]? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
             let outputs = object["outputs"] as? [[String: Any]]
         else { return nil }
-        var blobs: [Blob] = []
+        var listed: [(blob: Blob, contents: [UInt8]?)] = []
         for o in outputs {
             guard let path = o["path"] as? String, let sha = o["sha256"] as? String, sha.utf8.count == 64,
                 sha.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
-                let size = (o["size"] as? NSNumber)?.intValue, size >= 0,
+                let number = o["size"] as? NSNumber, let size = Int(exactly: number.doubleValue), size >= 0,
                 !path.hasPrefix("/"), !path.split(separator: "/").contains("..")
             else { return nil }
-            blobs.append(Blob(path: path, size: size, sha256: sha))
+            var contents: [UInt8]?
+            if let text = o["contents"] {
+                guard let text = text as? String, let data = Data(base64Encoded: text) else { return nil }
+                contents = Array(data)
+            }
+            listed.append((Blob(path: path, size: size, sha256: sha), contents))
         }
-        return blobs
+        return listed
     }
 }
 

@@ -42,6 +42,10 @@ public struct RunOptions: Sendable {
     public var force = false
     /// A shared cache asked for jobs that miss locally, and given what runs (docs/caching-and-ci.md).
     public var remote: RemoteCache?
+    /// Run a job here rather than ask the remote cache when, by what this run has measured, the
+    /// round trip costs more than the job (`RemoteCosts`). Off: always ask (the outputs are the
+    /// same either way; only the time differs).
+    public var remoteCostModel = true
     /// Memory policy: the largest image (pixels) a stage may hold whole as Float where it could
     /// stream instead (16 B a pixel: 256 MiB at 16 MP). Mipmaps' filters that read level 0 for
     /// every level convert it once up to this size (converting per level cost them 2–3×).
@@ -180,8 +184,14 @@ public enum Runner {
                 }
             }
         }
+        let costs = Mutex(RemoteCosts(workers: workers, lanes: RemoteCache.lanes))
         @Sendable func runHere(_ i: Int, _ p: Prepared) {
+            let started = DispatchTime.now().uptimeNanoseconds
             let (result, bytes) = runLocally(jobs[i], in: plan, options, p, rows: lender, loader: loader)
+            if result.status == .ok {
+                let ns = DispatchTime.now().uptimeNanoseconds - started
+                costs.withLock { $0.ranHere(nanoseconds: ns, pixels: jobs[i].pixels) }
+            }
             if let remote, result.status == .ok, remote.settings.mode == .readWrite, let inputs = p.inputs {
                 let blobs = zip(result.written, zip(result.recorded, bytes)).map { out, rb in
                     (RemoteCache.Blob(path: out.relative, size: rb.0.bytes, sha256: rb.0.sha256), rb.1)
@@ -230,7 +240,8 @@ public enum Runner {
                         deliver(i, p.result)
                         continue
                     }
-                    guard let remote, !remote.isOff, !options.force, let inputs = p.inputs, inputs.inputError == nil
+                    guard let remote, !remote.isOff, !options.force, let inputs = p.inputs, inputs.inputError == nil,
+                        !(options.remoteCostModel && costs.withLock { $0.prefersHere(pixels: jobs[i].pixels) })
                     else {
                         runHere(i, p)
                         continue
@@ -240,6 +251,7 @@ public enum Runner {
                     let key = remoteKey(jobs[i], inputs)
                     let paths = jobs[i].outputs.map(\.relative)
                     let atlas = jobs[i].atlas
+                    let asked = DispatchTime.now().uptimeNanoseconds
                     remote.submit {
                         let hit = remote.fetch(key: key) { listed in
                             guard let atlas else { return Set(listed) == Set(paths) && listed.count == paths.count }
@@ -248,6 +260,7 @@ public enum Runner {
                         }.flatMap {
                             materialize(jobs[i], in: plan, options, p, blobs: $0)
                         }
+                        costs.withLock { $0.asked(nanoseconds: DispatchTime.now().uptimeNanoseconds - asked) }
                         if let hit { deliver(i, hit) }
                         wake.lock()
                         state.withLock { s in
@@ -523,5 +536,39 @@ public enum Runner {
         options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded, base: base)
         result.seconds = elapsed(since: start)
         return (result, encoded)
+    }
+}
+
+/// The remote cache's cost model (docs/caching-and-ci.md): from what this run has measured, is a
+/// job cheaper to run here than to ask the cache for? Here, a job costs its pixels times the
+/// measured time per pixel of the jobs run here, shared by the workers; there, a lookup costs its
+/// measured mean time (queue, round trips, writing the outputs), shared by the cache's lanes. Until
+/// both are known from `minimumSamples` jobs each, the cache is asked.
+struct RemoteCosts {
+    let workers: Int
+    let lanes: Int
+    var hereNanoseconds = 0.0
+    var herePixels = 0.0
+    var hereJobs = 0
+    var askedNanoseconds = 0.0
+    var askedJobs = 0
+    static let minimumSamples = 8
+
+    mutating func ranHere(nanoseconds: UInt64, pixels: Int) {
+        hereNanoseconds += Double(nanoseconds)
+        herePixels += Double(max(1, pixels))
+        hereJobs += 1
+    }
+
+    mutating func asked(nanoseconds: UInt64) {
+        askedNanoseconds += Double(nanoseconds)
+        askedJobs += 1
+    }
+
+    func prefersHere(pixels: Int) -> Bool {
+        guard hereJobs >= Self.minimumSamples, askedJobs >= Self.minimumSamples else { return false }
+        let here = hereNanoseconds / herePixels * Double(max(1, pixels)) / Double(workers)
+        let there = askedNanoseconds / Double(askedJobs) / Double(lanes)
+        return here < there
     }
 }

@@ -67,12 +67,19 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 Self.write(index, Array(text.utf8))
                 Self.write(journal, [])
                 let again = CacheIndex.rewritten(index: index, journal: journal)
-                precondition(again.text == text && again.damaged == 0, "the index does not read back its own text")
+                precondition(
+                    again.text == text && again.damaged == 0,
+                    "the index does not read back its own text: \(text.debugDescription) → \(again.text.debugDescription), \(again.damaged) damaged"
+                )
                 if damaged > 0 { return "\(damaged) damaged lines" }
             case .remoteEntry:
-                guard let blobs = RemoteCache.parseEntry(bytes) else { return "malformed entry" }
+                guard let listed = RemoteCache.parseEntry(bytes) else { return "malformed entry" }
                 // Written and read again, an entry is the same.
-                precondition(RemoteCache.parseEntry(RemoteCache.entryText(blobs)) == blobs.sorted { $0.path < $1.path })
+                let again = RemoteCache.parseEntry(RemoteCache.entryText(listed.map { ($0.blob, $0.contents) }))
+                let sorted = listed.sorted { $0.blob.path < $1.blob.path }
+                precondition(
+                    again?.map(\.blob) == sorted.map(\.blob) && again?.map(\.contents) == sorted.map(\.contents),
+                    "an entry does not read back as written")
             }
             return "ok"
         } catch let e as ManifestError {

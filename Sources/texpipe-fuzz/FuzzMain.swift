@@ -16,7 +16,23 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-#if !FUZZING
+#if FUZZING
+    // SwiftPM links an executable's entry point as `texpipe_fuzz_main` and points `main` at it;
+    // here it hands the command line to libFuzzer's driver.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ test: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+    ) -> CInt
+
+    @_cdecl("texpipe_fuzz_main")
+    func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        var count = argc
+        var vector = argv
+        return runDriver(&count, &vector) { data, size in fuzzOne(data, size) }
+    }
+#else
     @main
     struct Replay {
         static func main() {

@@ -110,6 +110,8 @@ struct Run: ParsableCommand {
             {
                 var o = RunOptions(jobs: options.jobs, maxPixels: options.maxPixels, cache: cache, force: force)
                 o.remote = remote
+                // TEXPIPE_REMOTE_COST_MODEL=off asks the cache for every job (docs/caching-and-ci.md).
+                o.remoteCostModel = ProcessInfo.processInfo.environment["TEXPIPE_REMOTE_COST_MODEL"] != "off"
                 return o
             }(),
             progress: { console.progress(done: $0, total: $1) },
