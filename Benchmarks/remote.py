@@ -66,14 +66,9 @@ http {{
                 time.sleep(0.05)
         self.url = f"http://127.0.0.1:{self.port}/cache"
 
-    def clear(self):
-        shutil.rmtree(os.path.join(self.dir, "root", "cache"))
-        os.makedirs(os.path.join(self.dir, "root", "cache"))
-
     def stop(self):
         self.process.kill()
         self.process.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def textures():
@@ -129,7 +124,10 @@ def main():
     os.makedirs(scale.WORK, exist_ok=True)
     scale.generate()
     textures()
-    server = Server()
+    # A fresh server (and folder) per binary and workload: clearing one and filling it again right
+    # away meets ext4's search of recently freed inodes (see scale.fresh), which is the file
+    # system's time, not the cache's. The folders are removed at the end.
+    servers = []
     try:
         print(f"nginx on loopback, {os.cpu_count()} cores, whole process, seconds (one run each)\n")
         print("| workload | binary | local cold | uploading | × local | served by the cache | × local |")
@@ -137,14 +135,18 @@ def main():
         for workload in WORKLOADS:
             for binary in BINARIES:
                 name = os.path.relpath(binary, ROOT) if binary.startswith(ROOT) else binary
-                server.clear()
+                server = Server()
+                servers.append(server)
                 local = run(binary, workload, [])
                 upload = run(binary, workload, ["--remote-cache", server.url])
                 served = run(binary, workload, ["--remote-cache", server.url])
+                server.stop()
                 print(f"| {workload} | {name} | {local:.2f} | {upload:.2f} | {upload / local:.2f} | {served:.2f} | "
                       f"{served / local:.2f} |", flush=True)
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
+            shutil.rmtree(server.dir, ignore_errors=True)
         for name in os.listdir(WORK):
             if name.startswith("trash-"):
                 shutil.rmtree(os.path.join(WORK, name), ignore_errors=True)

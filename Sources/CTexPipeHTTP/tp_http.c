@@ -170,6 +170,12 @@ static int start(tp_http *h, request *r) {
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    if (strcmp(r->method, "PUT") == 0) {
+        /* No "Expect: 100-continue": waiting for the server's go-ahead costs a round trip per
+           upload, and a cache's blobs are small. */
+        struct curl_slist *grown = curl_slist_append(r->headers, "Expect:");
+        if (grown) r->headers = grown;
+    }
     if (r->headers) curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
     if (strcmp(r->method, "HEAD") == 0) {
         curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
