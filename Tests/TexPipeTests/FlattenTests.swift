@@ -1,13 +1,6 @@
 import Testing
 
-@testable import TexPipe
-@testable import TexPipeCodecs
-@testable import TexPipeEngine
-@testable import TexPipeFormats
-@testable import TexPipeManifest
 @testable import TexPipePixels
-@testable import TexPipePlan
-@testable import TexPipeReport
 @testable import TexPipeStages
 
 /// Flatten over a solid color, from straight and premultiplied input.

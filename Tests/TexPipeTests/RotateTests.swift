@@ -1,14 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TexPipe
-@testable import TexPipeCodecs
-@testable import TexPipeEngine
-@testable import TexPipeFormats
-@testable import TexPipeManifest
 @testable import TexPipePixels
-@testable import TexPipePlan
-@testable import TexPipeReport
 @testable import TexPipeStages
 
 /// Rotate: quarter turns are exact pixel moves; other angles anti-aliased, reversible in the interior, the canvas as docs/stages.md gives it.

@@ -1,14 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TexPipe
-@testable import TexPipeCodecs
-@testable import TexPipeEngine
-@testable import TexPipeFormats
-@testable import TexPipeManifest
 @testable import TexPipePixels
-@testable import TexPipePlan
-@testable import TexPipeReport
 @testable import TexPipeStages
 
 /// Round corners: coverage against a numeric integration of the disc, per-corner radii and the border.
