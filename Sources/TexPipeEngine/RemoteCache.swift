@@ -1,5 +1,6 @@
 internal import Foundation
 import Synchronization
+internal import TexPipePixels
 
 /// How to reach a remote cache (docs/caching-and-ci.md): the URL without its credentials, the headers to send,
 /// the mode and the per-request timeout. Credentials given in the URL become a Basic
@@ -287,26 +288,9 @@ public final class RemoteCache: Sendable {
     package static func entryText(_ outputs: [(Blob, [UInt8]?)]) -> [UInt8] {
         let items = outputs.sorted { $0.0.path < $1.0.path }.map { b, contents in
             (contents.map { "{\"contents\":\"\(Data($0).base64EncodedString())\"," } ?? "{")
-                + "\"path\":\(jsonString(b.path)),\"sha256\":\"\(b.sha256)\",\"size\":\(b.size)}"
+                + "\"path\":\(ValueText.quoted(b.path)),\"sha256\":\"\(b.sha256)\",\"size\":\(b.size)}"
         }
         return Array(("{\"outputs\":[" + items.joined(separator: ",") + "]}").utf8)
-    }
-
-    /// A JSON string literal (RFC 8259: quote, backslash and control characters escaped).
-    static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
     }
 
     /// The outputs an entry lists, each with its inline bytes when it carries them; nil for

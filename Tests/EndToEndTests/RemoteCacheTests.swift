@@ -140,6 +140,18 @@ struct RemoteCacheTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
+    /// `texpipe --quiet --remote-cache URL` started in `w`, not waited for.
+    static func startRun(in w: Workspace, cache url: String, stderr: Pipe?) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["--quiet", "--remote-cache", url]
+        p.currentDirectoryURL = URL(fileURLWithPath: w.path)
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = stderr ?? FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
     static func remote(_ w: Workspace) throws -> [String: Any] {
         try #require(try report(w)["remote"] as? [String: Any])
     }
@@ -228,14 +240,8 @@ struct RemoteCacheTests {
         try nginx.start()
         let w2 = try Workspace()
         w2.manifest(many)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["--quiet", "--remote-cache", url]
-        p.currentDirectoryURL = URL(fileURLWithPath: w2.path)
-        p.standardOutput = FileHandle.nullDevice
         let err = Pipe()
-        p.standardError = err
-        try p.run()
+        let p = try Self.startRun(in: w2, cache: url, stderr: err)
         for _ in 0..<2000 where nginx.accessLog.split(separator: "\n").count < 20 { usleep(1000) }
         #expect(p.isRunning, "the run ended before the server stopped")
         nginx.stop()
@@ -282,18 +288,12 @@ struct RemoteCacheTests {
         // Killed while a fresh tree is being served.
         let w = try Workspace()
         w.manifest(many)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["--quiet", "--remote-cache", url]
-        p.currentDirectoryURL = URL(fileURLWithPath: w.path)
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
         func logBytes() -> Int {
             ((try? FileManager.default.attributesOfItem(atPath: nginx.dir + "/access.log"))?[.size] as? Int) ?? 0
         }
         let before = logBytes()
         let start = Date()
-        try p.run()
+        let p = try Self.startRun(in: w, cache: url, stderr: nil)
         // Killed once about a hundred lookups (a log line each, ~100 bytes) are answered.
         while logBytes() < before + 100 * 100 && Date().timeIntervalSince(start) < 30 { usleep(500) }
         #expect(p.isRunning, "the run ended before the server was killed")
