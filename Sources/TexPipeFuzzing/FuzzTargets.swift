@@ -48,18 +48,23 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 let manifest = try Manifest.parse(bytes, file: "pipeline.json", directory: Self.folder)
                 _ = try Planner.plan(manifest)
             case .variants:
-                let path = Self.folder + "/variants.json"
+                // Files of their own per call: tests run targets side by side in one process.
+                let name = "variants-\(UUID().uuidString).json"
+                let path = Self.folder + "/" + name
                 Self.write(path, bytes)
+                defer { try? FileManager.default.removeItem(atPath: path) }
                 let manifest = #"""
                     {"version": 1, "output": "out", "pipelines": [{"name": "p", "inputs": ["a.png"],
-                     "variants": "variants.json", "output": "{variant}/{file}.png",
+                     "variants": "NAME", "output": "{variant}/{file}.png",
                      "distinct": {"keys": ["shirt"], "minDeltaE": 5, "severity": "warning"}, "stages": []}]}
                     """#
-                _ = try Planner.plan(
-                    try Manifest.parse(Array(manifest.utf8), file: "pipeline.json", directory: Self.folder))
+                let text = manifest.replacingOccurrences(of: "NAME", with: name)
+                _ = try Planner.plan(try Manifest.parse(Array(text.utf8), file: "pipeline.json", directory: Self.folder))
             case .index:
                 let split = bytes.firstIndex(of: 0) ?? bytes.count
-                let (index, journal) = (Self.folder + "/index", Self.folder + "/journal")
+                let unique = Self.folder + "/" + UUID().uuidString
+                let (index, journal) = (unique + "-index", unique + "-journal")
+                defer { for f in [index, journal] { try? FileManager.default.removeItem(atPath: f) } }
                 Self.write(index, Array(bytes[..<split]))
                 Self.write(journal, Array(bytes[min(bytes.count, split + 1)...]))
                 let (text, damaged) = CacheIndex.rewritten(index: index, journal: journal)

@@ -53,9 +53,11 @@ package enum Folder {
         defer { closedir(dir) }
         var out: [(String, Kind)] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
+            // The name read where it lies: a dirent from readdir may be shorter than the struct
+            // (its name as long as it needs), so copying the whole `d_name` field can read past it.
+            let name = String(
+                cString: (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                    .assumingMemoryBound(to: CChar.self))
             if name == "." || name == ".." { continue }
             var kind: Kind
             switch Int32(entry.pointee.d_type) {
