@@ -59,7 +59,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                      "distinct": {"keys": ["shirt"], "minDeltaE": 5, "severity": "warning"}, "stages": []}]}
                     """#
                 let text = manifest.replacingOccurrences(of: "NAME", with: name)
-                _ = try Planner.plan(try Manifest.parse(Array(text.utf8), file: "pipeline.json", directory: Self.folder))
+                _ = try Planner.plan(
+                    try Manifest.parse(Array(text.utf8), file: "pipeline.json", directory: Self.folder))
             case .index:
                 let split = bytes.firstIndex(of: 0) ?? bytes.count
                 let unique = Self.folder + "/" + UUID().uuidString
