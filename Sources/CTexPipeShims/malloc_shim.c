@@ -10,3 +10,16 @@ int tp_keep_large_buffers(void) {
 #else
 int tp_keep_large_buffers(void) { return 0; }
 #endif
+
+// Whether `bytes` of private, writable address space can be had now: a mapping that is never
+// touched (so it costs no memory) and given back at once. It fails exactly where the image
+// buffers would — under RLIMIT_DATA or RLIMIT_AS, or with strict overcommit — so a job that
+// cannot fit gets a clean error instead of a failed allocation deep inside the runtime.
+#include <sys/mman.h>
+int tp_can_reserve(size_t bytes) {
+    if (bytes == 0) return 1;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return 0;
+    munmap(p, bytes);
+    return 1;
+}

@@ -107,10 +107,14 @@ public enum ImageDecoder {
 
     /// Decodes a PNG or JPEG (sniffed) into straight RGBA; refuses more than `maxPixels`
     /// before allocating.
+    ///
+    /// A caller that hands its only reference over (`decode(consume bytes)`) lets the file's bytes
+    /// go as soon as the image is made.
     public static func decode(
-        _ bytes: [UInt8], path: String = "", maxPixels: Int = Image.defaultMaxPixels,
+        _ file: __owned [UInt8], path: String = "", maxPixels: Int = Image.defaultMaxPixels,
         pngReader: PNGReaderChoice = .texpipe
     ) throws -> Image {
+        var bytes = consume file
         let h = try header(bytes, path: path)
         guard h.width > 0, h.height > 0 else { throw CodecError(.zeroSize) }
         let (w, ht) = (UInt64(h.width), UInt64(h.height))
@@ -118,7 +122,7 @@ public enum ImageDecoder {
             throw CodecError(.overPixelLimit(width: w, height: ht, limit: maxPixels))
         }
         // The reader checks the layout itself and steps aside (nil) for anything but its own.
-        if pngReader == .texpipe, h.format == .png, let image = PNGReader.decode(bytes, maxPixels: maxPixels) {
+        if pngReader == .texpipe, h.format == .png, let image = PNGReader.decode(taking: &bytes, maxPixels: maxPixels) {
             return image
         }
         let count = h.width * h.height * 4

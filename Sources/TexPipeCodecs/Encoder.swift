@@ -18,19 +18,40 @@ public enum ImageEncoder {
     }
 
     /// `rows`: where the writer's row filtering runs (the engine lends idle cores through it).
+    ///
+    /// The image is taken, not shared: when the caller hands over its only reference, its pixels
+    /// are freed as soon as the rows are filtered, before the compressed file is made, so a large
+    /// image's peak is its pixels and filtered rows, then the filtered rows and the file — never
+    /// all three (docs/performance.md "Memory").
     public static func png(
-        _ image: Image, _ settings: PNGSettings = .standard, rows: any RowScheduler = SerialRows()
+        _ image: __owned Image, _ settings: PNGSettings = .standard, rows: any RowScheduler = SerialRows()
     ) throws -> [UInt8] {
-        var img = image
+        var img = consume image
         if let d = settings.depth, d != img.depth { img = d == 16 ? img.to16Bit() : img.to8Bit() }
-        switch img.pixels {
-        case .rgba8(let p): return try png(p, img, settings, rows)
-        case .rgba16(let p): return try png(p, img, settings, rows)
+        let shape = Shape(width: img.width, height: img.height, layout: img.layout)
+        let sixteen = img.depth == 16
+        var storage = PixelStorage.rgba8([])
+        swap(&storage, &img.pixels)
+        var p8: [UInt8] = []
+        var p16: [UInt16] = []
+        switch storage {
+        case .rgba8(let p): p8 = p
+        case .rgba16(let p): p16 = p
         }
+        storage = .rgba8([])
+        return sixteen ? try png(&p16, shape, settings, rows) : try png(&p8, shape, settings, rows)
+    }
+
+    /// What the writer needs of an image besides its pixels.
+    struct Shape {
+        var width: Int
+        var height: Int
+        var layout: ChannelLayout
+        var pixelCount: Int { width * height }
     }
 
     static func png<C: PixelChannel>(
-        _ p: [C], _ image: Image, _ settings: PNGSettings, _ rows: any RowScheduler
+        _ p: inout [C], _ image: Shape, _ settings: PNGSettings, _ rows: any RowScheduler
     ) throws -> [UInt8] {
         var type: PNGColorType
         var palette: [UInt8] = []
@@ -52,10 +73,10 @@ public enum ImageEncoder {
                 (palette, trns, indices) = (pal.rgb, pal.alpha, pal.indices)
             }
         }
-        let samples: [C] = type == .palette ? [] : pack(p, type, image)
         let rowSamples = image.width * type.channels
         if settings.encoder == .texpipe {
             if type == .palette {
+                p = []
                 // As few bits per index as the palette needs (1, 2, 4 or 8), as optipng and
                 // ImageMagick write small palettes.
                 let depth = [1, 2, 4].first { palette.count / 3 <= 1 << $0 } ?? 8
@@ -69,25 +90,43 @@ public enum ImageEncoder {
             }
             // Gray whose every value is a multiple of 255 / (2ᵈ − 1) is exact at d = 1, 2 or 4 bits
             // (a binary alpha map is 1-bit): `auto` writes the fewest bits that hold it.
-            if settings.color == .auto, type == .gray, C.self == UInt8.self,
-                let depth = lowGrayDepth(samples as! [UInt8])
-            {
-                let packed = packBits(
-                    samples as! [UInt8], image.width, image.height, depth: depth, scale: 255 / (1 << depth - 1))
-                return try packed.withUnsafeBytes { b in
+            if type == .gray {
+                let samples = pack(p, .gray, image)
+                p = []
+                if settings.color == .auto, C.self == UInt8.self, let depth = lowGrayDepth(samples as! [UInt8]) {
+                    let packed = packBits(
+                        samples as! [UInt8], image.width, image.height, depth: depth, scale: 255 / (1 << depth - 1))
+                    return try packed.withUnsafeBytes { b in
+                        try PNGWriter.encode(
+                            samples: b, width: image.width, height: image.height,
+                            rowBytes: (image.width * depth + 7) / 8, colorType: 0, bitDepth: depth, channels: 1,
+                            level: settings.level, filter: settings.filter, rows: rows)
+                    }
+                }
+                return try samples.withUnsafeBytes { b in
                     try PNGWriter.encode(
                         samples: b, width: image.width, height: image.height,
-                        rowBytes: (image.width * depth + 7) / 8, colorType: 0, bitDepth: depth, channels: 1,
-                        level: settings.level, filter: settings.filter, rows: rows)
+                        rowBytes: rowSamples * MemoryLayout<C>.size,
+                        colorType: 0, bitDepth: C.bitWidth, channels: 1, level: settings.level,
+                        filter: settings.filter, rows: rows)
                 }
             }
-            return try samples.withUnsafeBytes { b in
-                try PNGWriter.encode(
+            // RGBA, RGB and gray + alpha are filtered straight from the RGBA pixels, picking the
+            // channels row by row; then the pixels go, and the filtered rows are compressed.
+            let picks: [Int]? = type == .rgb ? [0, 1, 2] : type == .grayAlpha ? [0, 3] : nil
+            let filtered = p.withUnsafeBytes { b in
+                PNGWriter.filtered(
                     samples: b, width: image.width, height: image.height, rowBytes: rowSamples * MemoryLayout<C>.size,
-                    colorType: Int(type.rawValue), bitDepth: C.bitWidth, channels: type.channels, level: settings.level,
-                    filter: settings.filter, rows: rows)
+                    colorType: Int(type.rawValue), bitDepth: C.bitWidth, channels: type.channels,
+                    filter: settings.filter, picks: picks, rows: rows)
             }
+            p = []
+            return try PNGWriter.assemble(
+                head: PNGWriter.head(
+                    width: image.width, height: image.height, colorType: Int(type.rawValue), bitDepth: C.bitWidth),
+                compressing: filtered, level: settings.level)
         }
+        let samples: [C] = type == .palette ? [] : pack(p, type, image)
         var params = tp_png_params()
         params.color_type = type.rawValue
         params.bit_depth = Int32(C.bitWidth)
@@ -158,7 +197,7 @@ public enum ImageEncoder {
     }
 
     /// Interleaved samples of the chosen color type (RGBA passes through untouched).
-    static func pack<C: PixelChannel>(_ p: [C], _ type: PNGColorType, _ image: Image) -> [C] {
+    static func pack<C: PixelChannel>(_ p: [C], _ type: PNGColorType, _ image: Shape) -> [C] {
         let n = image.pixelCount
         switch type {
         case .rgba, .palette: return p
@@ -253,7 +292,7 @@ public enum ImageEncoder {
         }
         guard case .rgba8(let p) = img.pixels else { preconditionFailure("8-bit after to8Bit") }
         let type: PNGColorType = img.layout == .gray ? .gray : .rgb
-        let samples = pack(p, type, img)
+        let samples = pack(p, type, Shape(width: img.width, height: img.height, layout: img.layout))
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var err = [CChar](repeating: 0, count: 256)

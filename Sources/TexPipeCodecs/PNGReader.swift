@@ -24,29 +24,42 @@ enum PNGReader {
 
     /// The image, or nil when the file is not one this reader takes (or has more than `maxPixels`).
     static func decode(_ bytes: [UInt8], maxPixels: Int = Image.defaultMaxPixels) -> Image? {
-        bytes.withUnsafeBufferPointer { decode($0, maxPixels: maxPixels) }
+        var file = bytes
+        return decode(taking: &file, maxPixels: maxPixels)
     }
 
-    static func decode(_ file: UnsafeBufferPointer<UInt8>, maxPixels: Int) -> Image? {
-        guard let layout = scan(file), layout.width * layout.height <= maxPixels else { return nil }
+    /// The same, from bytes the caller gives up: on success `file` is emptied (its buffer freed
+    /// if the caller held no other reference); on nil it is left exactly as it was, for libpng.
+    ///
+    /// Several IDAT chunks are made one contiguous zlib stream in the file's own buffer — their
+    /// data moved together over the 12 bytes of chunk framing between them — and put back when
+    /// the reader steps aside, so no second copy of the compressed data exists: a file that does
+    /// not compress (noise) peaks at its bytes plus the image's, not twice its bytes plus the
+    /// image's (docs/performance.md "Memory").
+    static func decode(taking file: inout [UInt8], maxPixels: Int) -> Image? {
+        guard let layout = file.withUnsafeBufferPointer({ scan($0) }), layout.width * layout.height <= maxPixels
+        else { return nil }
         let (w, h, s) = (layout.width, layout.height, layout.samples)
         let filteredRow = 1 + s * w
         let filteredSize = h * filteredRow
         let capacity = max(4 * w * h, filteredSize)
         let tail = capacity - filteredSize
         var ok = false
-        let pixels = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            count = 4 * w * h
-            guard let base = buffer.baseAddress,
-                inflate(file, layout.idat, into: base + tail, size: filteredSize)
-            else {
-                buffer.initialize(repeating: 0)
-                return
+        let pixels = file.withUnsafeMutableBufferPointer { file in
+            [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                count = 4 * w * h
+                guard let base = buffer.baseAddress, inflate(file, layout.idat, into: base + tail, size: filteredSize)
+                else {
+                    buffer.initialize(repeating: 0)
+                    return
+                }
+                ok = unfilterRows(base, tail: tail, width: w, height: h, samples: s)
+                if !ok { buffer.initialize(repeating: 0) }
             }
-            ok = unfilterRows(base, tail: tail, width: w, height: h, samples: s)
-            if !ok { buffer.initialize(repeating: 0) }
         }
-        return ok ? Image(width: w, height: h, pixels: .rgba8(pixels)) : nil
+        guard ok else { return nil }
+        file = []
+        return Image(width: w, height: h, pixels: .rgba8(pixels))
     }
 
     struct Layout {
@@ -114,13 +127,15 @@ enum PNGReader {
     }
 
     /// Inflates the IDAT data into exactly `size` bytes at `out`; false unless the stream is whole,
-    /// produces exactly `size` bytes and is the last thing in the IDAT run.
+    /// produces exactly `size` bytes and is the last thing in the IDAT run. The file is as it was
+    /// when this returns.
     static func inflate(
-        _ file: UnsafeBufferPointer<UInt8>, _ idat: [(offset: Int, length: Int)], into out: UnsafeMutablePointer<UInt8>,
-        size: Int
+        _ file: UnsafeMutableBufferPointer<UInt8>, _ idat: [(offset: Int, length: Int)],
+        into out: UnsafeMutablePointer<UInt8>, size: Int
     ) -> Bool {
         guard let decompressor = libdeflate_alloc_decompressor() else { return false }
         defer { libdeflate_free_decompressor(decompressor) }
+        let base = file.baseAddress!
         func run(_ input: UnsafeRawPointer, _ count: Int) -> Bool {
             var consumed = 0
             var produced = 0
@@ -128,15 +143,30 @@ enum PNGReader {
             return result == LIBDEFLATE_SUCCESS && consumed == count && produced == size
         }
         if idat.count == 1 {
-            return run(file.baseAddress! + idat[0].offset, idat[0].length)
+            return run(base + idat[0].offset, idat[0].length)
         }
-        // Several IDAT chunks: one contiguous stream first (the compressed size, small next to the image).
-        var joined = [UInt8]()
-        joined.reserveCapacity(idat.reduce(0) { $0 + $1.length })
-        for chunk in idat {
-            joined.append(contentsOf: UnsafeBufferPointer(start: file.baseAddress! + chunk.offset, count: chunk.length))
+        // Several IDAT chunks: their data moved together behind the first's (left, in order, so
+        // nothing is overwritten before it has moved); the framing between two chunks is kept
+        // aside first (still in place then: every move so far ended before it).
+        var framing: [[UInt8]] = []
+        var end = idat[0].offset + idat[0].length
+        for (previous, chunk) in zip(idat, idat.dropFirst()) {
+            let gap = previous.offset + previous.length
+            framing.append(Array(UnsafeBufferPointer(start: base + gap, count: chunk.offset - gap)))
+            (base + end).update(from: base + chunk.offset, count: chunk.length)
+            end += chunk.length
         }
-        return joined.withUnsafeBytes { run($0.baseAddress!, $0.count) }
+        let ok = run(base + idat[0].offset, end - idat[0].offset)
+        // Put back, the last chunk first (right, so again nothing is overwritten before it moves),
+        // then its framing, which lies past every chunk still to move.
+        for k in stride(from: idat.count - 1, through: 1, by: -1) {
+            let chunk = idat[k]
+            end -= chunk.length
+            (base + chunk.offset).update(from: base + end, count: chunk.length)
+            let gap = framing[k - 1]
+            (base + chunk.offset - gap.count).update(from: gap, count: gap.count)
+        }
+        return ok
     }
 
     /// Unfilters every row from the tail of `base` into RGBA8 at its head (see the type's comment

@@ -19,6 +19,37 @@ enum PNGWriter {
         channels: Int, level: Int, filter: PNGSettings.Filter, palette: [UInt8] = [], trns: [UInt8] = [],
         rows scheduler: any RowScheduler = SerialRows()
     ) throws -> [UInt8] {
+        let data = filtered(
+            samples: samples, width: width, height: height, rowBytes: rowBytes, colorType: colorType,
+            bitDepth: bitDepth, channels: channels, filter: filter, rows: scheduler)
+        return try assemble(
+            head: head(
+                width: width, height: height, colorType: colorType, bitDepth: bitDepth, palette: palette, trns: trns),
+            compressing: data, level: level)
+    }
+
+    /// Signature, IHDR and, for color type 3, PLTE and tRNS.
+    static func head(
+        width: Int, height: Int, colorType: Int, bitDepth: Int, palette: [UInt8] = [], trns: [UInt8] = []
+    ) -> [UInt8] {
+        var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        chunk(&head, "IHDR", be32(width) + be32(height) + [UInt8(bitDepth), UInt8(colorType), 0, 0, 0])
+        if colorType == 3 {
+            chunk(&head, "PLTE", palette)
+            if !trns.isEmpty { chunk(&head, "tRNS", trns) }
+        }
+        return head
+    }
+
+    /// The filtered rows (a filter byte, then the row) that the zlib stream compresses.
+    ///
+    /// `picks`: when given, `samples` are RGBA rows (`width` × 4 samples) and each output pixel takes
+    /// these channels of them (RGB: [0, 1, 2]; gray + alpha: [0, 3]), packed row by row as the rows
+    /// are filtered — no packed copy of the image exists (docs/performance.md "Memory").
+    static func filtered(
+        samples: UnsafeRawBufferPointer, width: Int, height: Int, rowBytes: Int, colorType: Int, bitDepth: Int,
+        channels: Int, filter: PNGSettings.Filter, picks: [Int]? = nil, rows scheduler: any RowScheduler = SerialRows()
+    ) -> [UInt8] {
         let bpp = max(1, channels * bitDepth / 8)
         let stride = rowBytes + 1
         let choices: [Int] = {
@@ -32,23 +63,59 @@ enum PNGWriter {
             }
         }()
         let source = samples.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let rowSource = RowSource(
+            base: source, rowBytes: picks == nil ? rowBytes : width * 4 * (bitDepth / 8), width: width,
+            sampleBytes: max(1, bitDepth / 8), picks: picks ?? [])
         // Every byte is written (a filter byte and the row), so no zero fill. Rows depend only on
         // the unfiltered rows, so bands of them run on the cores the engine lends, same bytes.
-        let filtered = [UInt8](unsafeUninitializedCapacity: stride * height) { out, count in
+        return [UInt8](unsafeUninitializedCapacity: stride * height) { out, count in
             let out = out.baseAddress!
             scheduler.forEachBand(rows: height, pixelsPerRow: width) { rows in
                 filterRows(
-                    rows, source, rowBytes: rowBytes, bpp: bpp, swapBytes: bitDepth == 16, choices: choices, into: out)
+                    rows, rowSource, rowBytes: rowBytes, bpp: bpp, swapBytes: bitDepth == 16, choices: choices,
+                    into: out)
             }
             count = stride * height
         }
-        var head: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        chunk(&head, "IHDR", be32(width) + be32(height) + [UInt8(bitDepth), UInt8(colorType), 0, 0, 0])
-        if colorType == 3 {
-            chunk(&head, "PLTE", palette)
-            if !trns.isEmpty { chunk(&head, "tRNS", trns) }
+    }
+
+    /// Where a row's unfiltered bytes come from: stored as they are, or picked from RGBA rows.
+    struct RowSource {
+        var base: UnsafePointer<UInt8>
+        var rowBytes: Int
+        var width: Int
+        var sampleBytes: Int
+        var picks: [Int]
+
+        /// Row y, packed, into `row` (native-endian samples).
+        func copy(_ y: Int, into row: UnsafeMutablePointer<UInt8>, count: Int) {
+            let src = base + y * rowBytes
+            if picks.isEmpty {
+                row.update(from: src, count: count)
+            } else if sampleBytes == 1 {
+                Self.pick(UnsafeRawPointer(src).assumingMemoryBound(to: UInt8.self), row, width, picks)
+            } else {
+                Self.pick(
+                    UnsafeRawPointer(src).assumingMemoryBound(to: UInt16.self),
+                    UnsafeMutableRawPointer(row).assumingMemoryBound(to: UInt16.self), width, picks)
+            }
         }
-        return try assemble(head: head, compressing: filtered, level: level)
+
+        @inline(__always)
+        static func pick<T>(_ src: UnsafePointer<T>, _ dst: UnsafeMutablePointer<T>, _ width: Int, _ picks: [Int]) {
+            if picks == [0, 1, 2] {
+                for x in 0..<width {
+                    dst[3 * x] = src[4 * x]
+                    dst[3 * x + 1] = src[4 * x + 1]
+                    dst[3 * x + 2] = src[4 * x + 2]
+                }
+                return
+            }
+            let n = picks.count
+            for x in 0..<width {
+                for (j, c) in picks.enumerated() { dst[n * x + j] = src[4 * x + c] }
+            }
+        }
     }
 
     /// Filters one row with filter `f` into `o` and returns the heuristic's score, the sum of the
@@ -166,7 +233,7 @@ enum PNGWriter {
     /// `choices` with the smallest score. The band's first row is predicted from the source row
     /// above it, exactly as in one pass over the image.
     static func filterRows(
-        _ rows: Range<Int>, _ source: UnsafePointer<UInt8>, rowBytes: Int, bpp: Int, swapBytes: Bool, choices: [Int],
+        _ rows: Range<Int>, _ source: RowSource, rowBytes: Int, bpp: Int, swapBytes: Bool, choices: [Int],
         into out: UnsafeMutablePointer<UInt8>
     ) {
         // Scratch: the previous and current rows as stored, and one candidate per filter.
@@ -178,7 +245,7 @@ enum PNGWriter {
         let candidates = scratch + 2 * rowBytes
         /// Row y as the file stores it (16-bit samples big-endian) into `row`.
         func stored(_ y: Int, into row: UnsafeMutablePointer<UInt8>) {
-            row.update(from: source + y * rowBytes, count: rowBytes)
+            source.copy(y, into: row, count: rowBytes)
             guard swapBytes else { return }
             var i = 0
             while i + 1 < rowBytes {

@@ -1,4 +1,5 @@
 internal import CTexPipeShims
+internal import Foundation
 
 /// The process's allocator policy, set once by the CLI before any job runs.
 ///
@@ -15,4 +16,35 @@ package enum Allocator {
     /// True when the C library took the settings (glibc); elsewhere a no-op.
     @discardableResult
     public static func keepLargeBuffersForReuse() -> Bool { tp_keep_large_buffers() != 0 }
+
+    /// Below this, a job's memory is not checked before it runs (a sprite never fails for memory).
+    static let checkedFrom = 8 << 20
+
+    /// What a job needs at least, before it decodes: its image and one buffer of that size (a
+    /// stage's output, the writer's filtered rows or the mip chain) — 2 × the decoded bytes at
+    /// 8 bits (docs/performance.md "Memory").
+    static func need(pixels: Int) -> Int { 2 * 4 * pixels }
+
+    /// Whether `bytes` of address space can be had now: mapped untouched and given back at once.
+    /// It fails where the image buffers would — under `ulimit -d`/`-v` (RLIMIT_DATA, RLIMIT_AS)
+    /// or strict overcommit — so such a job gets a clean error instead of a trap in the runtime.
+    static func canReserve(_ bytes: Int) -> Bool { bytes <= 0 || tp_can_reserve(bytes) != 0 }
+
+    /// When the process runs under a data or address-space limit: the limit and what is free
+    /// under it now (the limit less VmData or VmSize from /proc/self/status), in bytes.
+    static func limit() -> (limit: Int, free: Int)? {
+        var limits: [(limit: Int, key: String)] = []
+        for (resource, key) in [(RLIMIT_DATA, "VmData"), (RLIMIT_AS, "VmSize")] {
+            var r = rlimit()
+            guard getrlimit(__rlimit_resource_t(resource.rawValue), &r) == 0, r.rlim_cur != rlim_t.max else { continue }
+            limits.append((Int(clamping: r.rlim_cur), key))
+        }
+        guard !limits.isEmpty else { return nil }
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        func used(_ key: String) -> Int? {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return nil }
+            return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
+        }
+        return limits.compactMap { l in used(l.key).map { (l.limit, l.limit - $0) } }.min { $0.1 < $1.1 }
+    }
 }

@@ -13,6 +13,14 @@ enum EngineMessage {
     }
 
     static let unreadableInput = "cannot read the file"
+    static func cannotAllocate(_ need: Int, pixels: Int, free: Int?) -> String {
+        "cannot allocate \(mib(need)) MiB for the \(pixels)-pixel image"
+            + (free.map { ": \(mib($0)) MiB free under the process's memory limit" } ?? ": out of memory")
+    }
+    static func memoryNote(need: Int, limit: Int, free: Int) -> String {
+        "memory: \(mib(need)) MiB needed at least, \(mib(free)) MiB free of a \(mib(limit)) MiB limit"
+    }
+    static func mib(_ bytes: Int) -> Int { (bytes + (1 << 20) - 1) >> 20 }
     static func sprite(_ display: String, _ message: String) -> String {
         message.hasPrefix(display) ? message : "sprite \(display): \(message)"
     }

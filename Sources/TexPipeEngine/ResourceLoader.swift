@@ -90,18 +90,18 @@ public final class ResourceLoader: Sendable {
                 return image
             }
             if let error = e.error { throw CodecError(error) }
-            var bytes = e.bytes
-            if bytes == nil {  // not kept (over the budget): read again
+            // The kept bytes are handed to the decoder, which lets them go once the image is made.
+            var file: [UInt8]
+            if let kept = e.bytes.take() {
+                release(kept.count)
+                file = kept
+            } else {  // not kept (over the budget): read again
                 switch read(path) {
-                case .success(let b): bytes = b
+                case .success(let b): file = b
                 case .failure(let error): throw CodecError(error.description)
                 }
             }
-            let image = try ImageDecoder.decode(bytes!, path: path, maxPixels: maxPixels)
-            if let kept = e.bytes {
-                release(kept.count)
-                e.bytes = nil
-            }
+            let image = try ImageDecoder.decode(consume file, path: path, maxPixels: maxPixels)
             if reserve(image.width * image.height * image.depth / 2) { e.image = image }
             return image
         }

@@ -65,24 +65,34 @@ public struct RunOptions: Sendable {
 /// input's bytes. With a cache, a file whose stat matches the index is not read at all; the others
 /// are read once (the input here, the rest through the run's loader, once per run).
 struct JobInputs {
+    /// The bytes read, shared by every copy of the job's inputs, so that the job gives them up in
+    /// all of them at once when it has decoded them. A job is on one worker at a time, so the
+    /// bytes are never read and dropped concurrently.
+    final class ReadBytes: @unchecked Sendable {
+        var files: [[UInt8]?]
+        init(count: Int) { files = Array(repeating: nil, count: count) }
+    }
+    let read: ReadBytes
     /// The bytes of the job's own inputs — its input, or an atlas's sprites (the first `count`
     /// reads) — where they were read, and why one could not be.
-    var files: [[UInt8]?]
+    var files: [[UInt8]?] {
+        get { read.files }
+        nonmutating set { read.files = newValue }
+    }
     var errors: [String?]
     var digests: [(path: String, digest: String?)] = []
     var hash: String
 
-    var input: [UInt8]? { files[0] }
     var inputError: String? { errors[0] }
 
     init(_ job: Job, cache: Cache?, loader: ResourceLoader, base: String) {
         let own = job.atlas?.sprites.count ?? 1
-        files = Array(repeating: nil, count: own)
+        read = ReadBytes(count: own)
         errors = Array(repeating: nil, count: own)
         for (k, path) in job.reads.enumerated() {
             if k < own {
                 if let cache {
-                    let digest = cache.digest(of: path, bytes: &files[k])
+                    let digest = cache.digest(of: path, bytes: &read.files[k])
                     if digest == nil, case .failure(let message) = FileReader.read(path) {
                         errors[k] = message.description
                     }
@@ -91,7 +101,7 @@ struct JobInputs {
                 }
                 switch FileReader.read(path) {
                 case .success(let bytes):
-                    files[k] = bytes
+                    read.files[k] = bytes
                     digests.append((path, Cache.sha256(bytes)))
                 case .failure(let message):
                     errors[k] = message.description
@@ -113,10 +123,10 @@ struct JobInputs {
     /// is taken again from the bytes read, so an entry always describes what was processed.
     mutating func load(base: String) {
         var changed = false
-        for k in files.indices where files[k] == nil && errors[k] == nil && k < digests.count {
+        for k in read.files.indices where read.files[k] == nil && errors[k] == nil && k < digests.count {
             switch FileReader.read(digests[k].path) {
             case .success(let bytes):
-                files[k] = bytes
+                read.files[k] = bytes
                 let sha = Cache.sha256(bytes)
                 if sha != digests[k].digest {
                     digests[k].digest = sha
@@ -405,10 +415,9 @@ public enum Runner {
     /// Runs `stages` over `images`, loading the images they read through the run's loader; notes
     /// and, when `timed`, seconds per stage go into `result`.
     static func applyStages(
-        _ stages: [any Stage], to images: [Image], _ context: inout StageContext, _ options: RunOptions,
+        _ stages: [any Stage], to images: consuming [Image], _ context: inout StageContext, _ options: RunOptions,
         loader: ResourceLoader, result: inout JobResult, timed: Bool = true, prefix: String = ""
     ) -> Result<[Image], StageFailure> {
-        var images = images
         for stage in stages {
             let t = DispatchTime.now().uptimeNanoseconds
             let name = type(of: stage).name
@@ -421,7 +430,12 @@ public enum Runner {
                 }
             }
             do {
-                images = try images.flatMap { try stage.applied(to: $0, context: &context) }
+                // Each image is handed over, not shared, so a per-pixel stage changes its pixels in
+                // place instead of copying them (docs/performance.md "Memory").
+                var inputs = consume images
+                inputs.reverse()
+                images = []
+                while let image = inputs.popLast() { images += try stage.applied(to: consume image, context: &context) }
             } catch {
                 return .failure(StageFailure(message: "\(error)", stage: name))
             }
@@ -446,20 +460,28 @@ public enum Runner {
     /// each written atomically and recorded in `result`; the bytes kept in `encoded` for a remote
     /// cache. nil, or the failure's message.
     static func write(
-        _ images: [Image], to outputs: [PlannedOutput], _ job: Job, _ options: RunOptions, rows: any RowScheduler,
-        base: String, _ result: inout JobResult, _ encoded: inout [[UInt8]], _ clock: inout WriteClock
+        _ images: consuming [Image], to outputs: [PlannedOutput], _ job: Job, _ options: RunOptions,
+        rows: any RowScheduler, base: String, _ result: inout JobResult, _ encoded: inout [[UInt8]],
+        _ clock: inout WriteClock
     ) -> String? {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { clock.total += DispatchTime.now().uptimeNanoseconds - start }
+        // Each output takes its images out of the list, so the encoder holds the only reference
+        // and frees the pixels as soon as it no longer needs them (docs/performance.md "Memory").
+        var slots: [Image?] = (consume images).map { $0 }
         var next = 0
         for output in outputs {
             let t = DispatchTime.now().uptimeNanoseconds
-            let group = Array(images[next..<(next + output.levels)])
+            var group: [Image] = []
+            for k in next..<(next + output.levels) {
+                group.append(slots[k]!)
+                slots[k] = nil
+            }
             next += output.levels
             do {
                 let bytes: [UInt8]
                 switch output.format {
-                case .png: bytes = try ImageEncoder.png(group[0], job.png, rows: rows)
+                case .png: bytes = try ImageEncoder.png(group.removeLast(), job.png, rows: rows)
                 case .jpeg: bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
                 case .texture(let container):
                     bytes = try TextureEncoder.encode(group, job.texture, container: container, rows: rows)
@@ -485,6 +507,20 @@ public enum Runner {
             .init(path: PathText.relative(output.path, to: base), sha256: Cache.sha256(bytes), bytes: bytes.count))
     }
 
+    /// Whether the job's image fits in the memory the process may still take (docs/guarantees.md
+    /// "Bounded"): nil, or the one-line reason it does not. Under a data or address-space limit,
+    /// the job's notes say what it needs and what is free.
+    static func admitted(_ job: Job, _ result: inout JobResult) -> String? {
+        let need = Allocator.need(pixels: job.pixels)
+        guard need >= Allocator.checkedFrom else { return nil }
+        let limit = Allocator.limit()
+        if let limit {
+            result.notes.append(EngineMessage.memoryNote(need: need, limit: limit.limit, free: limit.free))
+        }
+        if Allocator.canReserve(need) { return nil }
+        return EngineMessage.cannotAllocate(need, pixels: job.pixels, free: limit.map { max(0, $0.free) })
+    }
+
     /// Decode → stages → encode → atomic write → cache entry. Also hands back the bytes written,
     /// for a remote cache to upload.
     static func runLocally(
@@ -505,10 +541,15 @@ public enum Runner {
         if job.atlas != nil {
             return runAtlas(job, in: plan, options, prepared, inputs, rows: rows, loader: loader)
         }
-        guard let data = inputs.input else { return fail(inputs.inputError ?? EngineMessage.unreadableInput) }
+        guard let data = inputs.read.files[0] else {
+            return fail(inputs.inputError ?? EngineMessage.unreadableInput)
+        }
+        // The file's bytes go as soon as they are decoded: only the image stays in flight.
+        inputs.read.files[0] = nil
+        if let message = admitted(job, &result) { return fail(message, stage: "decode") }
         var images: [Image]
         do {
-            var image = try ImageDecoder.decode(data, path: job.input, maxPixels: options.maxPixels)
+            var image = try ImageDecoder.decode(consume data, path: job.input, maxPixels: options.maxPixels)
             image.alpha = job.inputAlpha
             images = [image]
         } catch {
@@ -516,7 +557,7 @@ public enum Runner {
         }
         result.timings.append(("decode", elapsed(since: t)))
         var context = stageContext(job, options, rows: rows)
-        switch applyStages(job.stages, to: images, &context, options, loader: loader, result: &result) {
+        switch applyStages(job.stages, to: consume images, &context, options, loader: loader, result: &result) {
         case .success(let out): images = out
         case .failure(let f): return fail(f.message, stage: f.stage)
         }
@@ -527,7 +568,7 @@ public enum Runner {
         }
         var clock = WriteClock()
         if let message = write(
-            images, to: job.outputs, job, options, rows: rows, base: base, &result, &encoded, &clock)
+            consume images, to: job.outputs, job, options, rows: rows, base: base, &result, &encoded, &clock)
         {
             return fail(message)
         }

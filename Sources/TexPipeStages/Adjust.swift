@@ -49,10 +49,10 @@ public struct Adjust: Stage {
                 ]))
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         if !hsv && contrast == 1 && gamma == 1 { return [image] }
-        var out = image
-        out.runInBands(Kernel(adjust: self, hsv: hsv, premultiplied: image.alpha == .premultiplied), on: context.rows)
+        var out = consume image
+        out.runInBands(Kernel(adjust: self, hsv: hsv, premultiplied: out.alpha == .premultiplied), on: context.rows)
         return [out]
     }
 

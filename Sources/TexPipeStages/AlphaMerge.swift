@@ -25,7 +25,7 @@ public struct AlphaMerge: Stage {
 
     public func planned(_ input: Signature) throws -> [Signature] { [try input.drawnOn(by: Self.name)] }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         var map = try context.image(path, label: "alpha")
         guard map.width == image.width && map.height == image.height else {
             throw StageError(
@@ -34,7 +34,7 @@ public struct AlphaMerge: Stage {
                     imageHeight: image.height))
         }
         map = image.depth == 16 ? map.to16Bit() : map.to8Bit()
-        var out = image
+        var out = consume image
         switch (out.pixels, map.pixels) {
         case (.rgba8(var p), .rgba8(let m)):
             Self.merge(&p, m)

@@ -33,7 +33,7 @@ public struct AlphaSplit: Stage {
         return [diffuse, alpha]
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         var diffuse = bleed ? Bleed().bled(image).image : image
         diffuse.runInBands(AlphaToMax(), on: context.rows)
         diffuse.layout = .rgb

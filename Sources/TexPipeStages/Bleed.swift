@@ -39,7 +39,7 @@ public struct Bleed: Stage {
         return [input]
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         let (out, unreached) = bled(image)
         if let radius, unreached > 0 {
             context.notes.append("\(unreached) pixels not reached within radius \(radius); their RGB is 0")
@@ -49,10 +49,10 @@ public struct Bleed: Stage {
 
     /// The bled image and how many pixels no ring reached (all of them when no pixel is above
     /// the threshold).
-    public func bled(_ image: Image) -> (image: Image, unreached: Int) {
-        var out = image
+    public func bled(_ image: __owned Image) -> (image: Image, unreached: Int) {
+        var out = consume image
         var unreached = 0
-        let (w, h, t, r) = (image.width, image.height, threshold, radius)
+        let (w, h, t, r) = (out.width, out.height, threshold, radius)
         out.pixels.modify(
             { p in
                 unreached = p.withUnsafeMutableBufferPointer {

@@ -56,8 +56,8 @@ public struct ColorKey: Stage {
         return [input]
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
-        var out = image
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
+        var out = consume image
         // `all` is per pixel, so it may run in row bands; `edges` floods from the border.
         if region == .all {
             out.runInBands(Kernel(stage: self), on: context.rows)

@@ -223,51 +223,65 @@ public struct Composite: Stage {
 
     public func planned(_ input: Signature) throws -> [Signature] { [try input.drawnOn(by: Self.name)] }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
-        var canvas = LayerCanvas.floats(image)
-        // The incoming image as it arrived, kept only when a layer draws it ("@input").
-        let incoming = layers.contains { if case .image(nil) = $0.content { true } else { false } } ? canvas : []
-        let size = (width: image.width, height: image.height)
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
+        var out = consume image
+        let size = (width: out.width, height: out.height)
+        // The incoming image as it arrived, kept (as stored, not as Floats) only when a layer
+        // draws it ("@input"): the canvas below is drawn over in place.
+        let incoming: Image? = layers.contains { if case .image(nil) = $0.content { true } else { false } } ? out : nil
+        var sources: [LayerCanvas.Source] = []
         for l in layers {
-            var source: [SIMD4<Float>]
+            let content: LayerCanvas.Content
             switch l.content {
             case .color(let c):
-                source = Array(repeating: SIMD4(Float(c.r), Float(c.g), Float(c.b), Float(c.a)), count: canvas.count)
+                content = .color(SIMD4(Float(c.r), Float(c.g), Float(c.b), Float(c.a)))
             case .image(let path):
                 if let path {
-                    let layerImage = try LayerCanvas.fitted(
-                        context.image(path, label: l.label + ".image"), l.fit, canvas: size, colorSpace: .srgb,
-                        context: &context)
-                    source = LayerCanvas.placed(
-                        LayerCanvas.floats(layerImage), layerImage.width, layerImage.height, fit: l.fit,
-                        offset: l.offset, canvas: size)
+                    content = .image(
+                        try LayerCanvas.fitted(
+                            context.image(path, label: l.label + ".image"), l.fit, canvas: size, colorSpace: .srgb,
+                            context: &context))
                 } else {
-                    source = LayerCanvas.placed(
-                        incoming, image.width, image.height, fit: l.fit, offset: l.offset, canvas: size)
+                    content = .image(incoming!)
                 }
             case .gradient(let from, let to, let angle):
-                source = LayerCanvas.gradient(from: from, to: to, angle: angle, canvas: size)
+                content = .gradient(from: from, to: to, angle: angle)
             case .text(let t):
                 guard let renderer = context.text else { throw StageError(.noTextRenderer(label: l.label)) }
                 let bitmap = try renderer.rendered(
                     t.text, font: context.font(t.font, label: l.label + ".font"), size: t.size,
                     outline: t.outline?.width ?? 0)
-                source = LayerCanvas.text(t, bitmap, offset: l.offset, canvas: size)
+                content = .text(t, bitmap)
             }
-            if let m = l.mask {
-                let mask = try LayerCanvas.fitted(
-                    context.image(m, label: l.label + ".mask"), l.fit, canvas: size, colorSpace: .linear,
+            let mask = try l.mask.map {
+                try LayerCanvas.fitted(
+                    context.image($0, label: l.label + ".mask"), l.fit, canvas: size, colorSpace: .linear,
                     context: &context)
-                let placed = LayerCanvas.placed(
-                    LayerCanvas.floats(mask), mask.width, mask.height, fit: l.fit, offset: (0, 0), canvas: size)
-                LayerCanvas.scaleAlpha(&source, byCoverageOf: placed, opacity: Float(l.opacity))
-            } else if l.opacity < 1 {
-                LayerCanvas.scaleAlpha(&source, by: Float(l.opacity))
             }
-            l.blend.composite(source, over: &canvas, atop: l.op == .sourceAtop)
+            sources.append(LayerCanvas.Source(content: content, mask: mask, layer: l))
         }
-        var out = image
-        out.pixels = LayerCanvas.pixels(canvas, depth: image.depth)
+        // Band by band: the canvas rows as straight Floats, each layer's rows drawn over them, the
+        // result rounded back into the same rows. Only a band's rows are ever Floats, so the stage
+        // holds the image and its layers as stored (docs/performance.md "Memory"); every pixel
+        // goes through the same arithmetic as over a whole canvas, so the bytes are the same.
+        let chunk = max(1, LayerCanvas.bandPixels / size.width)
+        func draw<C: PixelChannel>(_ p: UnsafeMutableBufferPointer<C>) {
+            context.rows.forEachBand(rows: size.height, pixelsPerRow: size.width) { band in
+                var y = band.lowerBound
+                while y < band.upperBound {
+                    let rows = y..<min(band.upperBound, y + chunk)
+                    let span = UnsafeMutableBufferPointer(
+                        rebasing: p[(rows.lowerBound * size.width * 4)..<(rows.upperBound * size.width * 4)])
+                    var canvas = LayerCanvas.floats(UnsafeBufferPointer(span))
+                    for source in sources { source.draw(over: &canvas, rows: rows, canvas: size) }
+                    LayerCanvas.store(canvas, into: span)
+                    y = rows.upperBound
+                }
+            }
+        }
+        out.pixels.modify(
+            { p in p.withUnsafeMutableBufferPointer { draw($0) } },
+            { p in p.withUnsafeMutableBufferPointer { draw($0) } })
         out.layout = .rgba
         out.lossless = false
         return [out]

@@ -41,7 +41,7 @@ public struct Crop: Stage {
         return [out]
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         try check(image.width, image.height)
         return [
             image.produced(

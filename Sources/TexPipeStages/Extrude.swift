@@ -26,7 +26,7 @@ public struct Extrude: Stage {
         return [out]
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         guard pixels > 0 else { return [image] }
         return [image.produced(width: image.width + 2 * pixels, height: image.height + 2 * pixels, Kernel(n: pixels))]
     }

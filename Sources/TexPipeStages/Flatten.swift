@@ -14,9 +14,9 @@ public struct Flatten: Stage {
     public init(_ arguments: Arguments) { color = arguments.color("color") }
     public init(color: Color) { self.color = color }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
-        var out = image
-        out.runInBands(FlattenKernel(color: color, premultiplied: image.alpha == .premultiplied), on: context.rows)
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
+        var out = consume image
+        out.runInBands(FlattenKernel(color: color, premultiplied: out.alpha == .premultiplied), on: context.rows)
         return [out]
     }
 

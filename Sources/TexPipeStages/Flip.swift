@@ -17,33 +17,39 @@ public struct Flip: Stage {
     public init(_ arguments: Arguments) { axis = arguments.choice("axis", as: Axis.self) }
     public init(axis: Axis) { self.axis = axis }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
-        [image.produced(width: image.width, height: image.height, Kernel(axis: axis))]
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
+        var out = consume image
+        out.run(Kernel(axis: axis))
+        return [out]
     }
 
-    struct Kernel: CopyKernel {
+    /// In place: each pixel swaps with its mirror image, so the pair is visited once.
+    struct Kernel: InPlaceKernel {
         var axis: Axis
-        func run<C: PixelChannel>(
-            _ src: UnsafeBufferPointer<C>, srcWidth w: Int, srcHeight h: Int,
-            _ dst: UnsafeMutableBufferPointer<C>, width: Int, height: Int
-        ) {
+        func run<C: PixelChannel>(_ p: UnsafeMutableBufferPointer<C>, width w: Int, height h: Int) {
             let mirrorX = axis != .vertical
             let mirrorY = axis != .horizontal
-            for y in 0..<h {
-                let sy = mirrorY ? h - 1 - y : y
-                let srow = sy * w * 4
-                let drow = y * w * 4
+            // Rows top and bottom swap (vertical, both); each row reverses its pixels (horizontal, both).
+            let rows = mirrorY ? (h + 1) / 2 : h
+            for y in 0..<rows {
+                let top = y * w * 4
+                let bottom = (mirrorY ? h - 1 - y : y) * w * 4
                 if !mirrorX {
-                    _ = UnsafeMutableBufferPointer(rebasing: dst[drow..<drow + w * 4])
-                        .update(fromContentsOf: UnsafeBufferPointer(rebasing: src[srow..<srow + w * 4]))
+                    if top != bottom { swapRuns(p, top, bottom, count: w * 4) }
                     continue
                 }
-                for x in 0..<w {
-                    let s = srow + (w - 1 - x) * 4
-                    let d = drow + x * 4
-                    copyPixel(src, s, to: dst, d)
+                // Pixel x of one row with pixel w−1−x of the other (the same row when they meet).
+                let pairs = top == bottom ? w / 2 : w
+                for x in 0..<pairs {
+                    let a = top + x * 4
+                    let b = bottom + (w - 1 - x) * 4
+                    for c in 0..<4 { p.swapAt(a + c, b + c) }
                 }
             }
+        }
+
+        @inline(__always) func swapRuns<C>(_ p: UnsafeMutableBufferPointer<C>, _ a: Int, _ b: Int, count: Int) {
+            for i in 0..<count { p.swapAt(a + i, b + i) }
         }
     }
 }

@@ -112,7 +112,7 @@ public struct Mipmaps: Stage {
     /// Up to `context.wholeFloatPixels` (the engine's memory policy), the filters that read level 0
     /// for every level (all but `box`) convert it to Float once (16 B a pixel) instead of once per
     /// level; above it, memory wins.
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         let wholeLevel0Pixels = context.wholeFloatPixels
         let chain = sizes(image.width, image.height)
         var levels: [Image] = [image]
@@ -204,20 +204,26 @@ public struct Mipmaps: Stage {
     }
 
     /// Levels 1… when `coverage` is set: it measures level 0 and rescales each level's alpha as a
-    /// whole, so these levels are made as Float images (the box chain continues from the unscaled level).
+    /// whole, so each level is made whole in Float — one at a time, resampled from level 0's rows
+    /// converted as they are read (or, for `box`, from the unscaled level above, the only other
+    /// Float level kept) — and quantised before the next is made. Level 0 is measured from its
+    /// rows; the candidate scales are judged from their alpha alone, never made as images.
     func coverageLevels(
         _ image: Image, _ chain: [(width: Int, height: Int)], reference: Double, context: inout StageContext
     ) -> [Image] {
-        let base = FloatImage(image, colorSpace: colorSpace)
+        let source = ConvertedRows(image: image, colorSpace: colorSpace)
         let coverage = Coverage(reference: Float(reference), edge: edge)
-        let target = coverage.measure(base)
+        let target = coverage.measure(source)
         var report = ["coverage ≥ \(ValueText.number(reference)): level 0 \(Coverage.percent(target))"]
         var levels: [Image] = []
-        var previous = base
+        var previous: FloatImage?
         for (n, (w, h)) in chain.enumerated().dropFirst() {
-            let level = (filter == .box ? previous : base).resampled(width: w, height: h, filter: filter, edge: edge)
-            previous = level
-            let (scaled, achieved) = coverage.preserved(level, target: target, levels: image.depth == 16 ? 65535 : 255)
+            let level =
+                previous?.resampled(width: w, height: h, filter: filter, edge: edge)
+                ?? source.streamResampled(width: w, height: h, filter: filter, edge: edge)
+            previous = filter == .box ? level : nil
+            let (scaled, achieved) = coverage.preserved(
+                consume level, target: target, levels: image.depth == 16 ? 65535 : 255)
             report.append("level \(n) \(Coverage.percent(achieved))")
             levels.append(scaled.image(depth: image.depth, alpha: image.alpha, colorSpace: colorSpace))
         }
@@ -286,19 +292,21 @@ struct Coverage {
     /// The 4×4 samples of a texel sit at ±1/8 and ±3/8 texel from its centre, so each is a fixed
     /// blend of the texel and its neighbours: a horizontal pass makes 4 values per texel, a
     /// vertical pass blends three such rows. O(16 · texels), no per-sample clamping.
-    func histogram(_ img: FloatImage) -> [Int] {
+    /// `alphaRow(y, into)` writes row y's w alpha values (y already wrapped or clamped).
+    func histogram(width w: Int, height h: Int, alphaRow: (Int, UnsafeMutablePointer<Float>) -> Void) -> [Int] {
         var hist = [Int](repeating: 0, count: Coverage.bins)
-        let (w, h) = (img.width, img.height)
         let scale = Float(Coverage.bins - 1)
         func wrapped(_ i: Int, _ n: Int) -> Int { edge == .wrap ? ((i % n) + n) % n : min(max(i, 0), n - 1) }
+        let alpha = UnsafeMutablePointer<Float>.allocate(capacity: w)
+        defer { alpha.deallocate() }
         // Horizontal samples of row y: 4 per texel.
         func row(_ y: Int) -> [Float] {
-            let base = wrapped(y, h) * w
+            alphaRow(wrapped(y, h), alpha)
             var out = [Float](repeating: 0, count: w * 4)
             for x in 0..<w {
-                let l = img.pixels[base + wrapped(x - 1, w)].w
-                let c = img.pixels[base + x].w
-                let r = img.pixels[base + wrapped(x + 1, w)].w
+                let l = alpha[wrapped(x - 1, w)]
+                let c = alpha[x]
+                let r = alpha[wrapped(x + 1, w)]
                 out[4 * x] = 0.375 * l + 0.625 * c
                 out[4 * x + 1] = 0.125 * l + 0.875 * c
                 out[4 * x + 2] = 0.875 * c + 0.125 * r
@@ -325,6 +333,28 @@ struct Coverage {
         return hist
     }
 
+    /// The histogram of a Float level's alpha, or of its alpha as `scaled(_:by:levels:)` would
+    /// store it (without making that image).
+    func histogram(_ img: FloatImage, scale: Float? = nil, levels: Float = 0) -> [Int] {
+        img.pixels.withUnsafeBufferPointer { p in
+            histogram(width: img.width, height: img.height) { y, out in
+                for x in 0..<img.width {
+                    let a = p[y * img.width + x].w
+                    if let scale, a > 0 {
+                        out[x] = Coverage.scaledAlpha(a, scale, levels)
+                    } else {
+                        out[x] = a
+                    }
+                }
+            }
+        }
+    }
+
+    /// Alpha × scale, clamped and quantised to `levels`.
+    @inline(__always) static func scaledAlpha(_ a: Float, _ scale: Float, _ levels: Float) -> Float {
+        (min(1, a * scale) * levels).rounded() / levels
+    }
+
     /// Fraction of samples with alpha · scale ≥ reference.
     func fraction(_ hist: [Int], suffix: [Int], scale: Float) -> Double {
         guard scale > 0 else { return reference <= 0 ? 1 : 0 }
@@ -340,16 +370,26 @@ struct Coverage {
         return s
     }
 
-    func measure(_ img: FloatImage) -> Double {
-        let hist = histogram(img)
-        return fraction(hist, suffix: Coverage.suffixSums(hist), scale: 1)
+    func measure(_ img: FloatImage) -> Double { measured(histogram(img)) }
+
+    /// Level 0's coverage from its rows, converted one at a time.
+    func measure(_ rows: some FloatRowSource) -> Double {
+        let scratch = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: rows.width)
+        defer { scratch.deallocate() }
+        return measured(
+            histogram(width: rows.width, height: rows.height) { y, out in
+                let row = rows.row(y, scratch: scratch)
+                for x in 0..<rows.width { out[x] = row[x].w }
+            })
     }
+
+    func measured(_ hist: [Int]) -> Double { fraction(hist, suffix: Coverage.suffixSums(hist), scale: 1) }
 
     /// The level with alpha scaled so its coverage is closest to `target`; and that coverage.
     /// The search runs on the continuous alpha; the final candidates are judged as they will
     /// be written, with alpha quantised to the output depth (`levels` = 255 or 65535), so a level
     /// whose alpha sits on the reference cannot flip to the other side when stored.
-    func preserved(_ img: FloatImage, target: Double, levels: Float) -> (FloatImage, Double) {
+    func preserved(_ img: __owned FloatImage, target: Double, levels: Float) -> (FloatImage, Double) {
         let suffix = Coverage.suffixSums(histogram(img))
         var lo: Float = 0
         var hi: Float = 4
@@ -359,21 +399,22 @@ struct Coverage {
         }
         // The histogram bins alpha at 1/65535, so the boundary it finds can sit up to a quantum
         // away from where the stored value flips; one quantum either side covers that.
-        let candidates = [lo * (1 - 1 / levels), lo, hi, hi * (1 + 1 / levels)].map { scale -> (FloatImage, Double) in
-            let out = scaled(img, by: scale, levels: levels)
-            return (out, measure(out))
+        // Each candidate judged from its stored alpha alone; only the chosen one is made.
+        let candidates = [lo * (1 - 1 / levels), lo, hi, hi * (1 + 1 / levels)].map { scale -> (Float, Double) in
+            (scale, measured(histogram(img, scale: scale, levels: levels)))
         }
-        return candidates.min { abs($0.1 - target) < abs($1.1 - target) }!
+        let best = candidates.min { abs($0.1 - target) < abs($1.1 - target) }!
+        return (scaled(consume img, by: best.0, levels: levels), best.1)
     }
 
     /// Alpha × scale, clamped and quantised to `levels`; colors follow so the unpremultiplied
     /// color is unchanged.
-    func scaled(_ img: FloatImage, by scale: Float, levels: Float) -> FloatImage {
-        var out = img
+    func scaled(_ img: __owned FloatImage, by scale: Float, levels: Float) -> FloatImage {
+        var out = consume img
         for i in out.pixels.indices {
             let px = out.pixels[i]
             guard px.w > 0 else { continue }
-            let a = (min(1, px.w * scale) * levels).rounded() / levels
+            let a = Coverage.scaledAlpha(px.w, scale, levels)
             out.pixels[i] = SIMD4(SIMD3(px.x, px.y, px.z) * (a / px.w), a)
         }
         return out

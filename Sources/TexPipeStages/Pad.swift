@@ -46,7 +46,7 @@ public struct Pad: Stage {
         return [out]
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         let fill = color.channels(max: image.depth == 16 ? 65535 : 255, premultiplied: image.alpha == .premultiplied)
         return [
             image.produced(

@@ -13,8 +13,8 @@ public struct Premultiply: Stage {
 
     public func planned(_ input: Signature) throws -> [Signature] { [try input.converted(to: .premultiplied)] }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
-        var out = image
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
+        var out = consume image
         out.runInBands(Kernel(), on: context.rows)
         out.alpha = .premultiplied
         return [out]

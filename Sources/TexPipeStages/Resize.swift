@@ -79,7 +79,7 @@ public struct Resize: Stage {
         return [out]
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         let (w, h) = size(image.width, image.height)
         if w == image.width && h == image.height { return [image] }
         let resized = FloatImage(image, colorSpace: colorSpace).resampled(

@@ -85,7 +85,7 @@ public struct Rotate: Stage {
         return [out]
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         var rotated = quarterTurns.map { turned(image, $0) } ?? resampled(image, rows: context.rows)
         if background.a > 0 { rotated = Flatten.under(rotated, background, rows: context.rows) }
         if let shadow { return try shadow.applied(to: rotated, context: &context) }

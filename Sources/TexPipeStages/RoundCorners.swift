@@ -93,7 +93,7 @@ public struct RoundCorners: Stage {
         return area
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         let (w, h) = (Double(image.width), Double(image.height))
         let outer = Self.fitted(radii, w, h)
         guard let border, border.width > 0 else {

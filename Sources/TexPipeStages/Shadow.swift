@@ -80,7 +80,7 @@ public struct Shadow: Stage {
         }
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         let (w, h) = (image.width, image.height)
         let c = canvas(w, h)
         let src = FloatImage(image, colorSpace: .linear)

@@ -71,7 +71,7 @@ public protocol Stage: Sendable {
     /// Runs the kernel(s): one image in, one or more out. The context carries the job's limits,
     /// the images and fonts the stage declared in `reads`, the rows scheduler the engine lends
     /// cores through, and a place for notes that go into the job's result.
-    func applied(to image: Image, context: inout StageContext) throws -> [Image]
+    func applied(to image: __owned Image, context: inout StageContext) throws -> [Image]
 
     /// Images and fonts the stage needs besides its input: part of the job's cache key, read and
     /// decoded once per run by the engine.

@@ -29,7 +29,7 @@ public struct Trim: Stage {
         return [out]
     }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         guard let b = image.bounds(alphaAbove: threshold) else {
             return [image.with(width: 1, height: 1, pixels: Image(width: 1, height: 1, depth: image.depth).pixels)]
         }

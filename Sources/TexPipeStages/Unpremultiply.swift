@@ -13,8 +13,8 @@ public struct Unpremultiply: Stage {
 
     public func planned(_ input: Signature) throws -> [Signature] { [try input.converted(to: .straight)] }
 
-    public func applied(to image: Image, context: inout StageContext) throws -> [Image] {
-        var out = image
+    public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
+        var out = consume image
         out.runInBands(Kernel(), on: context.rows)
         out.alpha = .straight
         return [out]

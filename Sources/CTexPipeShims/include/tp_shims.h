@@ -69,6 +69,8 @@ void tp_free(void *p);
 // blocks up to 32 MiB from the threads' arenas and do not trim freed memory below 1 GiB.
 // Returns 0 when the C library has no such settings.
 int tp_keep_large_buffers(void);
+// 1 when `bytes` of address space can be mapped now (mapped untouched and unmapped at once).
+int tp_can_reserve(size_t bytes);
 
 // --- Text (FreeType + fontconfig). No longjmp here: both report by return codes. ---
 

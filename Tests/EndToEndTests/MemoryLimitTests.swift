@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import TexPipe
+
+/// The memory bounds of docs/performance.md "Memory", held by the kernel: the binary runs as a
+/// child under a data limit (`prlimit --data`, RLIMIT_DATA) set from what the process itself
+/// reports it uses before the job (its `--verbose` memory note), plus the SPEC's bound for the
+/// operation (2.5× the image for per-pixel chains, 3.5× the images held for the others). The
+/// bounded operations pass; with a quarter of the job's minimum need free, the job is a clean
+/// one-line "cannot allocate" error — never a crash or a hang. Memory only, no timing. (The
+/// per-pixel chain is written as PNG, the writer's path; the others as uncompressed KTX2, which
+/// keeps the debug binary's run short.)
+@Suite("memory limits")
+struct MemoryLimitTests {
+    static let side = 2048
+    static let mib = 1 << 20
+    /// The decoded image: 2048² RGBA8.
+    static var decoded: Int { side * side * 4 }
+
+    /// A 2048² RGBA8 noise image (so its file does not compress and counts in full).
+    static func noise(_ path: String, seed: UInt64) throws {
+        var state = seed
+        var bytes = [UInt8](repeating: 0, count: decoded)
+        for i in bytes.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes[i] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        var settings = PNGSettings.standard
+        settings.level = 1
+        let png = try ImageEncoder.png(Image(width: side, height: side, pixels: .rgba8(bytes)), settings)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(png)))
+    }
+
+    static func limited(_ megabytes: Int, in dir: String, verbose: Bool = false) throws -> CLI.Output {
+        // Every run from the same start (no cache index: each reads its files as the first did).
+        try? FileManager.default.removeItem(atPath: dir + "/.texpipe")
+        return try CLI.run(
+            ["run", "--jobs", "1", "--force", verbose ? "--verbose" : "--quiet", "--no-progress"], in: dir,
+            wrapper: ["/usr/bin/timeout", "600", "/usr/bin/prlimit", "--data=\(megabytes * mib)"])
+    }
+
+    /// `memory: N MiB needed at least, F MiB free of a L MiB limit` → L − F, what the process used.
+    static func used(_ output: String) -> Int? {
+        guard let line = output.split(separator: "\n").first(where: { $0.contains("memory: ") }) else { return nil }
+        let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        guard numbers.count >= 3 else { return nil }
+        return numbers[numbers.count - 1] - numbers[numbers.count - 2]
+    }
+
+    @Test(
+        arguments: [
+            ("color-key", ##"[{ "stage": "color-key", "color": "#00ff00" }]"##, "png", 2.5, 1.0),
+            ("composite", #"[{ "stage": "composite", "layers": [{ "image": "layer.png", "blend": "overlay" }] }]"#,
+             "ktx2", 3.5, 2.0),
+            ("mipmaps", #"[{ "stage": "mipmaps" }]"#, "ktx2", 3.5, 4.0 / 3),
+            ("rotate", #"[{ "stage": "rotate", "degrees": 17, "filter": "bilinear" }]"#, "ktx2", 3.5, 1 + 1.5601),
+        ])
+    func boundedOperationsFitAndATightLimitIsAClearError(
+        name: String, stages: String, ext: String, bound: Double, held: Double
+    ) throws {
+        let w = try Workspace()
+        try Self.noise(w.path + "/image.png", seed: 7)
+        if name == "composite" { try Self.noise(w.path + "/layer.png", seed: 8) }
+        w.manifest(
+            #"{ "version": 1, "output": "out", "pipelines": [{ "name": "m", "inputs": ["image.png"], "output": "{file}."#
+                + ext + #"", "stages": "# + stages + " }] }")
+        let generous = try Self.limited(16 << 10, in: w.path, verbose: true)
+        #expect(generous.status == 0, "\(generous.stderr)")
+        let used = try #require(Self.used(generous.stdout), "no memory note in: \(generous.stdout)")
+
+        // Room for the SPEC's bound on top of what the process had before the job.
+        let bound = Int((bound * held * Double(Self.decoded)).rounded(.up)) / Self.mib
+        let fits = try Self.limited(used + bound + 4, in: w.path)
+        #expect(fits.status == 0, "\(name) under \(used) + \(bound) + 4 MiB: \(fits.stderr)")
+        #expect(FileManager.default.fileExists(atPath: w.path + "/out/image." + ext))
+
+        // A quarter of the job's least need (2 × the image) free: refused before any buffer exists.
+        let need = 2 * Self.decoded / Self.mib
+        let tight = try Self.limited(used + need / 4, in: w.path)
+        #expect(tight.status == 1, "\(name): \(tight.status) \(tight.stderr)")
+        #expect(tight.stderr.contains("image.png: decode: cannot allocate \(need) MiB"), "\(tight.stderr)")
+        #expect(tight.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }.count == 1, "\(tight.stderr)")
+    }
+}
