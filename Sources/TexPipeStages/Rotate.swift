@@ -127,85 +127,142 @@ public struct Rotate: Stage {
         }
     }
 
-    /// General angles: inverse mapping with a separable kernel, outside = transparent. The source
-    /// is premultiplied Float (sampled at random); each output row is made in Float and quantised
-    /// straight into the result, so no Float output image exists.
+    /// General angles: inverse mapping with a separable kernel, outside = transparent. The output
+    /// is made in tiles of 64 × 64 pixels: each tile converts only the source pixels its taps can
+    /// reach (premultiplied Float, exactly as a whole-image conversion would) into a small buffer
+    /// and samples from there; each band of output rows is quantised straight into the result. So
+    /// neither the source nor the output ever exists whole in Float (16 B a pixel): the stage holds
+    /// the image and its rotation as stored (docs/performance.md "Memory").
     func resampled(_ image: Image, rows scheduler: any RowScheduler) -> Image {
-        let src = FloatImage(image, colorSpace: colorSpace)
         let (ow, oh) = size(image.width, image.height)
-        func rotated<C: PixelChannel>(_: C.Type) -> [C] {
-            switch filter {
-            case .bilinear: inverseMapped(src, ow, oh, Tent.self, alpha: image.alpha, rows: scheduler)
-            case .bicubic: inverseMapped(src, ow, oh, KeysCubic.self, alpha: image.alpha, rows: scheduler)
-            case .lanczos3: inverseMapped(src, ow, oh, Lanczos3.self, alpha: image.alpha, rows: scheduler)
+        func rotated<C: PixelChannel>(_ p: [C], _ table: [Float]) -> [C] {
+            p.withUnsafeBufferPointer { src in
+                let source = Source(pixels: src, width: image.width, height: image.height, table: table, alpha: image.alpha)
+                return switch filter {
+                case .bilinear: inverseMapped(source, ow, oh, Tent.self, rows: scheduler)
+                case .bicubic: inverseMapped(source, ow, oh, KeysCubic.self, rows: scheduler)
+                case .lanczos3: inverseMapped(source, ow, oh, Lanczos3.self, rows: scheduler)
+                }
             }
         }
-        let pixels: PixelStorage = image.depth == 16 ? .rgba16(rotated(UInt16.self)) : .rgba8(rotated(UInt8.self))
+        let pixels: PixelStorage =
+            switch image.pixels {
+            case .rgba8(let p): .rgba8(rotated(p, SRGB.decode8))
+            case .rgba16(let p): .rgba16(rotated(p, SRGB.decode16))
+            }
         return image.with(width: ow, height: oh, pixels: pixels)
     }
+
+    /// The image being rotated, as stored, and how its pixels become premultiplied Floats.
+    struct Source<C: PixelChannel> {
+        var pixels: UnsafeBufferPointer<C>
+        var width: Int
+        var height: Int
+        var table: [Float]
+        var alpha: AlphaState
+    }
+
+    static let tile = 64
 
     /// The inner loop, specialised per kernel so the weight function inlines: for each output
     /// pixel, rotate its centre back, take `2 · radius` taps per axis, normalise by the weight sum
     /// (taps outside the source count as transparent).
     func inverseMapped<K: InterpolationKernel, C: PixelChannel>(
-        _ src: FloatImage, _ ow: Int, _ oh: Int, _: K.Type, alpha: AlphaState, rows scheduler: any RowScheduler
+        _ src: Source<C>, _ ow: Int, _ oh: Int, _: K.Type, rows scheduler: any RowScheduler
     ) -> [C] {
         let (w, h) = (src.width, src.height)
         let t = degrees * Double.pi / 180
         let (c, s) = (Float(cos(t)), Float(sin(t)))
         let taps = 2 * K.radius
+        let side = Self.tile
+        // The source a tile's taps can reach, at most: its rotated extent, the taps, and a margin
+        // of 2 pixels each side for the rounding of the corners' coordinates.
+        let reach = Int((Float(side) * (abs(c) + abs(s))).rounded(.up)) + taps + 6
         var result = [C](repeating: 0, count: ow * oh * 4)
+        @inline(__always) func sourcePoint(_ ox: Int, _ oy: Int) -> (u: Float, v: Float) {
+            let dx = Float(ox) + 0.5 - Float(ow) / 2
+            let dy = Float(oy) + 0.5 - Float(oh) / 2
+            return (dx * c + dy * s + Float(w) / 2 - 0.5, -dx * s + dy * c + Float(h) / 2 - 0.5)
+        }
         // Output rows are independent: bands of them run on the cores the engine lends.
-        src.pixels.withUnsafeBufferPointer { p in
-            result.withUnsafeMutableBufferPointer { result in
-                scheduler.forEachBand(rows: oh, pixelsPerRow: ow) { rows in
-                    let out = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: ow)
-                    defer { out.deallocate() }
-                    withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * taps) { weights in
-                        for oy in rows {
-                            out.initialize(repeating: .zero)
-                            let dy = Float(oy) + 0.5 - Float(oh) / 2
-                            for ox in 0..<ow {
-                                let dx = Float(ox) + 0.5 - Float(ow) / 2
-                                let u = dx * c + dy * s + Float(w) / 2 - 0.5
-                                let v = -dx * s + dy * c + Float(h) / 2 - 0.5
-                                let x0 = floorToInt(u) - K.radius + 1
-                                let y0 = floorToInt(v) - K.radius + 1
-                                if x0 + taps <= 0 || y0 + taps <= 0 || x0 >= w || y0 >= h { continue }
-                                var sx: Float = 0
-                                var sy: Float = 0
-                                for k in 0..<taps {
-                                    let wx = K.weight(u - Float(x0 + k))
-                                    let wy = K.weight(v - Float(y0 + k))
-                                    weights[k] = wx
-                                    weights[taps + k] = wy
-                                    sx += wx
-                                    sy += wy
-                                }
-                                var acc = SIMD4<Float>()
-                                if x0 >= 0, y0 >= 0, x0 + taps <= w, y0 + taps <= h {
-                                    // Inside: every tap exists, and the trip counts are the kernel's constant.
-                                    for k in 0..<taps {
-                                        var row = SIMD4<Float>()
-                                        let base = (y0 + k) * w + x0
-                                        for j in 0..<taps { row += weights[j] * p[base + j] }
-                                        acc += weights[taps + k] * row
-                                    }
-                                } else {
-                                    let xa = max(0, x0), xb = min(w, x0 + taps)
-                                    let ya = max(0, y0), yb = min(h, y0 + taps)
-                                    for yy in ya..<yb {
-                                        var row = SIMD4<Float>()
-                                        let base = yy * w
-                                        for xx in xa..<xb { row += weights[xx - x0] * p[base + xx] }
-                                        acc += weights[taps + yy - y0] * row
-                                    }
-                                }
-                                out[ox] = acc / (sx * sy)
+        result.withUnsafeMutableBufferPointer { result in
+            scheduler.forEachBand(rows: oh, pixelsPerRow: ow) { rows in
+                let out = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: ow * side)
+                let patch = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: reach * reach)
+                defer {
+                    out.deallocate()
+                    patch.deallocate()
+                }
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * taps) { weights in
+                    for ty in stride(from: rows.lowerBound, to: rows.upperBound, by: side) {
+                        let tileRows = ty..<min(rows.upperBound, ty + side)
+                        _ = out.initialize(repeating: .zero)
+                        for tx in stride(from: 0, to: ow, by: side) {
+                            let tileColumns = tx..<min(ow, tx + side)
+                            // The source rectangle under the tile: u and v are affine in (ox, oy),
+                            // so their extremes are at the corners.
+                            let corners = [
+                                sourcePoint(tileColumns.lowerBound, tileRows.lowerBound),
+                                sourcePoint(tileColumns.upperBound - 1, tileRows.lowerBound),
+                                sourcePoint(tileColumns.lowerBound, tileRows.upperBound - 1),
+                                sourcePoint(tileColumns.upperBound - 1, tileRows.upperBound - 1),
+                            ]
+                            let sx0 = max(0, floorToInt(corners.map(\.u).min()!) - K.radius - 1)
+                            let sx1 = min(w, floorToInt(corners.map(\.u).max()!) + K.radius + 3)
+                            let sy0 = max(0, floorToInt(corners.map(\.v).min()!) - K.radius - 1)
+                            let sy1 = min(h, floorToInt(corners.map(\.v).max()!) + K.radius + 3)
+                            guard sx0 < sx1, sy0 < sy1 else { continue }  // no tap lands on the source
+                            let pw = sx1 - sx0
+                            for y in sy0..<sy1 {
+                                FloatImage.load(
+                                    UnsafeBufferPointer(rebasing: src.pixels[(4 * (y * w + sx0))..<(4 * (y * w + sx1))]),
+                                    into: UnsafeMutableBufferPointer(rebasing: patch[((y - sy0) * pw)..<((y - sy0 + 1) * pw)]),
+                                    premultiplied: src.alpha == .premultiplied, space: colorSpace, table: src.table)
                             }
+                            for oy in tileRows {
+                                let row = out.baseAddress! + (oy - ty) * ow
+                                for ox in tileColumns {
+                                    let (u, v) = sourcePoint(ox, oy)
+                                    let x0 = floorToInt(u) - K.radius + 1
+                                    let y0 = floorToInt(v) - K.radius + 1
+                                    if x0 + taps <= 0 || y0 + taps <= 0 || x0 >= w || y0 >= h { continue }
+                                    var sx: Float = 0
+                                    var sy: Float = 0
+                                    for k in 0..<taps {
+                                        let wx = K.weight(u - Float(x0 + k))
+                                        let wy = K.weight(v - Float(y0 + k))
+                                        weights[k] = wx
+                                        weights[taps + k] = wy
+                                        sx += wx
+                                        sy += wy
+                                    }
+                                    var acc = SIMD4<Float>()
+                                    if x0 >= 0, y0 >= 0, x0 + taps <= w, y0 + taps <= h {
+                                        // Inside: every tap exists, and the trip counts are the kernel's constant.
+                                        for k in 0..<taps {
+                                            var sum = SIMD4<Float>()
+                                            let base = (y0 + k - sy0) * pw + x0 - sx0
+                                            for j in 0..<taps { sum += weights[j] * patch[base + j] }
+                                            acc += weights[taps + k] * sum
+                                        }
+                                    } else {
+                                        let xa = max(0, x0), xb = min(w, x0 + taps)
+                                        let ya = max(0, y0), yb = min(h, y0 + taps)
+                                        for yy in ya..<yb {
+                                            var sum = SIMD4<Float>()
+                                            let base = (yy - sy0) * pw - sx0
+                                            for xx in xa..<xb { sum += weights[xx - x0] * patch[base + xx] }
+                                            acc += weights[taps + yy - y0] * sum
+                                        }
+                                    }
+                                    row[ox] = acc / (sx * sy)
+                                }
+                            }
+                        }
+                        for oy in tileRows {
                             FloatImage.store(
-                                UnsafeBufferPointer(out), into: result.baseAddress! + 4 * ow * oy, alpha: alpha,
-                                space: colorSpace)
+                                UnsafeBufferPointer(start: out.baseAddress! + (oy - ty) * ow, count: ow),
+                                into: result.baseAddress! + 4 * ow * oy, alpha: src.alpha, space: colorSpace)
                         }
                     }
                 }

@@ -50,8 +50,10 @@ struct MemoryLimitTests {
     @Test(
         arguments: [
             ("color-key", ##"[{ "stage": "color-key", "color": "#00ff00" }]"##, "png", 2.5, 1.0),
-            ("composite", #"[{ "stage": "composite", "layers": [{ "image": "layer.png", "blend": "overlay" }] }]"#,
-             "ktx2", 3.5, 2.0),
+            (
+                "composite", #"[{ "stage": "composite", "layers": [{ "image": "layer.png", "blend": "overlay" }] }]"#,
+                "ktx2", 3.5, 2.0
+            ),
             ("mipmaps", #"[{ "stage": "mipmaps" }]"#, "ktx2", 3.5, 4.0 / 3),
             ("rotate", #"[{ "stage": "rotate", "degrees": 17, "filter": "bilinear" }]"#, "ktx2", 3.5, 1 + 1.5601),
         ])

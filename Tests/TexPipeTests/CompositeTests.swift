@@ -268,6 +268,42 @@ struct CompositeTests {
         }
     }
 
+    /// Composite draws a band of rows at a time (docs/performance.md "Memory"). A canvas several
+    /// bands tall (300 × 700 = 210,000 pixels, bands of 65,536): a tiled 7 × 5 layer moved by
+    /// (3, −2) in `multiply`, and a `center`ed 50 × 690 layer in `screen` whose edges cross the
+    /// band borders, each pixel checked against the W3C formulas on the pixel the test itself
+    /// finds under it.
+    @Test func layersCrossingBandBordersLandWhereTheFormulasSay() throws {
+        let (w, h) = (300, 700)
+        var rng = SeededRandom(seed: 91)
+        func random(_ n: Int, opaque: Bool = false) -> [[Int]] {
+            (0..<n).map { _ in [rng.int(0...255), rng.int(0...255), rng.int(0...255), opaque ? 255 : rng.int(1...255)] }
+        }
+        let backdrop = image8(w, h, random(w * h, opaque: true))
+        let tile = image8(7, 5, random(35))
+        let tall = image8(50, 690, random(50 * 690))
+        let stage = try decodeStage(
+            Composite.self,
+            #"{"layers": [{"image": "tile.png", "fit": "tile", "offset": [3, -2], "blend": "multiply"}, {"image": "tall.png", "fit": "center", "blend": "screen"}]}"#,
+            base: "/mem")
+        let out = try stage.applied(to: backdrop, images: ["/mem/tile.png": tile, "/mem/tall.png": tall])[0]
+        var worst = 0
+        for y in 0..<h {
+            for x in 0..<w {
+                var want = W3C.composite(
+                    "multiply", atop: false, backdrop: backdrop.pixel(x, y),
+                    source: tile.pixel(((x - 3) % 7 + 7) % 7, ((y + 2) % 5 + 5) % 5))
+                let (tx, ty) = (x - (w - 50) / 2, y - (h - 690) / 2)
+                if (0..<50).contains(tx) && (0..<690).contains(ty) {
+                    want = W3C.composite("screen", atop: false, backdrop: want, source: tall.pixel(tx, ty))
+                }
+                worst = max(worst, zip(out.pixel(x, y), want).map { abs($0 - $1) }.max()!)
+            }
+        }
+        // Two layers, each rounded once by the test's oracle: at most one step each.
+        #expect(worst <= 2)
+    }
+
     @Test func fitModesPlaceALayerOfAnotherSize() throws {
         let r = [255, 0, 0, 255]
         let g = [0, 255, 0, 255]

@@ -97,6 +97,29 @@ struct PNGReaderTests {
         #expect(Self.outcome(cases[2].1, .libpng) == .pixels(try ImageDecoder.decode(good, pngReader: .libpng)))
     }
 
+    /// Several IDAT chunks are joined in the file's own buffer (no copy of the compressed data):
+    /// when the reader then steps aside, the bytes are put back exactly, for libpng to judge; when
+    /// it answers, the caller's bytes are let go.
+    @Test func idatChunksJoinedInPlaceAreRestoredForLibpng() throws {
+        let spec = CodecTests.fixture(type: 6, depth: 8, interlaced: false, trns: false, width: 9, height: 6)
+        let good = Self.splitIDAT(ReferencePNG.encode(spec), pieces: 5)
+        var taken = good
+        #expect(PNGReader.decode(taking: &taken, maxPixels: 1 << 20) != nil)
+        #expect(taken.isEmpty, "the bytes are released once decoded")
+        // Damage the zlib stream inside the third chunk (its CRC fixed up, so only inflate fails).
+        var damagedStream = ReferencePNG.zlibStored(ReferencePNG.scanlines(spec))
+        damagedStream[damagedStream.count - 1] ^= 0x55  // the Adler-32 no longer matches
+        let chunks = Self.chunks(good)
+        let damaged = Self.splitIDAT(
+            Array(good[0..<8]) + chunks[0].bytes + ReferencePNG.chunk("IDAT", damagedStream)
+                + ReferencePNG.chunk("IEND", []),
+            pieces: 5)
+        var file = damaged
+        #expect(PNGReader.decode(taking: &file, maxPixels: 1 << 20) == nil)
+        #expect(file == damaged, "every moved byte and the framing between the chunks are back")
+        #expect(Self.outcome(damaged, .texpipe) == Self.outcome(damaged, .libpng))
+    }
+
     @Test func everyFixtureAndSampleDecodesAsLibpngDoes() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
