@@ -17,6 +17,11 @@ package enum Allocator {
     @discardableResult
     public static func keepLargeBuffersForReuse() -> Bool { tp_keep_large_buffers() != 0 }
 
+    /// What the process itself needs free under a memory limit before any job: its worker threads'
+    /// stacks and the runtime's. Below it, libdispatch cannot start a thread and retries forever,
+    /// so the CLI refuses to start instead (measured: a run needs 24–32 MiB of data limit in all).
+    package static let minimumFree = 24 << 20
+
     /// Below this, a job's memory is not checked before it runs (a sprite never fails for memory).
     static let checkedFrom = 8 << 20
 
@@ -32,7 +37,7 @@ package enum Allocator {
 
     /// When the process runs under a data or address-space limit: the limit and what is free
     /// under it now (the limit less VmData or VmSize from /proc/self/status), in bytes.
-    static func limit() -> (limit: Int, free: Int)? {
+    package static func limit() -> (limit: Int, free: Int)? {
         var limits: [(limit: Int, key: String)] = []
         for (resource, key) in [(RLIMIT_DATA, "VmData"), (RLIMIT_AS, "VmSize")] {
             var r = rlimit()

@@ -137,7 +137,8 @@ public struct Rotate: Stage {
         let (ow, oh) = size(image.width, image.height)
         func rotated<C: PixelChannel>(_ p: [C], _ table: [Float]) -> [C] {
             p.withUnsafeBufferPointer { src in
-                let source = Source(pixels: src, width: image.width, height: image.height, table: table, alpha: image.alpha)
+                let source = Source(
+                    pixels: src, width: image.width, height: image.height, table: table, alpha: image.alpha)
                 return switch filter {
                 case .bilinear: inverseMapped(source, ow, oh, Tent.self, rows: scheduler)
                 case .bicubic: inverseMapped(source, ow, oh, KeysCubic.self, rows: scheduler)
@@ -215,8 +216,10 @@ public struct Rotate: Stage {
                             let pw = sx1 - sx0
                             for y in sy0..<sy1 {
                                 FloatImage.load(
-                                    UnsafeBufferPointer(rebasing: src.pixels[(4 * (y * w + sx0))..<(4 * (y * w + sx1))]),
-                                    into: UnsafeMutableBufferPointer(rebasing: patch[((y - sy0) * pw)..<((y - sy0 + 1) * pw)]),
+                                    UnsafeBufferPointer(
+                                        rebasing: src.pixels[(4 * (y * w + sx0))..<(4 * (y * w + sx1))]),
+                                    into: UnsafeMutableBufferPointer(
+                                        rebasing: patch[((y - sy0) * pw)..<((y - sy0 + 1) * pw)]),
                                     premultiplied: src.alpha == .premultiplied, space: colorSpace, table: src.table)
                             }
                             for oy in tileRows {

@@ -4,6 +4,10 @@ enum CLIMessage {
     static func warning(_ message: String) -> String { "warning: " + message }
     static func atLeastOne(_ option: String) -> String { "\(option) must be at least 1" }
     static let quietAndVerbose = "--quiet and --verbose exclude each other"
+    static func memoryLimitTooSmall(limit: Int, free: Int, needs: Int) -> String {
+        "the process's memory limit (\(limit >> 20) MiB, ulimit -d or -v) leaves \(max(0, free) >> 20) MiB free; "
+            + "texpipe needs at least \(needs >> 20) MiB free to start its threads"
+    }
     static func badShard(_ found: String) -> String {
         "--shard expects K/N with 1 ≤ K ≤ N, e.g. 2/4, or auto; found \"\(found)\""
     }

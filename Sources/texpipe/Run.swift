@@ -39,6 +39,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        try checkMemoryLimit()
         var plan: Plan
         let cache: Cache
         do {

@@ -43,6 +43,13 @@ func fail(_ error: ManifestError) -> ExitCode {
     return ExitCode(2)
 }
 
+/// Under a memory limit (`ulimit -d`/`-v`) too small for the process's own threads, a one-line
+/// error and exit 2 before anything starts (libdispatch would otherwise wait forever for a thread).
+func checkMemoryLimit() throws {
+    guard let limit = Allocator.limit(), limit.free < Allocator.minimumFree else { return }
+    throw fail(CLIMessage.memoryLimitTooSmall(limit: limit.limit, free: limit.free, needs: Allocator.minimumFree))
+}
+
 /// A one-line error of the command line's own (`error: …`), then `code`.
 func fail(_ message: String, code: Int32 = 2) -> ExitCode {
     Console.err(CLIMessage.error(message))

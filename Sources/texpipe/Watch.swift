@@ -10,6 +10,7 @@ struct Watch: ParsableCommand {
     @Flag(help: "Also print one line per finished job.") var verbose = false
 
     func run() throws {
+        try checkMemoryLimit()
         onInterrupt { _ in
             Console.out(CLIMessage.watchStopped)
             return 0

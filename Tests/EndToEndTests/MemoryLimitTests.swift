@@ -36,7 +36,7 @@ struct MemoryLimitTests {
         try? FileManager.default.removeItem(atPath: dir + "/.texpipe")
         return try CLI.run(
             ["run", "--jobs", "1", "--force", verbose ? "--verbose" : "--quiet", "--no-progress"], in: dir,
-            wrapper: ["/usr/bin/timeout", "600", "/usr/bin/prlimit", "--data=\(megabytes * mib)"])
+            wrapper: ["/usr/bin/timeout", "-s", "KILL", "600", "/usr/bin/prlimit", "--data=\(megabytes * mib)"])
     }
 
     /// `memory: N MiB needed at least, F MiB free of a L MiB limit` → L − F, what the process used.
@@ -82,5 +82,15 @@ struct MemoryLimitTests {
         #expect(tight.status == 1, "\(name): \(tight.status) \(tight.stderr)")
         #expect(tight.stderr.contains("image.png: decode: cannot allocate \(need) MiB"), "\(tight.stderr)")
         #expect(tight.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }.count == 1, "\(tight.stderr)")
+    }
+
+    /// Under a limit too small for the process's own threads, libdispatch would wait forever for
+    /// a thread: texpipe refuses to start instead, with one line and exit 2.
+    @Test func aLimitTooSmallToStartIsRefusedNotAHang() throws {
+        let w = try Workspace()
+        w.manifest(Workspace.cardsManifest)
+        let r = try Self.limited(16, in: w.path)
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("texpipe needs at least 24 MiB free to start its threads"), "\(r.stderr)")
     }
 }
