@@ -9,6 +9,10 @@ internal import TexPipe
 package enum FuzzTarget: String, CaseIterable, Sendable {
     /// KTX2 and DDS files, as `inspect` reads them: the container, then every level decoded.
     case texture
+    /// PNG and JPEG inputs, as a job decodes them: texpipe's own PNG reader (which joins the IDAT
+    /// chunks in the file's buffer and puts them back when it steps aside), then libpng or
+    /// libjpeg for what it does not take.
+    case image
     /// `pipeline.json`: parsed, validated (every diagnostic worded with its JSON path) and planned
     /// over a folder holding one small PNG.
     case manifest
@@ -44,6 +48,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 let file = try TextureFile(bytes, maxPixels: Self.maxPixels)
                 for n in file.levels.indices { _ = try file.level(n) }
                 _ = try Inspector.textureFacts(bytes, path: "fuzz.ktx2", maxPixels: Self.maxPixels)
+            case .image:
+                let image = try ImageDecoder.decode(bytes, path: "fuzz.png", maxPixels: Self.maxPixels)
+                precondition(image.width * image.height <= Self.maxPixels, "decoded past the pixel limit")
             case .manifest:
                 let manifest = try Manifest.parse(bytes, file: "pipeline.json", directory: Self.folder)
                 _ = try Planner.plan(manifest)
