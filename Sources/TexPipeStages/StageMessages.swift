@@ -42,8 +42,8 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
             "the rectangle \(width)×\(height) at (\(x), \(y)) does not fit inside the \(w)×\(h) image"
         case .needsKnownSize:
             "needs a known image size, but an earlier stage (such as trim) makes it depend on the pixels"
-        case .resizeScaleAndSize: "give either \"scale\" or \"width\"/\"height\", not both"
-        case .resizeNeedsSize: "give \"width\", \"height\" or \"scale\""
+        case .resizeScaleAndSize: "give one of \"width\"/\"height\", \"scale\" or \"fit\", not more"
+        case .resizeNeedsSize: "give \"width\", \"height\", \"scale\" or \"fit\""
         }
     }
 }

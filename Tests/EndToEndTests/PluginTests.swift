@@ -59,6 +59,8 @@ struct PluginTests {
         let validate = try Self.swiftPackage(["--allow-writing-to-package-directory", "texpipe", "validate"])
         #expect(validate.status == 0 && validate.stdout.contains("pipeline.json: ok — 1 pipelines, 2 jobs, 6 outputs"))
         let broken = try Self.swiftPackage(["--allow-writing-to-package-directory", "texpipe", "validate", "nope.json"])
-        #expect(broken.status != 0 && (broken.stdout + broken.stderr).contains("nope.json: cannot read the manifest"))
+        #expect(
+            broken.status != 0 && (broken.stdout + broken.stderr).contains("nope.json: cannot read the manifest"),
+            "status \(broken.status): \(broken.stdout)\(broken.stderr)")
     }
 }
