@@ -29,17 +29,11 @@ public enum ImageEncoder {
         var img = consume image
         if let d = settings.depth, d != img.depth { img = d == 16 ? img.to16Bit() : img.to8Bit() }
         let shape = Shape(width: img.width, height: img.height, layout: img.layout)
-        let sixteen = img.depth == 16
-        var storage = PixelStorage.rgba8([])
-        swap(&storage, &img.pixels)
-        var p8: [UInt8] = []
-        var p16: [UInt16] = []
-        switch storage {
-        case .rgba8(let p): p8 = p
-        case .rgba16(let p): p16 = p
-        }
-        storage = .rgba8([])
-        return sixteen ? try png(&p16, shape, settings, rows) : try png(&p8, shape, settings, rows)
+        // `modify` lends the pixels out of the image, so the writer holds their only reference.
+        var file: [UInt8] = []
+        try img.pixels.modify(
+            { file = try png(&$0, shape, settings, rows) }, { file = try png(&$0, shape, settings, rows) })
+        return file
     }
 
     /// What the writer needs of an image besides its pixels.
