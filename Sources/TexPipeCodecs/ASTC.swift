@@ -59,18 +59,35 @@ public enum ASTC {
     ) throws -> [UInt8] {
         let (bw, bh) = format.info.block
         var error = [CChar](repeating: 0, count: 256)
-        guard let context = tp_astc_context_alloc(UInt32(bw), UInt32(bh), srgb ? 1 : 0, 60, 1, 1, &error, 256) else {
-            throw CodecError(.astc(String(nullTerminated: error)))
+        // A decompression context is built once per block size and profile and kept: building
+        // one (astcenc's partition tables) cost more than decoding a small level.
+        let key = bw << 16 | bh << 8 | (srgb ? 1 : 0)
+        var context = Self.decoders.withLock { $0[key]?.popLast() }
+        if context == nil {
+            guard let made = tp_astc_context_alloc(UInt32(bw), UInt32(bh), srgb ? 1 : 0, 60, 1, 1, &error, 256)
+            else { throw CodecError(.astc(String(nullTerminated: error))) }
+            context = Decoder(pointer: made)
         }
-        defer { tp_astc_context_free(context) }
+        defer { Self.decoders.withLock { $0[key, default: []].append(context!) } }
         var out = [UInt8](repeating: 0, count: width * height * 4)
         let status = data.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 tp_astc_decompress(
-                    context, src.baseAddress, src.count, UInt32(width), UInt32(height), dst.baseAddress, &error, 256)
+                    context!.pointer, src.baseAddress, src.count, UInt32(width), UInt32(height), dst.baseAddress,
+                    &error, 256)
             }
         }
         if status != 0 { throw CodecError(.astc(String(nullTerminated: error))) }
         return out
     }
+
+    /// A decompress-only astcenc context, used by one caller at a time (taken from and returned to
+    /// `decoders`).
+    struct Decoder: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    /// Idle decompression contexts by block size and profile; at most one per thread that decoded
+    /// at once, freed with the process.
+    static let decoders = Mutex<[Int: [Decoder]]>([:])
 }

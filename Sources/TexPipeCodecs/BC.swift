@@ -22,6 +22,51 @@ package enum BC {
         return try decode(blocks, variant: variant, width: width, height: height)
     }
 
+    /// Per channel, the squared differences between BC7 `blocks` decoded and the `original` texels
+    /// (RGBA8, width × height), block by block: what a PSNR needs, without the decoded level.
+    static func bc7SquaredErrors(_ blocks: [UInt8], _ original: [UInt8], width: Int, height: Int) throws -> SIMD4<Int64>
+    {
+        let bw = (width + 3) / 4
+        let bh = (height + 3) / 4
+        guard blocks.count >= bw * bh * 16, original.count == width * height * 4 else {
+            throw CodecError(.textureTruncated("BC7"))
+        }
+        var total = SIMD4<Int64>()
+        blocks.withUnsafeBufferPointer { src in
+            original.withUnsafeBufferPointer { org in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { texels in
+                    let t = texels.baseAddress!
+                    for by in 0..<bh {
+                        var acc = SIMD4<Int32>()  // a row of blocks: at most 4 · width · 255² per channel
+                        for bx in 0..<bw {
+                            BC7.decodeBlock(src.baseAddress! + (by * bw + bx) * 16, into: t)
+                            let columns = min(4, width - bx * 4)
+                            for y in 0..<min(4, height - by * 4) {
+                                let o = org.baseAddress! + ((by * 4 + y) * width + bx * 4) * 4
+                                for x in 0..<columns {
+                                    let d =
+                                        SIMD4<Int32>(
+                                            truncatingIfNeeded: UnsafeRawPointer(o + x * 4).loadUnaligned(
+                                                as: SIMD4<UInt8>.self))
+                                        &- SIMD4<Int32>(
+                                            truncatingIfNeeded: UnsafeRawPointer(t + y * 16 + x * 4).loadUnaligned(
+                                                as: SIMD4<UInt8>.self))
+                                    acc &+= d &* d
+                                }
+                            }
+                            if bx % 256 == 255 {
+                                total &+= SIMD4<Int64>(truncatingIfNeeded: acc)
+                                acc = .zero
+                            }
+                        }
+                        total &+= SIMD4<Int64>(truncatingIfNeeded: acc)
+                    }
+                }
+            }
+        }
+        return total
+    }
+
     static func decode(_ blocks: [UInt8], variant: BCVariant, width: Int, height: Int) throws -> [UInt8] {
         let bw = (width + 3) / 4
         let bh = (height + 3) / 4
@@ -30,6 +75,27 @@ package enum BC {
             throw CodecError(.textureTruncated(variant.name))
         }
         var out = [UInt8](repeating: 0, count: width * height * 4)
+        if variant == .bc7 {
+            // Straight from the blocks into the level, one 16-byte row of texels at a time.
+            blocks.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { texels in
+                        let t = texels.baseAddress!
+                        for by in 0..<bh {
+                            for bx in 0..<bw {
+                                BC7.decodeBlock(src.baseAddress! + (by * bw + bx) * 16, into: t)
+                                let columns = min(4, width - bx * 4) * 4
+                                for y in 0..<min(4, height - by * 4) {
+                                    (dst.baseAddress! + ((by * 4 + y) * width + bx * 4) * 4).update(
+                                        from: t + y * 16, count: columns)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return out
+        }
         var texels = [UInt8](repeating: 0, count: 64)
         for by in 0..<bh {
             for bx in 0..<bw {
@@ -46,13 +112,21 @@ package enum BC {
                     single(blocks, at, into: &texels, channel: 0)
                     single(blocks, at + 8, into: &texels, channel: 1)
                     for t in 0..<16 { (texels[t * 4 + 2], texels[t * 4 + 3]) = (0, 255) }
-                case .bc7: BC7.decodeBlock(blocks, at, into: &texels)
+                case .bc7:
+                    blocks.withUnsafeBufferPointer { src in
+                        texels.withUnsafeMutableBufferPointer {
+                            BC7.decodeBlock(src.baseAddress! + at, into: $0.baseAddress!)
+                        }
+                    }
                 }
-                for y in 0..<4 where by * 4 + y < height {
-                    for x in 0..<4 where bx * 4 + x < width {
-                        let d = ((by * 4 + y) * width + bx * 4 + x) * 4
-                        let s = (y * 4 + x) * 4
-                        for c in 0..<4 { out[d + c] = texels[s + c] }
+                // The block's rows that lie inside the level, each a run of up to 16 bytes.
+                let columns = min(4, width - bx * 4) * 4
+                out.withUnsafeMutableBufferPointer { o in
+                    texels.withUnsafeBufferPointer { s in
+                        for y in 0..<min(4, height - by * 4) {
+                            (o.baseAddress! + ((by * 4 + y) * width + bx * 4) * 4).update(
+                                from: s.baseAddress! + y * 16, count: columns)
+                        }
                     }
                 }
             }

@@ -1,112 +1,161 @@
 extension BC7 {
-    /// A 128-bit block read from its least significant bit up.
+    /// A 128-bit block read from its least significant bit up. A field's position is a running
+    /// sum, and each field is cut from the whole block on its own, so reads do not wait on each other.
     struct BitReader {
-        let lo: UInt64
-        let hi: UInt64
-        var at = 0
+        let all: UInt128
+        var at: Int
 
-        mutating func read(_ n: Int) -> Int32 {
-            if n == 0 { return 0 }
-            let v: UInt64
-            if at >= 64 {
-                v = hi >> UInt64(at - 64)
-            } else if at + n <= 64 {
-                v = lo >> UInt64(at)
-            } else {
-                v = (lo >> UInt64(at)) | (hi << UInt64(64 - at))
-            }
-            at += n
-            return Int32(truncatingIfNeeded: v & ((1 << UInt64(n)) - 1))
+        init(lo: UInt64, hi: UInt64, at: Int) {
+            all = UInt128(hi) &<< 64 | UInt128(lo)
+            self.at = at
+        }
+
+        /// The `n` bits at `position` (n ≤ 8).
+        @inline(__always) func field(_ position: Int, _ n: Int) -> Int32 {
+            // Masking shifts (positions are below 128, n below 64): no overshift checks.
+            Int32(truncatingIfNeeded: UInt64(truncatingIfNeeded: all &>> UInt128(position)) & ((1 &<< UInt64(n)) &- 1))
+        }
+
+        @inline(__always) mutating func read(_ n: Int) -> Int32 {
+            defer { at += n }
+            return field(at, n)
         }
     }
 
     /// One block (16 bytes at `at`) into 16 RGBA texels. A block whose low byte is zero (no
     /// mode) decodes to transparent black, as Direct3D specifies.
     static func decodeBlock(_ b: [UInt8], _ at: Int, into t: inout [UInt8]) {
-        var lo: UInt64 = 0
-        var hi: UInt64 = 0
-        for i in 0..<8 {
-            lo |= UInt64(b[at + i]) << UInt64(8 * i)
-            hi |= UInt64(b[at + 8 + i]) << UInt64(8 * i)
+        precondition(at >= 0 && at + 16 <= b.count && t.count >= 64)
+        b.withUnsafeBufferPointer { src in
+            t.withUnsafeMutableBufferPointer { dst in decodeBlock(src.baseAddress! + at, into: dst.baseAddress!) }
         }
+    }
+
+    /// Per 2-subset partition, then per 3-subset partition: a bit per texel set at its anchors
+    /// (texel 0 always), whose indices are stored one bit shorter.
+    static let anchorMasks: [UInt16] =
+        (0..<64).map { p in 1 | 1 << UInt16(anchors2[p]) }
+        + (0..<64).map { p in 1 | 1 << UInt16(anchors3a[p]) | 1 << UInt16(anchors3b[p]) }
+
+    /// The weights of 2-, 3- and 4-bit indices, one table after the other (at 0, 4 and 12).
+    static let weightTable: [Int32] = weights.flatMap { $0 }
+
+    /// One block at `src` into 16 RGBA texels at `t`: the bit fields read in the order the BPTC
+    /// specification lays them out, endpoints and indices kept in a small stack buffer.
+    static func decodeBlock(_ src: UnsafePointer<UInt8>, into t: UnsafeMutablePointer<UInt8>) {
+        let raw = UnsafeRawPointer(src)
+        let lo = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let hi = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         guard lo & 0xFF != 0 else {
-            for i in 0..<64 { t[i] = 0 }
+            t.update(repeating: 0, count: 64)
             return
         }
         let mode = (lo & 0xFF).trailingZeroBitCount
         let m = modes[mode]
-        var r = BitReader(lo: lo, hi: hi, at: mode + 1)
-        let partition = Int(r.read(m.partitionBits))
-        let rotation = Int(r.read(m.rotationBits))
-        let selection = r.read(m.selectionBits)
-        // Endpoint e of subset s, channel c, at lane (s * 2 + e) of channel c's vector.
-        var ends = (SIMD8<Int32>(), SIMD8<Int32>(), SIMD8<Int32>(), SIMD8<Int32>(repeating: 255))
-        let count = m.subsets * 2
-        for c in 0..<3 {
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 24 + 32 + 32) { buffer in
+            // The reader lives in the closure, so it stays in registers.
+            var r = BitReader(lo: lo, hi: hi, at: mode + 1)
+            let partition = Int(r.read(m.partitionBits))
+            let rotation = Int(r.read(m.rotationBits))
+            let selection = r.read(m.selectionBits)
+            let count = m.subsets * 2
+            // e[k * 4 + c]: endpoint k (subset k / 2), channel c; then the primary and secondary indices.
+            let e = buffer.baseAddress!
+            let index = e + 24
+            for c in 0..<3 {
+                for k in 0..<count { e[k * 4 + c] = r.read(m.colorBits) }
+            }
+            for k in 0..<count { e[k * 4 + 3] = m.alphaBits > 0 ? r.read(m.alphaBits) : 255 }
+            var bitsColor = m.colorBits
+            var bitsAlpha = m.alphaBits
+            if m.endpointP || m.sharedP {
+                var p: Int32 = 0
+                for k in 0..<count {
+                    if m.endpointP || k % 2 == 0 { p = r.read(1) }
+                    for c in 0..<3 { e[k * 4 + c] = e[k * 4 + c] << 1 | p }
+                    if m.alphaBits > 0 { e[k * 4 + 3] = e[k * 4 + 3] << 1 | p }
+                }
+                bitsColor += 1
+                bitsAlpha += 1
+            }
             for k in 0..<count {
-                let v = r.read(m.colorBits)
-                switch c {
-                case 0: ends.0[k] = v
-                case 1: ends.1[k] = v
-                default: ends.2[k] = v
+                for c in 0..<3 { e[k * 4 + c] = expand(e[k * 4 + c], bitsColor) }
+                if m.alphaBits > 0 { e[k * 4 + 3] = expand(e[k * 4 + 3], bitsAlpha) }
+            }
+            let a1 = m.subsets > 1 ? anchor(m.subsets, partition, 1) : -1
+            let a2 = m.subsets > 2 ? anchor(m.subsets, partition, 2) : -1
+            // The indices end the block: primary ones (anchors, texel 0 among them, one bit
+            // shorter), then the secondary ones (texel 0 their only anchor). In every mode but 4
+            // they all lie in the high half, read with one 64-bit shift each.
+            let ib = m.indexBits
+            let ib2 = m.index2Bits
+            if r.at >= 64 {
+                var h = hi &>> UInt64(r.at - 64)
+                let anchors = Int(m.subsets == 1 ? 1 : anchorMasks[(m.subsets - 2) * 64 + partition])
+                for i in 0..<16 {
+                    let n = ib - (anchors &>> i) & 1
+                    index[i] = Int32(truncatingIfNeeded: h & ((1 &<< UInt64(n)) &- 1))
+                    h = h &>> UInt64(n)
+                }
+                if ib2 > 0 {
+                    for i in 0..<16 {
+                        let n = ib2 - (i == 0 ? 1 : 0)
+                        index[16 + i] = Int32(truncatingIfNeeded: h & ((1 &<< UInt64(n)) &- 1))
+                        h = h &>> UInt64(n)
+                    }
+                }
+            } else {
+                for i in 0..<16 { index[i] = r.read(ib - (i == 0 || i == a1 || i == a2 ? 1 : 0)) }
+                if ib2 > 0 { for i in 0..<16 { index[16 + i] = r.read(ib2 - (i == 0 ? 1 : 0)) } }
+            }
+            // The color index is the secondary one when the selection bit is set; the alpha index is
+            // the secondary one when there is one and the bit is clear.
+            let (colorAt, colorBits) = selection == 1 ? (16, m.index2Bits) : (0, m.indexBits)
+            let (alphaAt, alphaBits) =
+                (m.index2Bits > 0 && selection == 0) ? (16, m.index2Bits) : (0, m.indexBits)
+            // Every texel at once, one channel at a time: its subset's two endpoints mixed by its weight.
+            let weightsAt = index + 32
+            weightTable.withUnsafeBufferPointer { table in
+                let wc = table.baseAddress! + (colorBits == 2 ? 0 : colorBits == 3 ? 4 : 12)
+                let wa = table.baseAddress! + (alphaBits == 2 ? 0 : alphaBits == 3 ? 4 : 12)
+                for i in 0..<16 {
+                    weightsAt[i] = wc[Int(index[colorAt + i])]
+                    weightsAt[16 + i] = wa[Int(index[alphaAt + i])]
                 }
             }
-        }
-        if m.alphaBits > 0 { for k in 0..<count { ends.3[k] = r.read(m.alphaBits) } }
-        var pbits = SIMD8<Int32>()
-        var bitsColor = m.colorBits
-        var bitsAlpha = m.alphaBits
-        if m.endpointP {
-            for k in 0..<count { pbits[k] = r.read(1) }
-        } else if m.sharedP {
-            for s in 0..<m.subsets {
-                let p = r.read(1)
-                (pbits[2 * s], pbits[2 * s + 1]) = (p, p)
+            // 16-bit lanes: (64 − w) · a + w · b + 32 is at most 64 · 255 + 32.
+            typealias H16 = SIMD16<Int16>
+            let w = H16(truncatingIfNeeded: UnsafeRawPointer(weightsAt).loadUnaligned(as: V16.self))
+            let v = H16(truncatingIfNeeded: UnsafeRawPointer(weightsAt + 16).loadUnaligned(as: V16.self))
+            // Lane masks of the texels in subsets 1 and 2 (all ones there), made once per block.
+            let lanes = m.subsets == 1 ? H16() : H16(truncatingIfNeeded: subsetLanes(m.subsets, partition))
+            let in1 = H16() &- (lanes & 1)
+            let in2 = H16() &- (lanes &>> 1)
+            @inline(__always) func channel(_ c: Int, _ w: H16) -> H16 {
+                var a = H16(repeating: Int16(truncatingIfNeeded: e[c]))
+                var b = H16(repeating: Int16(truncatingIfNeeded: e[4 + c]))
+                if m.subsets > 1 {
+                    a = a ^ ((a ^ H16(repeating: Int16(truncatingIfNeeded: e[8 + c]))) & in1)
+                    b = b ^ ((b ^ H16(repeating: Int16(truncatingIfNeeded: e[12 + c]))) & in1)
+                    if m.subsets > 2 {
+                        a = a ^ ((a ^ H16(repeating: Int16(truncatingIfNeeded: e[16 + c]))) & in2)
+                        b = b ^ ((b ^ H16(repeating: Int16(truncatingIfNeeded: e[20 + c]))) & in2)
+                    }
+                }
+                return ((64 &- w) &* a &+ w &* b &+ 32) &>> 6
             }
-        }
-        if m.endpointP || m.sharedP {
-            bitsColor += 1
-            bitsAlpha += 1
-            ends.0 = ends.0 &<< 1 | pbits
-            ends.1 = ends.1 &<< 1 | pbits
-            ends.2 = ends.2 &<< 1 | pbits
-            if m.alphaBits > 0 { ends.3 = ends.3 &<< 1 | pbits }
-        }
-        for k in 0..<count {
-            ends.0[k] = expand(ends.0[k], bitsColor)
-            ends.1[k] = expand(ends.1[k], bitsColor)
-            ends.2[k] = expand(ends.2[k], bitsColor)
-            if m.alphaBits > 0 { ends.3[k] = expand(ends.3[k], bitsAlpha) }
-        }
-        let lanes = subsetLanes(m.subsets, partition)
-        var anchors = SIMD4<Int>(0, -1, -1, -1)
-        for s in 1..<m.subsets { anchors[s] = anchor(m.subsets, partition, s) }
-        var primary = V16()
-        for i in 0..<16 {
-            let isAnchor = i == anchors[0] || i == anchors[1] || i == anchors[2]
-            primary[i] = r.read(m.indexBits - (isAnchor ? 1 : 0))
-        }
-        var secondary = primary
-        if m.index2Bits > 0 { for i in 0..<16 { secondary[i] = r.read(m.index2Bits - (i == 0 ? 1 : 0)) } }
-        // The color index is the secondary one when the selection bit is set; the alpha index is
-        // the secondary one when there is one and the bit is clear.
-        let (colorIndex, colorBits) =
-            selection == 1 ? (secondary, m.index2Bits) : (primary, m.indexBits)
-        let (alphaIndex, alphaBits) =
-            (m.index2Bits > 0 && selection == 0) ? (secondary, m.index2Bits) : (primary, m.indexBits)
-        let wc = weights[colorBits - 2]
-        let wa = weights[alphaBits - 2]
-        for i in 0..<16 {
-            let s = Int(lanes[i]) * 2
-            let w = wc[Int(colorIndex[i])]
-            let v = wa[Int(alphaIndex[i])]
-            var px = SIMD4<Int32>(
-                ((64 - w) * ends.0[s] + w * ends.0[s + 1] + 32) >> 6,
-                ((64 - w) * ends.1[s] + w * ends.1[s + 1] + 32) >> 6,
-                ((64 - w) * ends.2[s] + w * ends.2[s + 1] + 32) >> 6,
-                ((64 - v) * ends.3[s] + v * ends.3[s + 1] + 32) >> 6)
-            if rotation > 0 { (px[rotation - 1], px[3]) = (px[3], px[rotation - 1]) }
-            for c in 0..<4 { t[i * 4 + c] = UInt8(px[c]) }
+            var px = (channel(0, w), channel(1, w), channel(2, w), channel(3, v))
+            switch rotation {
+            case 1: (px.0, px.3) = (px.3, px.0)
+            case 2: (px.1, px.3) = (px.3, px.1)
+            case 3: (px.2, px.3) = (px.3, px.2)
+            default: break
+            }
+            // Each texel's four bytes in one 32-bit lane, R lowest: stored as they lie in memory (little-endian).
+            var packed =
+                V16(truncatingIfNeeded: px.0) | V16(truncatingIfNeeded: px.1) &<< 8
+                | V16(truncatingIfNeeded: px.2) &<< 16 | V16(truncatingIfNeeded: px.3) &<< 24
+            withUnsafeBytes(of: &packed) { UnsafeMutableRawPointer(t).copyMemory(from: $0.baseAddress!, byteCount: 64) }
         }
     }
 }
