@@ -82,7 +82,8 @@ let package = Package(
         .target(
             name: "TexPipeEngine",
             dependencies: [
-                "TexPipePixels", "TexPipeStages", "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas", "CTexPipeShims",
+                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas",
+                "CTexPipeShims",
                 "CTexPipeHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

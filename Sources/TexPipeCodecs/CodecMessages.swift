@@ -75,7 +75,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .corruptZstdLevel(let n): "level \(n): corrupt zstd frame"
         case .levelWrongSize(let n): "level \(n): wrong size"
         case .textureZeroSize(let container): "\(container) image of zero width or height"
-        case .textureShape(let what): "\(what) is not a texture shape texpipe reads (2D, one face, one layer)"
+        case .textureShape(let what):
+            "\(what) is not a texture shape texpipe reads (2D, one face; a texture or an array)"
         case .tooManyLevels(let n, let w, let h, let most):
             "\(n) levels for \(w)×\(h): at most \(most) (⌊log2 of the larger side⌋ + 1)"
         case .unknownSupercompression(let scheme):

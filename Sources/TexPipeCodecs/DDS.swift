@@ -5,7 +5,8 @@ internal import TexPipePixels
 /// then every level, level 0 first.
 enum DDS {
     static func file(
-        _ image: Image, _ levelCount: Int, _ data: [[UInt8]], _ settings: TextureSettings, alphaMode: UInt32
+        _ image: Image, _ levelCount: Int, _ data: [[UInt8]], _ settings: TextureSettings, alphaMode: UInt32,
+        arraySize: Int = 1
     ) throws -> [UInt8] {
         let info = settings.format.info
         // The encoder checked the container; a format without a DXGI code never reaches here.
@@ -34,15 +35,21 @@ enum DDS {
         out.bytes += Array("DX10".utf8)
         for _ in 0..<5 { out.u32(0) }
         // DDSCAPS_TEXTURE, and COMPLEX | MIPMAP when there are levels.
-        out.u32(0x1000 | (levelCount > 1 ? 0x8 | 0x400000 : 0))
+        out.u32(0x1000 | (levelCount > 1 ? 0x8 | 0x400000 : 0) | (arraySize > 1 ? 0x8 : 0))
         for _ in 0..<4 { out.u32(0) }  // dwCaps2, dwCaps3, dwCaps4, dwReserved2
         // DDS_HEADER_DXT10
         out.u32(dxgi)
         out.u32(3)  // D3D10_RESOURCE_DIMENSION_TEXTURE2D
         out.u32(0)  // miscFlag
-        out.u32(1)  // arraySize
+        out.u32(UInt32(arraySize))
         out.u32(alphaMode)  // miscFlags2: DDS_ALPHA_MODE_STRAIGHT 1, PREMULTIPLIED 2, OPAQUE 3
-        for level in data { out.bytes += level }
+        // `data[n]` holds level n of every layer; DDS stores each layer's whole chain in turn.
+        for layer in 0..<arraySize {
+            for level in data {
+                let size = level.count / arraySize
+                out.bytes += level[(layer * size)..<((layer + 1) * size)]
+            }
+        }
         return out.bytes
     }
 }

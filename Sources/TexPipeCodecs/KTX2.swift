@@ -6,7 +6,8 @@ enum KTX2 {
     static let identifier: [UInt8] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A]
 
     static func file(
-        _ image: Image, _ levelCount: Int, _ data: [[UInt8]], _ settings: TextureSettings, premultiplied: Bool
+        _ image: Image, _ levelCount: Int, _ data: [[UInt8]], _ settings: TextureSettings, premultiplied: Bool,
+        layerCount: Int = 0
     ) throws -> [UInt8] {
         let format = settings.format
         let info = format.info
@@ -35,7 +36,7 @@ enum KTX2 {
         out.u32(UInt32(image.width))
         out.u32(UInt32(image.height))
         out.u32(0)  // pixelDepth
-        out.u32(0)  // layerCount
+        out.u32(UInt32(layerCount))  // 0: not an array; else the layers, each level holding them in order
         out.u32(1)  // faceCount
         out.u32(UInt32(levelCount))
         out.u32(zstd ? 2 : 0)  // supercompressionScheme

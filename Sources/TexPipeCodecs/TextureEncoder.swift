@@ -11,30 +11,85 @@ public enum TextureEncoder {
         _ levels: [Image], _ settings: TextureSettings, container: TextureContainer,
         rows: any RowScheduler = SerialRows()
     ) throws -> [UInt8] {
-        guard let first = levels.first else { throw CodecError(.textureWithoutLevels) }
+        try encode(levels, settings, container: container, rows: rows, measure: false).bytes
+    }
+
+    /// The file's bytes and, with `measure`, each level's PSNR against the texels encoded: the
+    /// blocks decoded by the format's decoder as they are made (nothing for `rgba8`, stored exactly).
+    public static func encode(
+        _ levels: [Image], _ settings: TextureSettings, container: TextureContainer,
+        rows: any RowScheduler = SerialRows(), measure: Bool
+    ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
+        try encode(layers: [levels], array: false, settings, container: container, rows: rows, measure: measure)
+    }
+
+    /// A texture array: `layers[k]` is layer k's mip chain, every layer the same sizes (KTX2
+    /// `layerCount`, DDS `arraySize`). A level's PSNR is its worst layer's.
+    public static func encode(
+        layers: [[Image]], array: Bool = true, _ settings: TextureSettings, container: TextureContainer,
+        rows: any RowScheduler = SerialRows(), measure: Bool = false
+    ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
+        guard let levels = layers.first, let first = levels.first else { throw CodecError(.textureWithoutLevels) }
         let format = settings.format
         let info = format.info
         if info.channels == .rgb {
-            let translucent = Self.translucentTexels(first)
-            if translucent > 0 {
-                throw CodecError(.needsOpaque(format.rawValue, translucent, first.width, first.height))
+            for layer in layers {
+                let translucent = Self.translucentTexels(layer[0])
+                if translucent > 0 {
+                    throw CodecError(.needsOpaque(format.rawValue, translucent, first.width, first.height))
+                }
             }
         }
         guard info.containers.contains(container) else {
             throw CodecError(.notInContainer(container.name, info.familyName, allowed: info.containers.map(\.rawValue)))
         }
-        var data: [[UInt8]] = []
-        data.reserveCapacity(levels.count)
-        for level in levels {
-            data.append(try TextureCodecs.encode(Self.rgba8(level), level.width, level.height, settings, rows: rows))
+        // data[n]: level n of every layer, layer 0 first (KTX2's order within a level).
+        var data = [[UInt8]](repeating: [], count: levels.count)
+        var quality: [LevelQuality] = []
+        let srgb = settings.colorSpace == .srgb && !info.isData
+        for n in 0..<levels.count {
+            var worst: LevelQuality?
+            for layer in layers {
+                let level = layer[n]
+                let texels = Self.rgba8(level)
+                let blocks = try TextureCodecs.encode(texels, level.width, level.height, settings, rows: rows)
+                if measure && info.codec != .uncompressed {
+                    let errors: SIMD4<Int64>
+                    if case .bc(.bc7) = info.codec {
+                        // Block by block against the texels: no decoded copy of the level.
+                        errors = try BC.bc7SquaredErrors(blocks, texels, width: level.width, height: level.height)
+                    } else {
+                        let decoded = try TextureCodecs.decode(
+                            blocks, level.width, level.height, format: format, srgb: srgb)
+                        errors = Quality.squaredErrors(texels, decoded)
+                    }
+                    let q = Quality.level(errors: errors, texels: level.width * level.height, channels: info.channels)
+                    worst =
+                        worst.map { w in
+                            LevelQuality(rgb: min(w.rgb, q.rgb), alpha: q.alpha.map { a in min(a, w.alpha ?? a) })
+                        } ?? q
+                }
+                if layers.count == 1 { data[n] = blocks } else { data[n] += blocks }
+            }
+            if let worst { quality.append(worst) }
         }
         let premultiplied = first.alpha == .premultiplied
+        let layerCount = array ? layers.count : 0
         switch container {
         case .ktx2:
-            return try KTX2.file(first, levels.count, data, settings, premultiplied: premultiplied)
+            return (
+                try KTX2.file(
+                    first, levels.count, data, settings, premultiplied: premultiplied, layerCount: layerCount),
+                quality
+            )
         case .dds:
-            let opaque = levels.allSatisfy { Self.isOpaque($0) }
-            return try DDS.file(first, levels.count, data, settings, alphaMode: premultiplied ? 2 : opaque ? 3 : 1)
+            let opaque = layers.allSatisfy { $0.allSatisfy { Self.isOpaque($0) } }
+            return (
+                try DDS.file(
+                    first, levels.count, data, settings, alphaMode: premultiplied ? 2 : opaque ? 3 : 1,
+                    arraySize: max(1, layerCount)),
+                quality
+            )
         }
     }
 

@@ -22,8 +22,16 @@ public struct TextureFile: Sendable {
     public var width: Int
     public var height: Int
     public var levels: [Level]
+    /// Layers of a texture array (KTX2 `layerCount`, DDS `arraySize`); 1 for a plain texture.
+    public var layers = 1
+    /// True when the file declares an array (KTX2 `layerCount` > 0), even of one layer.
+    public var isArray = false
     public var supercompression: TextureSettings.Supercompression
+    /// Per level, every layer's blocks, layer 0 first (DDS files are reordered so).
     let data: [[UInt8]]
+
+    /// At most this many layers (Direct3D's limit for 2D arrays).
+    public static let maxLayers = 2048
 
     /// Reads and checks a KTX2 or DDS file before trusting any of its offsets or lengths (the
     /// KTX 2.0 specification's rules, and Microsoft's DDS layout): every range inside the file,
@@ -70,7 +78,14 @@ public struct TextureFile: Sendable {
         (self.format, self.srgb) = (format, srgb)
         (width, height) = try Self.checkedSize("KTX2", f.u32(20), f.u32(24), maxPixels: maxPixels)
         guard f.u32(28) == 0 else { throw CodecError(.textureShape("KTX2 pixelDepth \(f.u32(28)) (a 3D texture)")) }
-        guard f.u32(32) == 0 else { throw CodecError(.textureShape("KTX2 layerCount \(f.u32(32)) (an array)")) }
+        guard f.u32(32) <= UInt32(Self.maxLayers) else {
+            throw CodecError(.textureShape("KTX2 layerCount \(f.u32(32)) (more than \(Self.maxLayers) layers)"))
+        }
+        (layers, isArray) = (max(1, Int(f.u32(32))), f.u32(32) > 0)
+        guard UInt64(width) * UInt64(height) * UInt64(layers) <= UInt64(maxPixels) else {
+            throw CodecError(
+                .overPixelLimit(width: UInt64(width), height: UInt64(height) * UInt64(layers), limit: maxPixels))
+        }
         guard f.u32(36) == 1 else { throw CodecError(.textureShape("KTX2 faceCount \(f.u32(36))")) }
         let declared = f.u32(40)
         let count = max(1, Int(min(declared, 64)))
@@ -107,7 +122,7 @@ public struct TextureFile: Sendable {
                 throw CodecError(.levelPastTheEnd("KTX2", n))
             }
             let (w, h) = (max(1, width >> n), max(1, height >> n))
-            let expected = format.info.levelBytes(w, h)
+            let expected = format.info.levelBytes(w, h) * layers
             guard raw == UInt64(expected) else { throw CodecError(.levelSize(n, Int(clamping: raw), expected)) }
             if supercompression == .none && length != raw {
                 throw CodecError(.levelLengths(n, Int(length), Int(clamping: raw)))
@@ -142,7 +157,14 @@ public struct TextureFile: Sendable {
         (width, height) = try Self.checkedSize("DDS", f.u32(16), f.u32(12), maxPixels: maxPixels)
         guard f.u32(132) == 3 else { throw CodecError(.textureShape("DDS resource dimension \(f.u32(132))")) }
         guard f.u32(136) & 0x4 == 0 else { throw CodecError(.textureShape("DDS cube map")) }
-        guard f.u32(140) == 1 else { throw CodecError(.textureShape("DDS arraySize \(f.u32(140))")) }
+        guard (1...UInt32(Self.maxLayers)).contains(f.u32(140)) else {
+            throw CodecError(.textureShape("DDS arraySize \(f.u32(140))"))
+        }
+        (layers, isArray) = (Int(f.u32(140)), f.u32(140) > 1)
+        guard UInt64(width) * UInt64(height) * UInt64(layers) <= UInt64(maxPixels) else {
+            throw CodecError(
+                .overPixelLimit(width: UInt64(width), height: UInt64(height) * UInt64(layers), limit: maxPixels))
+        }
         let declared = f.u32(28)
         let count = max(1, Int(min(declared, 64)))
         guard count <= Self.maxLevels(width, height) else {
@@ -150,23 +172,30 @@ public struct TextureFile: Sendable {
         }
         alphaMode = [1: "straight", 2: "premultiplied", 3: "opaque"][f.u32(144)] ?? "unknown"
         supercompression = .none
+        // Each layer's whole chain in turn: gathered here level by level, layer 0 first.
         var at = 148
         var levels: [Level] = []
-        var data: [[UInt8]] = []
-        for n in 0..<count {
-            let (w, h) = (max(1, width >> n), max(1, height >> n))
-            let size = format.info.levelBytes(w, h)
-            guard size <= bytes.count - at else { throw CodecError(.levelPastTheEnd("DDS", n)) }
-            levels.append(Level(width: w, height: h, bytes: size, uncompressedBytes: size))
-            data.append(Array(bytes[at..<(at + size)]))
-            at += size
+        var data = [[UInt8]](repeating: [], count: count)
+        for layer in 0..<layers {
+            for n in 0..<count {
+                let (w, h) = (max(1, width >> n), max(1, height >> n))
+                let size = format.info.levelBytes(w, h)
+                guard size <= bytes.count - at else {
+                    throw CodecError(.levelPastTheEnd(layers > 1 ? "DDS layer \(layer)" : "DDS", n))
+                }
+                if layer == 0 {
+                    levels.append(Level(width: w, height: h, bytes: size * layers, uncompressedBytes: size * layers))
+                }
+                data[n] += bytes[at..<(at + size)]
+                at += size
+            }
         }
         self.levels = levels
         self.data = data
     }
 
-    /// Level n as an 8-bit RGBA image (its alpha state as the file says).
-    public func level(_ n: Int) throws -> Image {
+    /// Level n of `layer` as an 8-bit RGBA image (its alpha state as the file says).
+    public func level(_ n: Int, layer: Int = 0) throws -> Image {
         let l = levels[n]
         var blocks = data[n]
         if supercompression == .zstd {
@@ -174,6 +203,10 @@ public struct TextureFile: Sendable {
                 throw CodecError(.corruptZstdLevel(n))
             }
             blocks = raw
+        }
+        if layers > 1 {
+            let size = l.uncompressedBytes / layers
+            blocks = Array(blocks[(layer * size)..<((layer + 1) * size)])
         }
         let pixels = try TextureCodecs.decode(blocks, l.width, l.height, format: format, srgb: srgb)
         guard pixels.count == l.width * l.height * 4 else { throw CodecError(.levelWrongSize(n)) }

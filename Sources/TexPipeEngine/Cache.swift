@@ -1,6 +1,6 @@
 internal import Crypto
 internal import Foundation
-internal import TexPipeCodecs
+public import TexPipeCodecs
 internal import TexPipePixels
 public import TexPipePlan
 
@@ -38,6 +38,59 @@ public final class Cache: Sendable {
             public var path: String
             public var sha256: String
             public var bytes: Int
+            /// What the output holds (`png`, `jpeg`, a texture format such as `bc7`) and what it
+            /// occupies in GPU memory; nil in entries from before they were recorded.
+            public var format: String? = nil
+            public var gpuBytes: Int? = nil
+            /// The PSNR of each level, when a `minPSNR` gate or a report asked for it (lossy and
+            /// block-compressed outputs only).
+            public var psnr: [LevelQuality]? = nil
+
+            public init(
+                path: String, sha256: String, bytes: Int, format: String? = nil, gpuBytes: Int? = nil,
+                psnr: [LevelQuality]? = nil
+            ) {
+                self.path = path
+                self.sha256 = sha256
+                self.bytes = bytes
+                self.format = format
+                self.gpuBytes = gpuBytes
+                self.psnr = psnr
+            }
+
+            /// format;gpuBytes;rgb:alpha,… — one field without spaces, for the index and the remote entry.
+            var measureToken: String? {
+                guard let format, let gpuBytes else { return nil }
+                let levels = (psnr ?? []).map { q in
+                    String(format: "%.4f", q.rgb) + ":" + (q.alpha.map { String(format: "%.4f", $0) } ?? "-")
+                }
+                return "\(format);\(gpuBytes);" + (psnr == nil ? "-" : levels.joined(separator: ","))
+            }
+
+            /// The fields of a token; false when it is malformed (the entry is then damaged).
+            mutating func readMeasure(_ token: Substring) -> Bool {
+                let parts = token.split(separator: ";", omittingEmptySubsequences: false)
+                guard parts.count == 3, !parts[0].isEmpty, parts[0].count <= 32,
+                    parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }),
+                    let gpu = Int(parts[1]), gpu >= 0
+                else { return false }
+                var levels: [LevelQuality]?
+                if parts[2] != "-" {
+                    levels = []
+                    for level in parts[2].split(separator: ",", omittingEmptySubsequences: false) {
+                        let qa = level.split(separator: ":", omittingEmptySubsequences: false)
+                        guard qa.count == 2, let rgb = Double(qa[0]), rgb.isFinite else { return false }
+                        var alpha: Double?
+                        if qa[1] != "-" {
+                            guard let a = Double(qa[1]), a.isFinite else { return false }
+                            alpha = a
+                        }
+                        levels!.append(LevelQuality(rgb: rgb, alpha: alpha))
+                    }
+                }
+                (format, gpuBytes, psnr) = (String(parts[0]), gpu, levels)
+                return true
+            }
         }
     }
 
@@ -51,6 +104,8 @@ public final class Cache: Sendable {
         case inputChanged
         case outputMissing(String)
         case outputModified(String)
+        /// Up to date, but recorded without what the job's gates measure (PSNR, GPU bytes).
+        case unmeasured
 
         public var isHit: Bool { self == .hit }
 
@@ -64,6 +119,7 @@ public final class Cache: Sendable {
             case .inputChanged: "input changed"
             case .outputMissing(let p): "output missing: \(p)"
             case .outputModified(let p): "output modified: \(p)"
+            case .unmeasured: "not measured for its check"
             }
         }
     }

@@ -326,7 +326,13 @@ package final class CacheIndex: Sendable, ShapeMemory {
 
     static func line(job key: String, _ e: Cache.Entry) -> String {
         var out = "j \(key) \(e.version) \(e.parameters) \(e.inputs) \(e.outputs.count) \(escape(e.job))\n"
-        for o in e.outputs { out += "o \(o.sha256) \(o.bytes) \(escape(o.path))\n" }
+        for o in e.outputs {
+            if let m = o.measureToken {
+                out += "p \(o.sha256) \(o.bytes) \(m) \(escape(o.path))\n"
+            } else {
+                out += "o \(o.sha256) \(o.bytes) \(escape(o.path))\n"
+            }
+        }
         return out
     }
 

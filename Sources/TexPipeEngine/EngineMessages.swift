@@ -21,6 +21,14 @@ enum EngineMessage {
         "memory: \(mib(need)) MiB needed at least, \(mib(free)) MiB free of a \(mib(limit)) MiB limit"
     }
     static func mib(_ bytes: Int) -> Int { (bytes + (1 << 20) - 1) >> 20 }
+    static func layer(_ display: String, _ message: String) -> String {
+        message.hasPrefix(display) || message.hasPrefix("layer ") ? message : "layer \(display): \(message)"
+    }
+    static func layerSize(_ display: String, _ size: (Int, Int), levels: Int, first: (Int, Int), firstLevels: Int)
+        -> String
+    {
+        "layer \(display) is \(size.0)×\(size.1) with \(levels) levels after its stages, the first layer \(first.0)×\(first.1) with \(firstLevels): every layer must match"
+    }
     static func sprite(_ display: String, _ message: String) -> String {
         message.hasPrefix(display) ? message : "sprite \(display): \(message)"
     }

@@ -176,8 +176,11 @@ final class IndexTable: @unchecked Sendable {
                 let bk = key(k)
                 jobs[bk] = start
                 open = (bk, Int(count), 0)
-            } else if kind.count == 1 && k0 == UInt8(ascii: "o") {
-                guard open != nil, line.field() != nil, line.int() != nil, line.hasRest else {
+            } else if kind.count == 1 && (k0 == UInt8(ascii: "o") || k0 == UInt8(ascii: "p")) {
+                guard open != nil, line.field() != nil, line.int() != nil,
+                    k0 == UInt8(ascii: "o") || line.field() != nil,
+                    line.hasRest
+                else {
                     damaged += 1
                     continue
                 }
@@ -250,10 +253,17 @@ final class IndexTable: @unchecked Sendable {
         var entry = Cache.Entry(
             job: CacheIndex.unescape(j.rest), version: version, parameters: parameters, inputs: inputs, outputs: [])
         for _ in 0..<count {
-            guard var o = lines.nextLine() else { return nil }
-            _ = o.field()
+            guard var o = lines.nextLine(), let kind = o.field() else { return nil }
+            // `o`: an output; `p`: an output with its measure (format, GPU bytes, PSNR per level).
             guard let sha = o.field().flatMap(LineFields.sha256), let bytes = o.int() else { return nil }
-            entry.outputs.append(.init(path: CacheIndex.unescape(o.rest), sha256: sha, bytes: Int(bytes)))
+            var measure: Substring?
+            if kind.elementsEqual("p".utf8) {
+                guard let m = o.field() else { return nil }
+                measure = Substring(LineFields.string(m))
+            }
+            var output = Cache.Entry.Output(path: CacheIndex.unescape(o.rest), sha256: sha, bytes: Int(bytes))
+            if let measure, !output.readMeasure(measure) { return nil }
+            entry.outputs.append(output)
         }
         return entry
     }

@@ -124,6 +124,8 @@ public final class RemoteCache: Sendable {
         public var path: String
         public var size: Int
         public var sha256: String
+        /// The output's measure token (format, GPU bytes, PSNR per level), as the local index keeps it.
+        public var measure: String? = nil
     }
 
     enum Answer {
@@ -288,6 +290,7 @@ public final class RemoteCache: Sendable {
     package static func entryText(_ outputs: [(Blob, [UInt8]?)]) -> [UInt8] {
         let items = outputs.sorted { $0.0.path < $1.0.path }.map { b, contents in
             (contents.map { "{\"contents\":\"\(Data($0).base64EncodedString())\"," } ?? "{")
+                + (b.measure.map { "\"measure\":\(ValueText.quoted($0))," } ?? "")
                 + "\"path\":\(ValueText.quoted(b.path)),\"sha256\":\"\(b.sha256)\",\"size\":\(b.size)}"
         }
         return Array(("{\"outputs\":[" + items.joined(separator: ",") + "]}").utf8)
@@ -312,7 +315,13 @@ public final class RemoteCache: Sendable {
                 guard let text = text as? String, let data = Data(base64Encoded: text) else { return nil }
                 contents = Array(data)
             }
-            listed.append((Blob(path: path, size: size, sha256: sha), contents))
+            var blob = Blob(path: path, size: size, sha256: sha)
+            if let m = o["measure"] {
+                var probe = Cache.Entry.Output(path: path, sha256: sha, bytes: size)
+                guard let m = m as? String, probe.readMeasure(Substring(m)) else { return nil }
+                blob.measure = m
+            }
+            listed.append((blob, contents))
         }
         return listed
     }

@@ -46,6 +46,9 @@ public struct RunOptions: Sendable {
     /// round trip costs more than the job (`RemoteCosts`). Off: always ask (the outputs are the
     /// same either way; only the time differs).
     public var remoteCostModel = true
+    /// Measure every lossy or block-compressed output's PSNR per level (a report asks for it);
+    /// jobs with a `minPSNR` gate always do.
+    public var measureQuality = false
     /// Memory policy: the largest image (pixels) a stage may hold whole as Float where it could
     /// stream instead (16 B a pixel: 256 MiB at 16 MP). Mipmaps' filters that read level 0 for
     /// every level convert it once up to this size (converting per level cost them 2–3×).
@@ -86,7 +89,7 @@ struct JobInputs {
     var inputError: String? { errors[0] }
 
     init(_ job: Job, cache: Cache?, loader: ResourceLoader, base: String) {
-        let own = job.atlas?.sprites.count ?? 1
+        let own = job.atlas?.sprites.count ?? job.layers?.count ?? 1
         read = ReadBytes(count: own)
         errors = Array(repeating: nil, count: own)
         for (k, path) in job.reads.enumerated() {
@@ -184,6 +187,8 @@ public enum Runner {
         // Lookups in flight at most: a parked job holds the input bytes it read.
         let window = 4 * RemoteCache.lanes
         @Sendable func deliver(_ i: Int, _ result: JobResult) {
+            var result = result
+            Gates.apply(jobs[i], to: &result)
             state.withLock { s in
                 s.results[i] = result
                 s.done += 1
@@ -204,7 +209,10 @@ public enum Runner {
             }
             if let remote, result.status == .ok, remote.settings.mode == .readWrite, let inputs = p.inputs {
                 let blobs = zip(result.written, zip(result.recorded, bytes)).map { out, rb in
-                    (RemoteCache.Blob(path: out.relative, size: rb.0.bytes, sha256: rb.0.sha256), rb.1)
+                    (
+                        RemoteCache.Blob(
+                            path: out.relative, size: rb.0.bytes, sha256: rb.0.sha256, measure: rb.0.measureToken), rb.1
+                    )
                 }
                 let key = remoteKey(jobs[i], inputs)
                 remote.submit { remote.store(key: key, outputs: blobs) }
@@ -351,7 +359,9 @@ public enum Runner {
             let (decision, entry) =
                 options.force ? (.forced, nil) : cache.decide(job, inputs: inputs.hash, base: base)
             result.decision = decision
-            if decision.isHit, let entry {
+            if decision.isHit, let entry, Gates.unmeasured(job, entry.outputs) {
+                result.decision = .unmeasured
+            } else if decision.isHit, let entry {
                 result.cacheHit = true
                 result.written =
                     job.atlas == nil
@@ -378,6 +388,15 @@ public enum Runner {
     ) -> JobResult? {
         let base = plan.manifest.directory
         var result = p.result
+        // An entry measured without what this job's gates ask for: the job runs here and measures.
+        if job.check != nil {
+            let listed = blobs.map { b, _ in
+                var o = Cache.Entry.Output(path: b.path, sha256: b.sha256, bytes: b.size)
+                if let m = b.measure { _ = o.readMeasure(Substring(m)) }
+                return o
+            }
+            if Gates.unmeasured(job, listed) { return nil }
+        }
         // An atlas's outputs are what the entry lists (checked against its pattern when fetched).
         let outputs =
             job.atlas == nil
@@ -388,8 +407,10 @@ public enum Runner {
             do { try AtomicWriter.write(bytes, to: output.path) } catch { return nil }
             result.written.append(output)
             // The blob's SHA-256 was checked against its bytes when it was fetched.
-            result.recorded.append(
-                .init(path: PathText.relative(output.path, to: base), sha256: blob.sha256, bytes: bytes.count))
+            var recorded = Cache.Entry.Output(
+                path: PathText.relative(output.path, to: base), sha256: blob.sha256, bytes: bytes.count)
+            if let m = blob.measure { _ = recorded.readMeasure(Substring(m)) }
+            result.recorded.append(recorded)
         }
         options.cache?.store(job, inputs: p.inputs!.hash, outputs: result.recorded, base: base)
         result.remoteHit = true
@@ -466,6 +487,8 @@ public enum Runner {
     ) -> String? {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { clock.total += DispatchTime.now().uptimeNanoseconds - start }
+        // PSNR per level only when a gate or a report asks: decoding the blocks back costs time.
+        let measureQuality = job.check?.minPSNR != nil || options.measureQuality
         // Each output takes its images out of the list, so the encoder holds the only reference
         // and frees the pixels as soon as it no longer needs them (docs/performance.md "Memory").
         var slots: [Image?] = (consume images).map { $0 }
@@ -480,14 +503,35 @@ public enum Runner {
             next += output.levels
             do {
                 let bytes: [UInt8]
+                var measure = Measure(format: "png", gpuBytes: 0, psnr: nil)
                 switch output.format {
-                case .png: bytes = try ImageEncoder.png(group.removeLast(), job.png, rows: rows)
-                case .jpeg: bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
+                case .png:
+                    let image = group.removeLast()
+                    measure.gpuBytes = image.pixelCount * image.depth / 2
+                    bytes = try ImageEncoder.png(image, job.png, rows: rows)
+                case .jpeg:
+                    bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
+                    measure.format = "jpeg"
+                    measure.gpuBytes = group[0].pixelCount * 4
+                    if measureQuality {
+                        let back = TextureEncoder.rgba8(try ImageDecoder.decode(bytes, path: output.path))
+                        measure.psnr = [
+                            LevelQuality(
+                                rgb: Quality.psnr(TextureEncoder.rgba8(group[0]), back, channels: 0...2), alpha: nil)
+                        ]
+                    }
                 case .texture(let container):
-                    bytes = try TextureEncoder.encode(group, job.texture, container: container, rows: rows)
+                    let info = job.texture.format.info
+                    measure.format = job.texture.format.rawValue
+                    measure.gpuBytes = group.reduce(0) { $0 + info.levelBytes($1.width, $1.height) }
+                    let encoded = try TextureEncoder.encode(
+                        group, job.texture, container: container, rows: rows,
+                        measure: measureQuality && info.codec != .uncompressed)
+                    bytes = encoded.bytes
+                    if measureQuality && info.codec != .uncompressed { measure.psnr = encoded.quality }
                 }
                 clock.encoding += DispatchTime.now().uptimeNanoseconds - t
-                try record(bytes, output, options, base: base, &result, &encoded)
+                try record(bytes, output, options, base: base, &result, &encoded, measure: measure)
             } catch {
                 return EngineMessage.output(output.relative, error)
             }
@@ -498,13 +542,22 @@ public enum Runner {
     /// Writes `bytes` atomically to `output` and records it in `result`.
     static func record(
         _ bytes: [UInt8], _ output: PlannedOutput, _ options: RunOptions, base: String, _ result: inout JobResult,
-        _ encoded: inout [[UInt8]]
+        _ encoded: inout [[UInt8]], measure: Measure? = nil
     ) throws {
         try AtomicWriter.write(bytes, to: output.path)
         if options.remote != nil { encoded.append(bytes) }
         result.written.append(output)
         result.recorded.append(
-            .init(path: PathText.relative(output.path, to: base), sha256: Cache.sha256(bytes), bytes: bytes.count))
+            .init(
+                path: PathText.relative(output.path, to: base), sha256: Cache.sha256(bytes), bytes: bytes.count,
+                format: measure?.format, gpuBytes: measure?.gpuBytes, psnr: measure?.psnr))
+    }
+
+    /// What an output holds and costs, recorded beside its hash (docs/gpu-textures.md "Checks and budgets").
+    struct Measure {
+        var format: String
+        var gpuBytes: Int
+        var psnr: [LevelQuality]?
     }
 
     /// Whether the job's image fits in the memory the process may still take (docs/guarantees.md
@@ -540,6 +593,9 @@ public enum Runner {
         inputs.load(base: base)
         if job.atlas != nil {
             return runAtlas(job, in: plan, options, prepared, inputs, rows: rows, loader: loader)
+        }
+        if job.layers != nil {
+            return runArray(job, in: plan, options, prepared, inputs, rows: rows, loader: loader)
         }
         guard let data = inputs.read.files[0] else {
             return fail(inputs.inputError ?? EngineMessage.unreadableInput)

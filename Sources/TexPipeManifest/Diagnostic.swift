@@ -51,6 +51,19 @@ public enum Say {
     public static func unknownPipeline(_ name: String, valid: [String]) -> String {
         "no pipeline named \"\(name)\"" + suggestion(name, in: valid)
     }
+    public static func unknownVariant(_ name: String, valid: [String]) -> String {
+        guard !valid.isEmpty else { return "no variant named \"\(name)\": no pipeline here has variants" }
+        let near = suggestion(name, in: valid)
+        let list = valid.prefix(8).map { "\"\($0)\"" }.joined(separator: ", ") + (valid.count > 8 ? ", …" : "")
+        return "no variant named \"\(name)\"" + (near.isEmpty ? "; the variants are " + list : near)
+    }
+    static func arrayPlaceholder(_ name: String, _ template: String) -> String {
+        "an array's output \"\(template)\" names {\(name)}, which no single layer has; use {pipeline}, {variant} or variant keys"
+    }
+    static let arrayAndAtlas = "a pipeline is an array or an atlas, not both"
+    static func arrayNeedsTexture(_ template: String) -> String {
+        "an array is one texture: its output must end in .ktx2 or .dds, not \"\(template)\""
+    }
     public static func missing(_ key: String, expected: String) -> String {
         "missing required key \"\(key)\" (\(expected))"
     }

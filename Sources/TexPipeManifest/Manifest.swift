@@ -18,13 +18,13 @@ public struct Manifest: Sendable {
     /// Problems found while reading; the planner adds its own and reports them all at once.
     public var diagnostics: [Diagnostic] = []
 
-    public static let builtinPlaceholders = ["path", "file", "ext", "pipeline", "variant", "suffix", "level"]
+    public static let builtinPlaceholders = ["path", "dir", "file", "ext", "pipeline", "variant", "suffix", "level"]
     /// What an atlas template may not name (no single input) and what only it may (docs/atlases.md).
-    public static let perInputPlaceholders = ["path", "file", "ext"]
+    public static let perInputPlaceholders = ["path", "dir", "file", "ext"]
     static let topKeys = ["$schema", "version", "output", "pipelines"]
     static let pipelineKeys = [
         "name", "inputs", "exclude", "variants", "distinct", "stages", "output", "inputAlpha", "png", "jpeg",
-        "texture", "atlas", "pageStages",
+        "texture", "atlas", "pageStages", "check", "array",
     ]
     public static let defaultTemplate = "{pipeline}/{path}/{file}{suffix}.png"
     public static let defaultAtlasTemplate = "{pipeline}{page}{suffix}.png"
@@ -43,6 +43,8 @@ public struct PipelineSpec: Sendable {
     public var png: JSONObject
     public var jpeg: JSONObject
     public var texture: JSONObject
+    /// The `check` gates, decoded per job (a budget may come from a variant: `"{budget}"`).
+    public var check = JSONObject()
     /// False when a stage or setting failed its static check: the planner then still
     /// expands inputs and checks outputs, but builds no stages.
     public var valid: Bool
@@ -52,6 +54,9 @@ public struct PipelineSpec: Sendable {
     public var atlas: JSONObject? = nil
     /// Stages run on each atlas page.
     public var pageStages: [StageSpec] = []
+    /// The `array` object (docs/gpu-textures.md "Texture arrays"): the pipeline is one job writing
+    /// its inputs as the layers of one texture.
+    public var array: ArraySpec? = nil
 }
 
 public struct StageSpec: Sendable {
@@ -224,8 +229,10 @@ struct ManifestReader {
         var png = JSONObject()
         var jpeg = JSONObject()
         var texture = JSONObject()
+        var check = JSONObject()
         for (key, table) in [
             ("png", PNGSettings.parameters), ("jpeg", JPEGSettings.parameters), ("texture", TextureSettings.parameters),
+            ("check", CheckSettings.parameters),
         ] {
             guard let v = o[key] else { continue }
             guard case .object(let obj) = v else {
@@ -238,6 +245,7 @@ struct ManifestReader {
             switch key {
             case "png": png = obj
             case "jpeg": jpeg = obj
+            case "check": check = obj
             default: texture = obj
             }
         }
@@ -261,17 +269,29 @@ struct ManifestReader {
         } else if o["pageStages"] != nil {
             error(path.key("pageStages"), Say.pageStagesWithoutAtlas)
         }
+        var array: ArraySpec?
+        if let a = o["array"] {
+            array = arrayChecks(a, template: template, atlas: atlas != nil, at: path.key("array"))
+            templateKnown = known.filter { !Manifest.perInputPlaceholders.contains($0) }
+            for name in Template.names(in: template) where Manifest.perInputPlaceholders.contains(name) {
+                error(path.key("output"), Say.arrayPlaceholder(name, template))
+            }
+        }
         let valid = diagnostics.count == before
         let unknownNames = Template.names(in: template).filter {
-            !templateKnown.contains($0) && !(atlas != nil && Manifest.perInputPlaceholders.contains($0))
+            !templateKnown.contains($0)
+                && !((atlas != nil || array != nil) && Manifest.perInputPlaceholders.contains($0))
         }
         for name in unknownNames {
             error(path.key("output"), Say.unresolved(name, in: template, known: known))
         }
-        return PipelineSpec(
+        var spec = PipelineSpec(
             index: index, name: name, path: path, inputs: inputs, exclude: exclude, variants: variants,
             stages: stages, output: template, inputAlpha: inputAlpha, png: png, jpeg: jpeg, texture: texture,
             valid: valid, templateValid: unknownNames.isEmpty, atlas: atlas, pageStages: pageStages)
+        spec.check = check
+        spec.array = array
+        return spec
     }
 
     /// The `atlas` object: its table, the sprite-name template, a page that holds a padded 1×1,
@@ -309,11 +329,60 @@ struct ManifestReader {
         return full
     }
 
+    /// The `array` object: `order` (globs), `size` (`"first"` or `[w, h]`), a texture template.
+    mutating func arrayChecks(_ json: JSON, template: String, atlas: Bool, at path: JSONPath) -> ArraySpec? {
+        guard case .object(let o) = json else {
+            error(path, Say.expected("an object", found: json))
+            return nil
+        }
+        var spec = ArraySpec()
+        for key in o.keys where key != "order" && key != "size" {
+            error(path.key(key), Say.unknownKey(key, valid: ["order", "size"]))
+        }
+        if atlas { error(path, Say.arrayAndAtlas) }
+        if let order = o["order"] {
+            guard case .array(let items) = order,
+                let globs = Optional(items.compactMap { if case .string(let s) = $0 { s } else { nil } }),
+                globs.count == items.count
+            else {
+                error(path.key("order"), Say.expected("an array of globs", found: order))
+                return nil
+            }
+            spec.order = globs
+        }
+        switch o["size"] {
+        case nil, .string("first")?: break
+        case .array(let items)? where items.count == 2:
+            let sides = items.compactMap { item -> Int? in
+                if case .number(let d) = item, d == d.rounded(), d >= 1, d <= 16384 { return Int(d) }
+                return nil
+            }
+            guard sides.count == 2 else {
+                error(path.key("size"), Say.expected("\"first\" or [width, height] in 1…16384", found: o["size"]!))
+                return nil
+            }
+            spec.size = (sides[0], sides[1])
+        case let other?:
+            error(path.key("size"), Say.expected("\"first\" or [width, height] in 1…16384", found: other))
+            return nil
+        }
+        let name = template.split(separator: "/").last.map(String.init) ?? template
+        let ext = name.contains(".") ? String(name[name.index(after: name.lastIndex(of: ".")!)...]).lowercased() : ""
+        if !ext.contains("{"), ext != "ktx2", ext != "dds" {
+            error(path, Say.arrayNeedsTexture(template))
+        }
+        return spec
+    }
+
     /// The `texture` settings against the template: only for .ktx2/.dds, a format only in the
     /// containers its row names, zstd in KTX2 only, no sRGB for data formats. Values still holding a placeholder are checked per job.
     mutating func textureChecks(_ texture: JSONObject, template: String, at path: JSONPath) {
         guard !texture.keys.isEmpty else { return }
         let at = path.key("texture")
+        let name = template.split(separator: "/").last.map(String.init) ?? template
+        // An extension from a variant key (`{file}.{container}`): the encoder checks each job's.
+        if let dot = name.lastIndex(of: "."), name[dot...].contains("{") || name.hasSuffix("}") { return }
+        if !name.contains("."), name.hasSuffix("}") { return }
         guard let container = ImageFormat(path: template)?.container else {
             error(at, Say.textureSettingsWithoutTexture(template))
             return
@@ -583,4 +652,13 @@ struct ManifestReader {
         guard let f = s.first, f != "." else { return false }
         return s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
     }
+}
+
+/// A pipeline's `array` object: the layers' order and size (docs/gpu-textures.md "Texture arrays").
+public struct ArraySpec: Sendable {
+    /// Globs: inputs the first matches come first (in name order), then the second's…; inputs
+    /// none matches last, in name order.
+    public var order: [String] = []
+    /// nil: every layer must have the first's size; else each layer is resized to it.
+    public var size: (width: Int, height: Int)?
 }

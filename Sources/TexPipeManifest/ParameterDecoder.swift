@@ -71,6 +71,9 @@ public struct ParameterDecoder {
     }
 
     mutating func resolve(_ raw: JSON, at path: JSONPath, kind: Parameter.Kind) -> Outcome {
+        if case .numberOrObject(_, let table) = kind, case .object = raw {
+            return resolve(raw, at: path, kind: .object(table))
+        }
         if case .object(let table) = kind, case .object(let object) = raw {
             let before = diagnostics.count
             if let nested = decode(object, at: path, table: table) { return .value(.object(nested.values)) }
@@ -122,7 +125,7 @@ public struct ParameterDecoder {
     /// A placeholder's text read as the JSON the parameter expects ("12" → 12).
     static func reinterpret(_ text: String, as kind: Parameter.Kind) -> JSON {
         switch kind {
-        case .integer, .number, .integerChoice, .numberOrList:
+        case .integer, .number, .integerChoice, .numberOrList, .numberOrObject:
             if let d = Double(text), d.isFinite { return .number(d) }
         case .boolean:
             if text == "true" { return .bool(true) }
@@ -168,6 +171,8 @@ public struct ParameterDecoder {
                 out.append(s)
             }
             return out.isEmpty ? nil : .list(out.map(ParameterValue.text))
+        case (.numberOrObject(let r, _), .number(let d)):
+            return r.contains(d) ? .number(d) : nil
         case (.numberOrList(let n, let r), .number(let d)):
             return r.contains(d) ? .numbers(Array(repeating: d, count: n)) : nil
         case (.numberOrList(let n, let r), .array(let items)):

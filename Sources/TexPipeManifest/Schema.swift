@@ -28,6 +28,11 @@ public enum ManifestSchema {
             "texture",
             tableSchema(TextureSettings.parameters, doc: "KTX2 / DDS texture settings (docs/gpu-textures.md)"))
         defs.insert(
+            "check",
+            tableSchema(
+                CheckSettings.parameters, doc: "quality and size gates for CI (docs/gpu-textures.md#checks-and-budgets)"
+            ))
+        defs.insert(
             "atlas",
             tableSchema(
                 AtlasSettings.parameters,
@@ -113,6 +118,39 @@ public enum ManifestSchema {
                         "png": ref("png"),
                         "jpeg": ref("jpeg"),
                         "texture": ref("texture"),
+                        "check": ref("check"),
+                        "array": .object(
+                            object([
+                                "type": .string("object"), "additionalProperties": .bool(false),
+                                "description": .string(
+                                    "the inputs as the layers of one texture (docs/gpu-textures.md#texture-arrays)"),
+                                "properties": .object(
+                                    object([
+                                        "order": .object(
+                                            object([
+                                                "type": .string("array"),
+                                                "items": .object(object(["type": .string("string")])),
+                                                "description": .string(
+                                                    "globs: their inputs first, in turn; the rest in name order"),
+                                            ])),
+                                        "size": .object(
+                                            object([
+                                                "anyOf": .array([
+                                                    .object(object(["const": .string("first")])),
+                                                    .object(
+                                                        object([
+                                                            "type": .string("array"), "minItems": .number(2),
+                                                            "maxItems": .number(2),
+                                                            "items": kindSchema(.integer(1...16384)),
+                                                        ])),
+                                                ]),
+                                                "default": .string("first"),
+                                                "description": .string(
+                                                    "\"first\": every layer the first's size; [w, h]: each resized to it"
+                                                ),
+                                            ])),
+                                    ])),
+                            ])),
                         "atlas": ref("atlas"),
                         "pageStages": .object(
                             object([
@@ -223,6 +261,8 @@ public enum ManifestSchema {
                     ])
                 ]))
         case .object(let table): return tableSchema(table)
+        case .numberOrObject(let r, let table):
+            return .object(object(["anyOf": .array([kindSchema(.number(r)), tableSchema(table)])]))
         case .objects(let table):
             return .object(object(["type": .string("array"), "minItems": .number(1), "items": tableSchema(table)]))
         }

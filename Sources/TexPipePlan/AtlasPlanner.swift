@@ -63,6 +63,7 @@ extension PlanBuilder {
             let ext = PathText.pathExtension(file)
             var v = values
             v["path"] = m.folder
+            v["dir"] = PathText.parent(m.relativePath).isEmpty ? "." : PathText.parent(m.relativePath)
             v["file"] = ext.isEmpty ? file : String(file.dropLast(ext.count + 1))
             v["ext"] = ext
             var name: String
@@ -87,7 +88,8 @@ extension PlanBuilder {
                 canonical.append(name + ": " + decoded.1.joined(separator: "\n"))
             }
             var spriteReads: [String] = []
-            guard resolveReads(stages, p.stages, context, &spriteReads, &fonts) else { return }
+            var missing: (message: String, stage: String)?
+            guard resolveReads(stages, p.stages, context, &spriteReads, &fonts, missing: &missing) else { return }
             reads += spriteReads.filter { !reads.contains($0) }
             let start = Signature(
                 width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
@@ -103,8 +105,8 @@ extension PlanBuilder {
             sprites.append(
                 AtlasInput(
                     path: absolute, display: Planner.display(absolute), name: name, stages: stages,
-                    pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: chain.failure,
-                    failureStage: chain.failureStage))
+                    pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: missing?.message ?? chain.failure,
+                    failureStage: missing?.stage ?? chain.failureStage))
         }
         if let shared { canonical.append(shared.1.joined(separator: "\n")) }
         sprites.sort { $0.name != $1.name ? $0.name < $1.name : $0.path < $1.path }
@@ -115,7 +117,12 @@ extension PlanBuilder {
         guard !sprites.isEmpty else { return }
         // The sprites' files first (in name order), then what the stages read.
         reads = sprites.map(\.path) + reads.filter { r in !sprites.contains { $0.path == r } }
-        guard resolveReads(pageStages, p.pageStages, context, &reads, &fonts) else { return }
+        var pageMissing: (message: String, stage: String)?
+        guard resolveReads(pageStages, p.pageStages, context, &reads, &fonts, missing: &pageMissing) else { return }
+        if let pageMissing {  // one job for every page: nothing else to fail alone
+            error(p.path.key("pageStages"), pageMissing.message)
+            return
+        }
         // Pages: planned at the largest page's size, for the names of the outputs they may make.
         let limit = settings.pageLimit
         let pageStart = Signature(width: limit.width, height: limit.height, depth: depth, alpha: alpha)
@@ -126,6 +133,7 @@ extension PlanBuilder {
         guard !outputs.isEmpty else { return }
         canonical += pageCanonical.map { "page " + $0 } + output.canonical
         canonical.append("template " + p.output)
+        guard let check = decodeCheck(p, values, context) else { return }
         jobs.append(
             Job(
                 index: jobs.count, pipeline: p.name, input: sprites[0].path,
@@ -139,5 +147,7 @@ extension PlanBuilder {
                 pixels: sprites.reduce(0) { $0 + $1.pixels },
                 id: [p.name, "\u{1}atlas", variant?.name ?? ""].joined(separator: "\u{0}"),
                 parameters: canonical.joined(separator: "\n")))
+        jobs[jobs.count - 1].check = check.isEmpty ? nil : check
+        jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
     }
 }

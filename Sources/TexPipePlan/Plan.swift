@@ -57,6 +57,11 @@ public struct Job: Sendable {
     public var jpeg: JPEGSettings
     /// What `.ktx2` / `.dds` outputs hold.
     public var texture: TextureSettings = .standard
+    /// The pipeline's gates; nil when it has none.
+    public var check: CheckSettings?
+    /// The total this job's outputs count toward (`maxTotalBytes`, `maxGPUBytes`): the pipeline's
+    /// name, or `pipeline [variant]` when the budget comes from a variant key.
+    public var budget = ""
     /// A failure already known at plan time (e.g. a crop outside this input's size):
     /// the job fails with it when run, without stopping the others.
     public var failure: String?
@@ -69,6 +74,9 @@ public struct Job: Sendable {
     /// Set for an atlas pipeline's one job: its sprites (`input` is the first), and how pages are
     /// named. Its page outputs are known once it has packed; `outputs` lists page 0's.
     public var atlas: AtlasPlan?
+    /// Set for an array pipeline's one job: its layers in order (`input` is the first's), each
+    /// with its stages; `outputs` are the texture and its layer index (JSON).
+    public var layers: [AtlasInput]?
     /// The input's pixels (width × height from its header; 0 when unreadable): the work a shard
     /// is balanced by.
     public var pixels: Int = 0
@@ -89,13 +97,16 @@ public struct Plan: Sendable {
 public struct PlanOptions: Sendable {
     /// Only these pipelines (all when empty).
     public var pipelines: [String] = []
+    /// Only these variants' jobs (all when empty): `--variant`, a platform per CI machine.
+    public var variants: [String] = []
     /// Sizes of inputs whose file has not changed since a run recorded them (the engine's index):
     /// the plan then needs no open and read per input.
     public var shapes: (any ShapeMemory)?
     /// Inputs per slice planned on a core of its own (tests lower it to exercise the slicing).
     package var inputsPerSlice = 2000
-    public init(pipelines: [String] = [], shapes: (any ShapeMemory)? = nil) {
+    public init(pipelines: [String] = [], variants: [String] = [], shapes: (any ShapeMemory)? = nil) {
         self.pipelines = pipelines
+        self.variants = variants
         self.shapes = shapes
     }
 }

@@ -35,6 +35,16 @@ enum PlanMessage {
         "pipeline \"\(pipeline)\" input \(input)" + (variant.map { " variant \"\($0)\"" } ?? "")
     }
 
+    static func oddLayer(_ name: String, _ size: (Int, Int), first: (width: Int, height: Int)) -> String {
+        "layer \"\(name)\" is \(size.0)×\(size.1) but the first layer is \(first.width)×\(first.height); every layer needs the first's size (or give \"size\": [w, h])"
+    }
+
+    static func arrayImages(_ n: Int) -> String {
+        "an array's stages must make one image per layer, or one mip chain; these make \(n) outputs"
+    }
+
+    static func arrayDisplay(_ pipeline: String, layers: Int) -> String { "array \(pipeline) (\(layers) layers)" }
+
     static func spriteImages(_ n: Int) -> String {
         "an atlas's sprite stages must make one image per sprite; these make \(n) (move mipmaps or alpha-split to \"pageStages\" or another pipeline)"
     }

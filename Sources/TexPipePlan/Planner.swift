@@ -17,7 +17,17 @@ public enum Planner {
         for name in options.pipelines where !manifest.pipelines.contains(where: { $0.name == name }) {
             planner.error(nil, Say.unknownPipeline(name, valid: manifest.pipelines.map(\.name)))
         }
-        let selected = manifest.pipelines.filter { options.pipelines.isEmpty || options.pipelines.contains($0.name) }
+        var selected = manifest.pipelines.filter { options.pipelines.isEmpty || options.pipelines.contains($0.name) }
+        if !options.variants.isEmpty {
+            // A platform per CI machine: only the jobs of these variants; a pipeline without them
+            // (or without variants at all) has nothing to do here.
+            let names = selected.flatMap { $0.variants?.map(\.name) ?? [] }
+            for name in options.variants where !names.contains(name) {
+                planner.error(nil, Say.unknownVariant(name, valid: Array(Set(names)).sorted()))
+            }
+            selected = selected.filter { p in p.variants?.contains { options.variants.contains($0.name) } ?? false }
+            planner.onlyVariants = options.variants
+        }
         for p in selected { planner.add(p) }
         planner.checkOutputs()
         let all = planner.unique
@@ -48,6 +58,8 @@ struct PlanBuilder {
     /// Headers of the files the plan reads (inputs and stage resources), each read once.
     var headers: [String: Result<ImageShape, HeaderProblem>] = [:]
     var shapes: (any ShapeMemory)?
+    /// `--variant`: only these variants' jobs (all when empty).
+    var onlyVariants: [String] = []
     /// Fonts found, by spec and folder: fontconfig's match is the slow part.
     var fonts: [String: Result<FontFace, CodecError>] = [:]
 
@@ -72,10 +84,18 @@ struct PlanBuilder {
         ImageFormat(path: template)?.container != nil
     }
 
+    /// Whether this job's output is a GPU texture: the template as rendered with the job's values
+    /// when its extension comes from a variant key (`"{variant}/{file}.{container}"`).
+    static func writesTexture(_ p: PipelineSpec, _ values: [String: String]?) -> Bool {
+        if isTextureTemplate(p.output) { return true }
+        guard let values, case .success(let rendered) = Template.render(p.output, values) else { return false }
+        return isTextureTemplate(rendered)
+    }
+
     /// A `mipmaps` stage without `layout` in a pipeline writing `.ktx2`/`.dds`: the chain stays
     /// one texture (docs/stages.md: `layout`'s default depends on the output).
-    static func withTextureLayout(_ s: StageSpec, _ p: PipelineSpec) -> JSONObject {
-        guard s.type.name == "mipmaps", s.object["layout"] == nil, isTextureTemplate(p.output) else { return s.object }
+    static func withTextureLayout(_ s: StageSpec, _ p: PipelineSpec, _ values: [String: String]?) -> JSONObject {
+        guard s.type.name == "mipmaps", s.object["layout"] == nil, writesTexture(p, values) else { return s.object }
         var o = s.object
         o.insert("layout", .string("texture"))
         return o
@@ -91,7 +111,23 @@ struct PlanBuilder {
             case .null, .bool, .number: return false
             }
         }
-        return (p.stages.map(\.object) + [p.png, p.jpeg, p.texture]).contains { scan(.object($0)) }
+        // An extension from a variant key decides per job whether mipmaps make one texture.
+        let extensionVaries = PathText.pathExtension(p.output).contains("{") || p.output.hasSuffix("}")
+        return extensionVaries || (p.stages.map(\.object) + [p.png, p.jpeg, p.texture]).contains { scan(.object($0)) }
+    }
+
+    /// An image resource whose stage names images through placeholders (`"{path}/{file%_ao}_rough.png"`).
+    static func isTemplated(_ resource: Resource, _ spec: StageSpec) -> Bool {
+        guard case .image = resource else { return false }
+        func scan(_ json: JSON) -> Bool {
+            switch json {
+            case .string(let s): return Template.hasPlaceholders(s)
+            case .array(let a): return a.contains(where: scan)
+            case .object(let o): return o.keys.contains { scan(o[$0]!) }
+            case .null, .bool, .number: return false
+            }
+        }
+        return scan(.object(spec.object))
     }
 
     mutating func error(_ path: JSONPath?, _ message: String) {
@@ -117,9 +153,16 @@ struct PlanBuilder {
         if matches.isEmpty && !p.exclude.isEmpty && p.inputs.allSatisfy({ !Glob($0).matches(in: base).isEmpty }) {
             error(p.path.key("exclude"), PlanMessage.excludesEverything)
         }
-        let variants: [Variant?] = p.variants.map { $0.map { Optional($0) } } ?? [nil]
+        let only = onlyVariants
+        let variants: [Variant?] = (p.variants.map { $0.map { Optional($0) } } ?? [nil]).filter { v in
+            only.isEmpty || v.map { only.contains($0.name) } ?? false
+        }
         if p.atlas != nil {
             for v in variants { addAtlas(p, matches, variant: v) }
+            return
+        }
+        if p.array != nil {
+            for v in variants { addArray(p, matches, variant: v) }
             return
         }
         // Thousands of inputs: contiguous slices planned on the cores at once, each by its own
@@ -180,6 +223,7 @@ struct PlanBuilder {
         var values = variant?.values ?? [:]
         values["pipeline"] = p.name
         values["path"] = m.folder
+        values["dir"] = PathText.parent(m.relativePath).isEmpty ? "." : PathText.parent(m.relativePath)
         values["file"] = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
         values["ext"] = ext
         let context = variant.map { PlanMessage.variantContext($0.name) } ?? ""
@@ -210,14 +254,21 @@ struct PlanBuilder {
         diagnostics += decoder.diagnostics
         guard decoder.diagnostics.isEmpty, let png, let jpeg, let texture else { return }
 
-        // What the stages read besides the input: missing or broken files and fonts are manifest errors.
+        // What the stages read besides the input: missing or broken files and fonts are manifest
+        // errors, except an image named by a placeholder (this input's roughness map): that job's.
         var reads = [absolute]
         var jobFonts: [String: FontFace] = [:]
-        guard resolveReads(stages, p.stages, context, &reads, &jobFonts) else { return }
+        var missing: (message: String, stage: String)?
+        guard resolveReads(stages, p.stages, context, &reads, &jobFonts, missing: &missing) else { return }
         let start = Signature(
             width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
-        guard let (_, sized, failure, failureStage) = chains(stages, p.stages, from: start, context, check: p.valid)
-        else { return }
+        guard let chain = chains(stages, p.stages, from: start, context, check: p.valid) else { return }
+        var (sized, failure, failureStage) = (chain.sized, chain.failure, chain.failureStage)
+        if let missing {
+            (failure, failureStage) = (missing.message, missing.stage)
+            sized = chain.unsized
+        }
+        guard let check = decodeCheck(p, values, context) else { return }
         let outputs = renderOutputs(p, sized, values, context)
         canonical += outputs.map { "output " + $0.relative }
         let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
@@ -230,6 +281,31 @@ struct PlanBuilder {
                 reads: reads, fonts: jobFonts, pixels: (header?.width ?? 0) * (header?.height ?? 0),
                 id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
                 parameters: canonical.joined(separator: "\n")))
+        jobs[jobs.count - 1].check = check.isEmpty ? nil : check
+        jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
+    }
+
+    /// Which total a job's outputs count toward: the pipeline's, or the pipeline's for this variant
+    /// when the budget comes from a variant key (`"maxGPUBytes": "{gpuBudget}"`: a platform's own).
+    static func budgetName(_ p: PipelineSpec, _ variant: Variant?) -> String {
+        let perVariant = ["maxTotalBytes", "maxGPUBytes"].contains { key in
+            if case .string(let s)? = p.check[key] { return Template.hasPlaceholders(s) }
+            return false
+        }
+        guard perVariant, let variant else { return p.name }
+        return "\(p.name) [\(variant.name)]"
+    }
+
+    /// The pipeline's `check` with this job's placeholder values; nil when it is wrong (reported).
+    /// Gates are not part of the job's key: a changed budget reruns nothing.
+    mutating func decodeCheck(_ p: PipelineSpec, _ values: [String: String], _ context: String) -> CheckSettings? {
+        guard !p.check.keys.isEmpty else { return CheckSettings() }
+        var decoder = ParameterDecoder(
+            file: manifest.file, placeholders: values, knownNames: [], context: context,
+            baseDirectory: manifest.directory)
+        let args = decoder.decode(p.check, at: p.path.key("check"), table: CheckSettings.parameters)
+        diagnostics += decoder.diagnostics
+        return args.map(CheckSettings.init)
     }
 
     /// A pipeline's stage specs decoded with the decoder's placeholders: the stages and their
@@ -242,7 +318,8 @@ struct PlanBuilder {
         for s in specs {
             guard
                 let args = decoder.decode(
-                    PlanBuilder.withTextureLayout(s, p), at: s.path, table: s.type.parameters, ignoring: ["stage"])
+                    PlanBuilder.withTextureLayout(s, p, decoder.placeholders), at: s.path, table: s.type.parameters,
+                    ignoring: ["stage"])
             else {
                 continue
             }
@@ -313,19 +390,26 @@ struct PlanBuilder {
             "inputAlpha " + p.inputAlpha.rawValue,
         ]
         // Only texture pipelines carry it, so other pipelines' keys are what they were.
-        if PlanBuilder.isTextureTemplate(p.output) { canonical.append("texture" + (textureArgs?.canonical ?? "")) }
+        if PlanBuilder.writesTexture(p, decoder.placeholders) {
+            canonical.append("texture" + (textureArgs?.canonical ?? ""))
+        }
         return (png, jpeg, texture, canonical)
     }
 
     /// What the stages read besides the input, added to `reads` (each once) and `fonts`: a missing
-    /// or broken file or font is a manifest error (false).
+    /// or broken file or font is a manifest error (false) — but an image whose path a placeholder
+    /// made differs per job, and its absence is this job's failure (`missing`).
     mutating func resolveReads(
         _ stages: [any Stage], _ specs: [StageSpec], _ context: String, _ reads: inout [String],
-        _ fonts: inout [String: FontFace]
+        _ fonts: inout [String: FontFace], missing: inout (message: String, stage: String)?
     ) -> Bool {
         for (k, stage) in stages.enumerated() {
             for resource in stage.reads {
                 switch resolve(resource) {
+                case .failure(let problem) where missing == nil && Self.isTemplated(resource, specs[k]):
+                    missing = (problem.message(stage: type(of: stage).name) + context, type(of: stage).name)
+                case .failure where missing != nil && Self.isTemplated(resource, specs[k]):
+                    continue
                 case .failure(let problem):
                     self.error(specs[k].path, problem.message(stage: type(of: stage).name) + context)
                     return false

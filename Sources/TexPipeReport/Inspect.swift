@@ -39,6 +39,16 @@ public struct TextureFacts: Codable, Sendable, Equatable {
     public var alphaMode: String
     public var supercompression: String
     public var levels: [LevelFacts]
+    /// A texture array's layers, in order (nil for a plain texture): each one's name from the layer
+    /// index beside the file when there is one, and its level 0's alpha.
+    public var layers: [LayerFacts]?
+
+    public struct LayerFacts: Codable, Sendable, Equatable {
+        public var index: Int
+        public var name: String?
+        public var alphaMin: Int
+        public var alphaMax: Int
+    }
 
     public struct LevelFacts: Codable, Sendable, Equatable {
         public var width: Int
@@ -101,10 +111,31 @@ public enum Inspector {
             levels: t.levels.map {
                 .init(width: $0.width, height: $0.height, bytes: $0.bytes, uncompressedBytes: $0.uncompressedBytes)
             })
+        if t.isArray {
+            let names = layerNames(beside: path, count: t.layers)
+            f.texture!.layers = try (0..<t.layers).map { k in
+                let a = try t.level(0, layer: k).alphaStatistics()
+                return .init(index: k, name: names[k], alphaMin: a.min, alphaMax: a.max)
+            }
+        }
         if let promised = ImageFormat(path: path), promised.container != t.container {
             f.extensionMismatch = "named .\(PathText.pathExtension(path)) but the signature says \(f.format)"
         }
         return f
+    }
+
+    /// The names a layer index (`NAME.json` beside `NAME.ktx2`, as an array pipeline writes it)
+    /// gives the layers; nil where it gives none.
+    static func layerNames(beside path: String, count: Int) -> [String?] {
+        var names = [String?](repeating: nil, count: count)
+        guard case .success(let bytes) = FileReader.read(PathText.deletingExtension(path) + ".json"),
+            let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let layers = root["layers"] as? [String: Any]
+        else { return names }
+        for (name, value) in layers {
+            if let k = value as? Int, (0..<count).contains(k) { names[k] = name }
+        }
+        return names
     }
 
     /// A multi-line description of the file, or throws a one-line error.
@@ -147,6 +178,7 @@ public enum Inspector {
         var head =
             "\(f.file): \(t.container) \(f.width)×\(f.height), \(t.format) \(t.colorSpace), "
             + "\(t.levels.count) level\(t.levels.count == 1 ? "" : "s")"
+            + (t.layers.map { ", \($0.count) layers" } ?? "")
             + (t.supercompression == "none" ? "" : ", \(t.supercompression)")
         if let mismatch = f.extensionMismatch { head += " (\(mismatch))" }
         var lines = [head, "  alpha: \(t.alphaMode)"]
@@ -158,7 +190,13 @@ public enum Inspector {
         }
         lines.append(
             "  level 0 decodes to: alpha min \(f.alphaMin), max \(f.alphaMax), "
-                + String(format: "%.1f%% fully transparent", f.transparentPercent))
+                + String(format: "%.1f%% fully transparent", f.transparentPercent)
+                + (t.layers == nil ? "" : " (layer 0)"))
+        for l in t.layers ?? [] {
+            lines.append(
+                "  layer \(l.index)" + (l.name.map { " \"\($0)\"" } ?? "")
+                    + ": alpha min \(l.alphaMin), max \(l.alphaMax)")
+        }
         return lines.joined(separator: "\n")
     }
 

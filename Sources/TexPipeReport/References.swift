@@ -20,7 +20,8 @@ public enum StageReference {
         for p in table {
             s += "\n\(indent)\(p.name): \(p.expected); \(p.defaultDescription). \(p.doc)"
             switch p.kind {
-            case .object(let nested), .objects(let nested): s += lines(nested, indent: indent + "  ")
+            case .object(let nested), .objects(let nested), .numberOrObject(_, let nested):
+                s += lines(nested, indent: indent + "  ")
             default: break
             }
         }
@@ -60,7 +61,8 @@ public enum StageReference {
     static var settingsTables: [(String, [Parameter])] {
         [
             ("png", PNGSettings.parameters), ("jpeg", JPEGSettings.parameters),
-            ("texture", TextureSettings.parameters), ("atlas", AtlasSettings.parameters),
+            ("texture", TextureSettings.parameters), ("check", CheckSettings.parameters),
+            ("atlas", AtlasSettings.parameters),
         ]
     }
 
@@ -72,7 +74,8 @@ public enum StageReference {
             for p in table {
                 s += "| `\(prefix)\(p.name)` | \(cell(p.expected)) | \(cell(p.defaultDescription)) | \(cell(p.doc)) |\n"
                 switch p.kind {
-                case .object(let nested), .objects(let nested): s += rows(nested, prefix: prefix + p.name + ".")
+                case .object(let nested), .objects(let nested), .numberOrObject(_, let nested):
+                    s += rows(nested, prefix: prefix + p.name + ".")
                 default: break
                 }
             }

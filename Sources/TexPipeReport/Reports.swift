@@ -17,6 +17,21 @@ public enum Reports {
         var jobs: [JobEntry]
         /// Present when a remote cache was in use; its URL redacted.
         var remote: Remote?
+        /// Each pipeline with a `check`: its outputs' totals against its budget.
+        var checks: [Check]?
+
+        struct Check: Codable {
+            var pipeline: String
+            var bytes: Int
+            var gpuBytes: Int
+            var maxTotalBytes: Int?
+            var maxGPUBytes: Int?
+            var minPSNR: Double?
+            var maxBytes: Int?
+            var severity: String
+            /// The totals' failed gates, as printed (a job's own are its error).
+            var failures: [String]
+        }
 
         struct Remote: Codable {
             var url: String
@@ -77,8 +92,10 @@ public enum Reports {
     }
 
     public static func json(
-        _ plan: Plan, _ results: [JobResult], seconds: Double, remote: RemoteCache? = nil
+        _ plan: Plan, _ results: [JobResult], seconds: Double, remote: RemoteCache? = nil,
+        budgets: [Gates.PipelineTotal]? = nil
     ) throws -> [UInt8] {
+        let budgets = budgets ?? Gates.pipelineTotals(plan, results)
         let entries = zip(plan.jobs, results).map { job, r in
             JSONReport.JobEntry(
                 index: job.index, pipeline: job.pipeline, input: relative(job.input, plan), variant: job.variant,
@@ -102,7 +119,16 @@ public enum Reports {
                     url: r.settings.redacted, mode: r.settings.mode.rawValue, hits: st.hits, misses: st.misses,
                     uploads: st.uploads, bytesUp: st.bytesUp, bytesDown: st.bytesDown, errors: st.errors,
                     warnings: r.warnings)
-            })
+            },
+            checks: budgets.isEmpty
+                ? nil
+                : budgets.map { b in
+                    .init(
+                        pipeline: b.pipeline, bytes: b.bytes, gpuBytes: b.gpuBytes,
+                        maxTotalBytes: b.check.maxTotalBytes,
+                        maxGPUBytes: b.check.maxGPUBytes, minPSNR: b.check.minPSNR, maxBytes: b.check.maxBytes,
+                        severity: b.check.severity.rawValue, failures: b.findings.map(\.message))
+                })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(report))
@@ -125,7 +151,13 @@ public enum Reports {
     }
 
     /// JUnit XML as CI servers read it: one testsuite per pipeline, one testcase per job.
-    public static func junit(_ plan: Plan, _ results: [JobResult], seconds: Double) -> [UInt8] {
+    /// A pipeline's budget is one more test case (`budget`), failed when a total is over it.
+    public static func junit(
+        _ plan: Plan, _ results: [JobResult], seconds: Double, budgets: [Gates.PipelineTotal]? = nil
+    ) -> [UInt8] {
+        let budgets = (budgets ?? Gates.pipelineTotals(plan, results)).filter {
+            $0.check.maxTotalBytes != nil || $0.check.maxGPUBytes != nil
+        }
         var byPipeline: [(String, [(Job, JobResult)])] = []
         for (job, r) in zip(plan.jobs, results) {
             if let i = byPipeline.firstIndex(where: { $0.0 == job.pipeline }) {
@@ -134,15 +166,29 @@ public enum Reports {
                 byPipeline.append((job.pipeline, [(job, r)]))
             }
         }
-        let failures = results.filter { $0.status == .failed }.count
+        func failsBudget(_ b: Gates.PipelineTotal) -> Bool { b.findings.contains { $0.severity == .error } }
+        let failures = results.filter { $0.status == .failed }.count + budgets.filter(failsBudget).count
         var s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         s +=
-            "<testsuites name=\"texpipe\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(String(format: "%.3f", seconds))\">\n"
+            "<testsuites name=\"texpipe\" tests=\"\(results.count + budgets.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(String(format: "%.3f", seconds))\">\n"
         for (pipeline, cases) in byPipeline {
-            let f = cases.filter { $0.1.status == .failed }.count
+            let mine = budgets.filter { $0.pipeline == pipeline || $0.pipeline.hasPrefix(pipeline + " [") }
+            let f = cases.filter { $0.1.status == .failed }.count + mine.filter(failsBudget).count
             let t = cases.reduce(0) { $0 + $1.1.seconds }
             s +=
-                "  <testsuite name=\"\(xml(pipeline))\" tests=\"\(cases.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\" time=\"\(String(format: "%.3f", t))\">\n"
+                "  <testsuite name=\"\(xml(pipeline))\" tests=\"\(cases.count + mine.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\" time=\"\(String(format: "%.3f", t))\">\n"
+            for budget in mine {
+                let totals = "\(budget.bytes) bytes, \(budget.gpuBytes) GPU bytes"
+                let name = "budget" + budget.pipeline.dropFirst(pipeline.count)
+                s += "    <testcase classname=\"\(xml(pipeline))\" name=\"\(xml(name))\" time=\"0.000\""
+                if failsBudget(budget) {
+                    let message = budget.findings.map(\.message).joined(separator: "; ")
+                    s +=
+                        ">\n      <failure message=\"\(xml(message))\" type=\"check\">\(xml(message))</failure>\n    </testcase>\n"
+                } else {
+                    s += ">\n      <system-out>\(xml(totals))</system-out>\n    </testcase>\n"
+                }
+            }
             for (job, r) in cases {
                 let name = relative(job.input, plan) + (job.variant.map { " [\($0)]" } ?? "")
                 s +=
@@ -165,7 +211,10 @@ public enum Reports {
     /// A static page (no scripts, no network): per job the input and every output side by side
     /// on a checkerboard, failed jobs with their error. Thumbnails (at most 160 px) are made by
     /// texpipe itself into `DIR/thumbs/`.
-    public static func html(_ plan: Plan, _ results: [JobResult], to dir: String) throws {
+    public static func html(
+        _ plan: Plan, _ results: [JobResult], to dir: String, budgets: [Gates.PipelineTotal]? = nil
+    ) throws {
+        let budgets = budgets ?? Gates.pipelineTotals(plan, results)
         try FileManager.default.createDirectory(atPath: dir + "/thumbs", withIntermediateDirectories: true)
         func thumbnail(_ path: String, _ name: String) -> String? {
             guard case .success(let bytes) = FileReader.read(path),
@@ -203,12 +252,20 @@ public enum Reports {
             .frames { position: absolute; left: 0; top: 0; }
             .frames rect { fill: transparent; stroke: #e0217a; stroke-width: 1; }
             .frames rect:hover { fill: rgba(224, 33, 122, 0.25); }
+            table.outputs { border-collapse: collapse; margin: 0 0 20px; font-size: 13px; }
+            table.outputs th, table.outputs td { border-bottom: 1px solid #ddd; padding: 3px 10px; text-align: right; }
+            table.outputs th { cursor: pointer; background: #f4f4f4; user-select: none; }
+            table.outputs td:first-child, table.outputs th:first-child { text-align: left; }
+            table.outputs tr.over td { background: #fff0f0; }
+            table.outputs tfoot td { font-weight: 600; border-top: 2px solid #999; }
+            .under { color: #a00; font-weight: 600; }
             </style></head><body>
             <h1>texpipe report</h1>
             <p id="summary">\(xml(plan.manifest.file)): \(results.count) jobs, \(results.count - failed) ok, \(failed) failed, \(results.filter(\.cacheHit).count) up to date</p>
-            <main>
 
             """
+        h += outputTables(plan, results, budgets)
+        h += "<main>\n"
         for (job, r) in zip(plan.jobs, results) {
             let title =
                 "\(xml(job.pipeline)) · \(xml(relative(job.input, plan)))" + (job.variant.map { " · \(xml($0))" } ?? "")
@@ -240,9 +297,91 @@ public enum Reports {
             }
             h += "</div></section>\n"
         }
-        h += "</main></body></html>\n"
+        h += "</main>\n" + sortScript + "</body></html>\n"
         try AtomicWriter.write(Array(h.utf8), to: dir + "/index.html")
     }
+
+    /// Per pipeline (per pipeline and variant where a variant sets the budget), a table of its
+    /// outputs — format, file bytes, GPU bytes, the worst level's PSNR — largest GPU bytes first,
+    /// with the totals against the budget; a click on a heading sorts by that column.
+    static func outputTables(_ plan: Plan, _ results: [JobResult], _ budgets: [Gates.PipelineTotal]) -> String {
+        var rows: [(pipeline: String, output: Cache.Entry.Output, over: Bool)] = []
+        for (job, r) in zip(plan.jobs, results) {
+            for o in r.recorded where o.format != nil {
+                let overBytes = job.check?.maxBytes.map { o.bytes > $0 } ?? false
+                let under = job.check?.minPSNR.map { min in (o.psnr ?? []).contains { $0.worst < min } } ?? false
+                rows.append((job.budget.isEmpty ? job.pipeline : job.budget, o, overBytes || under))
+            }
+        }
+        guard !rows.isEmpty else { return "" }
+        var pipelines: [String] = []
+        for r in rows where !pipelines.contains(r.pipeline) { pipelines.append(r.pipeline) }
+        func kb(_ n: Int) -> String { String(format: "%.1f KiB", Double(n) / 1024) }
+        var h = "<h2>Outputs</h2>\n"
+        for p in pipelines {
+            let mine = rows.filter { $0.pipeline == p }.sorted {
+                ($0.output.gpuBytes ?? 0, $1.output.path) > ($1.output.gpuBytes ?? 0, $0.output.path)
+            }
+            let budget = budgets.first { $0.pipeline == p }
+            h += "<h3>\(xml(p))</h3>\n"
+            if let c = budget?.check {
+                let limits =
+                    [
+                        c.minPSNR.map { String(format: "PSNR ≥ %.2f dB", $0) },
+                        c.maxBytes.map { "each file ≤ \(kb($0))" },
+                        c.maxTotalBytes.map { "files ≤ \(kb($0))" }, c.maxGPUBytes.map { "GPU ≤ \(kb($0))" },
+                    ].compactMap { $0 }
+                h += "<p>check: \(limits.joined(separator: " · ")) (\(c.severity.rawValue))</p>\n"
+            }
+            h += "<table class=\"outputs\" id=\"outputs-\(xml(p))\"><thead><tr>"
+            h += "<th>output</th><th>format</th><th>file</th><th>GPU</th><th>worst PSNR</th></tr></thead><tbody>\n"
+            var bytes = 0
+            var gpu = 0
+            for r in mine {
+                let o = r.output
+                bytes += o.bytes
+                gpu += o.gpuBytes ?? 0
+                let worst = o.psnr.flatMap { $0.map(\.worst).min() }
+                let minPSNR = budget?.check.minPSNR
+                let psnr =
+                    worst.map { w in
+                        let text = w >= LevelQuality.identical ? "exact" : String(format: "%.2f dB", w)
+                        return minPSNR.map { w < $0 } == true ? "<span class=\"under\">\(text)</span>" : text
+                    } ?? "—"
+                h += "<tr\(r.over ? " class=\"over\"" : "")><td data-v=\"\(xml(o.path))\">\(xml(o.path))</td>"
+                h += "<td data-v=\"\(xml(o.format ?? ""))\">\(xml(o.format ?? ""))</td>"
+                h +=
+                    "<td data-v=\"\(o.bytes)\">\(kb(o.bytes))</td><td data-v=\"\(o.gpuBytes ?? 0)\">\(kb(o.gpuBytes ?? 0))</td>"
+                h += "<td data-v=\"\(worst ?? -1)\">\(psnr)</td></tr>\n"
+            }
+            h += "</tbody><tfoot><tr><td>\(mine.count) outputs</td><td></td>"
+            func against(_ total: Int, _ max: Int?) -> String {
+                guard let max else { return kb(total) }
+                let mark = total > max ? " class=\"under\"" : ""
+                return "<span\(mark)>\(kb(total)) of \(kb(max))</span>"
+            }
+            h +=
+                "<td>\(against(bytes, budget?.check.maxTotalBytes))</td><td>\(against(gpu, budget?.check.maxGPUBytes))</td><td></td>"
+            h += "</tr></tfoot></table>\n"
+        }
+        return h
+    }
+
+    /// Sorts a table of outputs by the clicked column (numbers by value), toggling the direction:
+    /// the page's only script, inline (no network).
+    static let sortScript = """
+        <script>
+        document.querySelectorAll("table.outputs th").forEach((th, col) => th.addEventListener("click", () => {
+          const body = th.closest("table").tBodies[0];
+          const down = th.dataset.dir !== "down";
+          th.dataset.dir = down ? "down" : "up";
+          const key = r => { const v = r.cells[col].dataset.v; const n = parseFloat(v); return isNaN(n) ? v : n; };
+          [...body.rows].sort((a, b) => { const x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : 0) * (down ? -1 : 1); })
+            .forEach(r => body.appendChild(r));
+        }));
+        </script>
+
+        """
 
     /// An atlas's pages, each with its frames outlined (an SVG over the picture, named on hover
     /// from the page's JSON hash), and its data files listed.
@@ -310,7 +449,9 @@ public enum Reports {
         guard case .success(let bytes) = FileReader.read(out.path), let file = try? TextureFile(bytes) else {
             return "<figure><figcaption>\(xml(out.relative)): unreadable</figcaption></figure>"
         }
-        let caption = "\(xml(out.relative)) · \(file.format.rawValue), \(file.levels.count) levels"
+        let caption =
+            "\(xml(out.relative)) · \(file.format.rawValue), \(file.levels.count) levels"
+            + (file.isArray ? ", \(file.layers) layers (layer 0 shown)" : "")
         guard let levels = try? (0..<file.levels.count).map({ try file.level($0) }),
             let level0 = levels.first
         else {

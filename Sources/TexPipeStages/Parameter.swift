@@ -23,6 +23,9 @@ public struct Parameter: Sendable {
         indirect case object([Parameter])
         /// A non-empty array of such objects (`layers`), each decoded against the table.
         indirect case objects([Parameter])
+        /// A constant, or an object decoded against the table (`pack-channels`' `r`: `0.5` or
+        /// `{"image": …, "channel": "g"}`).
+        indirect case numberOrObject(ClosedRange<Double>, [Parameter])
     }
 
     public enum Requirement: Sendable {
@@ -90,6 +93,9 @@ public struct Parameter: Sendable {
         case .numberOrList(let n, let r): "a number in \(Parameter.show(r)) or an array of \(n) of them"
         case .object(let table): "an object with " + table.map { "\"\($0.name)\"" }.joined(separator: ", ")
         case .objects: "a non-empty array of objects"
+        case .numberOrObject(let r, let table):
+            "a number in \(Parameter.show(r)) or an object with "
+                + table.map { "\"\($0.name)\"" }.joined(separator: ", ")
         }
     }
 

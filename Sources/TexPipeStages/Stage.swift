@@ -157,6 +157,7 @@ public enum StageRegistry {
         RoundCorners.self,
         Extrude.self,
         Composite.self,
+        PackChannels.self,
         Adjust.self,
     ]
 

@@ -7,6 +7,10 @@ struct ManifestOptions: ParsableArguments {
     @Argument(help: "The manifest.") var manifest: String = "pipeline.json"
     @Option(help: "Jobs in parallel (default: number of cores).") var jobs: Int?
     @Option(name: .customLong("pipeline"), help: "Only this pipeline (repeatable).") var pipelines: [String] = []
+    @Option(
+        name: .customLong("variant"),
+        help: "Only this variant's jobs (repeatable): one platform per CI machine; --shard splits within it.")
+    var variants: [String] = []
     @Option(help: "Refuse images with more pixels than this, before allocating.") var maxPixels: Int = Image
         .defaultMaxPixels
 

@@ -46,7 +46,9 @@ struct Run: ParsableCommand {
             let loaded = try Manifest.load(path: options.manifest)
             cache = Cache(manifestDirectory: loaded.directory, verify: verify)
             plan = try Planner.plan(
-                loaded, PlanOptions(pipelines: options.pipelines, shapes: verify ? nil : cache.index))
+                loaded,
+                PlanOptions(
+                    pipelines: options.pipelines, variants: options.variants, shapes: verify ? nil : cache.index))
         } catch let e as ManifestError {
             throw fail(e)
         }
@@ -113,24 +115,35 @@ struct Run: ParsableCommand {
                 o.remote = remote
                 // TEXPIPE_REMOTE_COST_MODEL=off asks the cache for every job (docs/caching-and-ci.md).
                 o.remoteCostModel = ProcessInfo.processInfo.environment["TEXPIPE_REMOTE_COST_MODEL"] != "off"
+                o.measureQuality = report != nil || html != nil
                 return o
             }(),
             progress: { console.progress(done: $0, total: $1) },
             finished: { console.finished($0, $1) })
         if let problem = cache.save() { Console.err(CLIMessage.warning(problem)) }
         console.summary(results, remote: remote)
+        // The pipelines' budgets, over what this run's jobs recorded.
+        let budgets = Gates.pipelineTotals(plan, results)
+        let totals = budgets.flatMap(\.findings)
+        for f in totals { Console.err((f.severity == .error ? "error: " : "warning: ") + f.message) }
         keptUntilExit += [cache, plan, results]
         let seconds = Date().timeIntervalSince(start)
         do {
             if let report {
                 try AtomicWriter.write(
-                    try Reports.json(plan, results, seconds: seconds, remote: remote), to: absolute(report))
+                    try Reports.json(plan, results, seconds: seconds, remote: remote, budgets: budgets),
+                    to: absolute(report))
             }
-            if let junit { try AtomicWriter.write(Reports.junit(plan, results, seconds: seconds), to: absolute(junit)) }
-            if let html { try Reports.html(plan, results, to: absolute(html)) }
+            if let junit {
+                try AtomicWriter.write(
+                    Reports.junit(plan, results, seconds: seconds, budgets: budgets), to: absolute(junit))
+            }
+            if let html { try Reports.html(plan, results, to: absolute(html), budgets: budgets) }
         } catch {
             throw fail(CLIMessage.cannotWriteReport(error), code: 1)
         }
-        if results.contains(where: { $0.status == .failed }) { throw ExitCode(1) }
+        if results.contains(where: { $0.status == .failed }) || totals.contains(where: { $0.severity == .error }) {
+            throw ExitCode(1)
+        }
     }
 }

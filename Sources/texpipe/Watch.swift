@@ -26,7 +26,8 @@ struct Watch: ParsableCommand {
             let next: Plan
             do {
                 next = try Planner.plan(
-                    try Manifest.load(path: options.manifest), PlanOptions(pipelines: options.pipelines))
+                    try Manifest.load(path: options.manifest),
+                    PlanOptions(pipelines: options.pipelines, variants: options.variants))
             } catch let e as ManifestError {
                 for d in e.diagnostics { Console.err(d.description) }
                 Console.out(CLIMessage.manifestHasErrors(options.manifest))

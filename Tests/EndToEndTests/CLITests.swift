@@ -218,6 +218,68 @@ struct CLITests {
         #expect(try CLI.run(["--help"], in: w.path).status == 0)
     }
 
+    /// A platform per CI machine: `--variant` writes only those variants' outputs (pipelines
+    /// without them do nothing), `--shard` splits within them, and an unknown name is exit 2.
+    @Test func variantSelectsPlatformsAndShardsWithinThem() throws {
+        let w = try Workspace()
+        w.manifest(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "tex", "inputs": ["cards/*.png"], "output": "{variant}/{file}.{fmt}",
+                "variants": [ { "name": "pc", "fmt": "dds" }, { "name": "android", "fmt": "ktx2" }, { "name": "web", "fmt": "png" } ],
+                "texture": { "format": "rgba8" }, "stages": [ { "stage": "flip", "axis": "vertical" } ] },
+              { "name": "plain", "inputs": ["cards/*.png"], "output": "plain/{file}.png", "stages": [ { "stage": "flip", "axis": "vertical" } ] }
+            ] }
+            """)
+        let r = try CLI.run(["--quiet", "--variant", "pc", "--variant", "web"], in: w.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let written = w.files(under: "out").keys.sorted()
+        #expect(written.count == 26)
+        #expect(
+            written.allSatisfy {
+                $0.hasPrefix("pc/") && $0.hasSuffix(".dds") || $0.hasPrefix("web/") && $0.hasSuffix(".png")
+            })
+        // Shards of one variant: together exactly its 13 outputs, each once.
+        try? FileManager.default.removeItem(atPath: w.path + "/out")
+        var union: [String] = []
+        for k in 1...3 {
+            #expect(try CLI.run(["--quiet", "--variant", "android", "--shard", "\(k)/3"], in: w.path).status == 0)
+            let now = w.files(under: "out").keys.sorted()
+            union += now.filter { !union.contains($0) }
+        }
+        #expect(union.count == 13 && union.allSatisfy { $0.hasPrefix("android/") })
+        let bad = try CLI.run(["--variant", "andriod"], in: w.path)
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "error: pipeline.json: no variant named \"andriod\"; did you mean \"android\"?\n")
+    }
+
+    /// A failed gate is exit 1 with every output still written, one line naming the output, the
+    /// measured value and the limit, and a failed JUnit case; a warning gate is exit 0.
+    @Test func failedGatesExitOneAndStillWrite() throws {
+        let w = try Workspace()
+        func manifest(_ check: String) -> String {
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "gpu", "inputs": ["cards/{a,k}-*.png"], "output": "{file}.ktx2", "texture": { "format": "bc7" },
+                "check": \(check), "stages": [ { "stage": "mipmaps" } ] } ] }
+            """
+        }
+        w.manifest(manifest(#"{ "maxBytes": 100, "maxTotalBytes": 200 }"#))
+        let r = try CLI.run(["--quiet", "--junit", "j.xml"], in: w.path)
+        #expect(r.status == 1)
+        #expect(w.files(under: "out").count == 2)
+        #expect(r.stderr.contains("error: cards/a-spades.png: check: out/a-spades.ktx2 is "))
+        #expect(r.stderr.contains(" bytes, over maxBytes 100\n"))
+        #expect(r.stderr.contains("error: pipeline \"gpu\": its outputs are "))
+        let junit = String(decoding: FileManager.default.contents(atPath: w.path + "/j.xml")!, as: UTF8.self)
+        #expect(junit.contains(#"<testcase classname="gpu" name="budget" time="0.000">"#))
+        #expect(junit.contains(#"failures="3""#))
+        w.manifest(manifest(#"{ "maxBytes": 100, "severity": "warning" }"#))
+        let warned = try CLI.run(["--quiet"], in: w.path)
+        #expect(warned.status == 0)
+        #expect(warned.stderr.contains("warning: cards/a-spades.png: check: out/a-spades.ktx2 is "))
+    }
+
     @Test func dryRunWritesNothing() throws {
         let w = try Workspace()
         w.manifest(Workspace.cardsManifest)

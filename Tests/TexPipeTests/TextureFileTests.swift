@@ -78,7 +78,7 @@ struct TextureFileTests {
             ),
             (
                 mutated { Self.put32(&$0, 36, 6) },
-                "KTX2 faceCount 6 is not a texture shape texpipe reads (2D, one face, one layer)"
+                "KTX2 faceCount 6 is not a texture shape texpipe reads (2D, one face; a texture or an array)"
             ),
             (
                 mutated { Self.put32(&$0, 44, 1) },
@@ -136,13 +136,15 @@ struct TextureFileTests {
             (mutated { Self.put32(&$0, 128, 1234) }, "DDS DXGI format 1234 is not one texpipe writes"),
             (mutated { Self.put32(&$0, 12, 0) }, "DDS image of zero width or height"),
             (mutated { Self.put32(&$0, 28, 30) }, "30 levels for 8×4: at most 4 (⌊log2 of the larger side⌋ + 1)"),
+            // Six layers declared, one layer's data there.
+            (mutated { Self.put32(&$0, 140, 6) }, "DDS layer 1 level 0 past the end"),
             (
-                mutated { Self.put32(&$0, 140, 6) },
-                "DDS arraySize 6 is not a texture shape texpipe reads (2D, one face, one layer)"
+                mutated { Self.put32(&$0, 140, 0) },
+                "DDS arraySize 0 is not a texture shape texpipe reads (2D, one face; a texture or an array)"
             ),
             (
                 mutated { Self.put32(&$0, 136, 4) },
-                "DDS cube map is not a texture shape texpipe reads (2D, one face, one layer)"
+                "DDS cube map is not a texture shape texpipe reads (2D, one face; a texture or an array)"
             ),
             (Self.message(Array(good.dropLast(4))), "DDS level 3 past the end"),
         ]

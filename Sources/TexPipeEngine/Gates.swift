@@ -1,0 +1,150 @@
+internal import Foundation
+internal import TexPipeCodecs
+public import TexPipeFormats
+public import TexPipePlan
+
+/// A pipeline's `check` (docs/gpu-textures.md "Checks and budgets"): each job's gates over what it
+/// recorded of its outputs — run, fetched or up to date alike — and each pipeline's totals after
+/// the run.
+public enum Gates {
+    /// A failed gate: its one line, and whether it fails the job or pipeline.
+    public struct Finding: Sendable, Equatable {
+        public var pipeline: String
+        public var message: String
+        public var severity: CheckSettings.Severity
+    }
+
+    /// Whether an output's format stores pixels inexactly: JPEG and every block format.
+    static func isLossy(_ format: String) -> Bool {
+        format == "jpeg" || TextureSettings.Format(rawValue: format).map { $0.info.codec != .uncompressed } ?? false
+    }
+
+    static func isImage(_ path: String) -> Bool {
+        let ext = PathText.pathExtension(path).lowercased()
+        return ext != "json" && ext != "atlas"
+    }
+
+    /// A recorded output that cannot answer the job's gates (recorded before measures were, or
+    /// fetched from a cache that measured no PSNR): the job then runs again.
+    static func unmeasured(_ job: Job, _ outputs: [Cache.Entry.Output]) -> Bool {
+        guard let check = job.check else { return false }
+        return outputs.contains { o in
+            guard isImage(o.path) else { return false }
+            guard let format = o.format else { return true }
+            return check.minPSNR != nil && isLossy(format) && o.psnr == nil
+        }
+    }
+
+    /// The job's own gates (`minPSNR`, `maxBytes`): a failure of severity `error` fails the job with
+    /// one line per gate; `warning` adds warnings.
+    static func apply(_ job: Job, to result: inout JobResult) {
+        guard let check = job.check, result.status == .ok else { return }
+        var failures: [String] = []
+        for o in result.recorded where isImage(o.path) {
+            let shown = o.path  // relative to the manifest's folder
+            if let max = check.maxBytes, o.bytes > max {
+                failures.append(GateMessage.overBytes(shown, o.bytes, max))
+            }
+            if let min = check.minPSNR, let levels = o.psnr {
+                for (level, q) in levels.enumerated() where q.worst < min {
+                    failures.append(GateMessage.underPSNR(shown, level: level, levels.count, q, min))
+                }
+            }
+        }
+        guard !failures.isEmpty else { return }
+        switch check.severity {
+        case .warning:
+            result.warnings += failures.map {
+                EngineMessage.jobLine(input: job.inputDisplay, variant: job.variant, stage: "check", $0)
+            }
+        case .error:
+            result.status = .failed
+            result.errorStage = "check"
+            result.errorMessage = failures.joined(separator: "; ")
+            result.error = EngineMessage.jobLine(
+                input: job.inputDisplay, variant: job.variant, stage: "check", result.errorMessage!)
+        }
+    }
+
+    /// One pipeline's outputs in this run, against its budget.
+    public struct PipelineTotal: Sendable {
+        public var pipeline: String
+        public var bytes: Int
+        public var gpuBytes: Int
+        public var check: CheckSettings
+        public var findings: [Finding]
+    }
+
+    /// Per pipeline with a check (per pipeline and variant where the budget comes from a variant
+    /// key: each platform its own), the file and GPU bytes of every image output its jobs recorded in
+    /// this run (run, fetched or up to date), against `maxTotalBytes` and `maxGPUBytes`.
+    public static func pipelineTotals(_ plan: Plan, _ results: [JobResult]) -> [PipelineTotal] {
+        var order: [String] = []
+        var sums: [String: PipelineTotal] = [:]
+        for (job, r) in zip(plan.jobs, results) {
+            guard let check = job.check else { continue }
+            let name = job.budget.isEmpty ? job.pipeline : job.budget
+            if sums[name] == nil {
+                order.append(name)
+                sums[name] = PipelineTotal(pipeline: name, bytes: 0, gpuBytes: 0, check: check, findings: [])
+            }
+            for o in r.recorded where isImage(o.path) {
+                sums[name]!.bytes += o.bytes
+                sums[name]!.gpuBytes += o.gpuBytes ?? 0
+            }
+        }
+        return order.map { p in
+            var t = sums[p]!
+            if let max = t.check.maxTotalBytes, t.bytes > max {
+                t.findings.append(
+                    Finding(pipeline: p, message: GateMessage.overTotal(p, t.bytes, max), severity: t.check.severity))
+            }
+            if let max = t.check.maxGPUBytes, t.gpuBytes > max {
+                t.findings.append(
+                    Finding(pipeline: p, message: GateMessage.overGPU(p, t.gpuBytes, max), severity: t.check.severity))
+            }
+            return t
+        }
+    }
+
+    /// The failed totals, in pipeline order.
+    public static func totals(_ plan: Plan, _ results: [JobResult]) -> [Finding] {
+        pipelineTotals(plan, results).flatMap(\.findings)
+    }
+}
+
+/// The gates' wording, in one place (STYLE 10).
+enum GateMessage {
+    static func bytes(_ n: Int) -> String {
+        let f = NumberFormatter()
+        f.numberStyle = .decimal
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.groupingSeparator = ","
+        f.usesGroupingSeparator = true
+        return f.string(from: NSNumber(value: n)) ?? String(n)
+    }
+
+    static func db(_ v: Double) -> String { String(format: "%.2f dB", v) }
+
+    static func overBytes(_ output: String, _ bytes: Int, _ max: Int) -> String {
+        "\(output) is \(Self.bytes(bytes)) bytes, over maxBytes \(Self.bytes(max))"
+    }
+
+    static func underPSNR(_ output: String, level: Int, _ levels: Int, _ q: LevelQuality, _ min: Double) -> String {
+        let which = levels > 1 ? " level \(level)" : ""
+        let measured =
+            q.alpha.map {
+                q.rgb <= $0 ? "PSNR \(db(q.rgb)) (alpha \(db($0)))" : "alpha PSNR \(db($0)) (RGB \(db(q.rgb)))"
+            }
+            ?? "PSNR \(db(q.rgb))"
+        return "\(output)\(which): \(measured) is under minPSNR \(db(min))"
+    }
+
+    static func overTotal(_ pipeline: String, _ bytes: Int, _ max: Int) -> String {
+        "pipeline \"\(pipeline)\": its outputs are \(Self.bytes(bytes)) bytes, over maxTotalBytes \(Self.bytes(max))"
+    }
+
+    static func overGPU(_ pipeline: String, _ bytes: Int, _ max: Int) -> String {
+        "pipeline \"\(pipeline)\": its textures take \(Self.bytes(bytes)) bytes of GPU memory, over maxGPUBytes \(Self.bytes(max))"
+    }
+}

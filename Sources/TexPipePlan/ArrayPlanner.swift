@@ -1,0 +1,113 @@
+internal import Foundation
+internal import TexPipeManifest
+internal import TexPipePixels
+internal import TexPipeStages
+
+extension PlanBuilder {
+    /// An array pipeline's one job per variant (docs/gpu-textures.md "Texture arrays"): every input
+    /// in layer order with its stages (a `resize` first when `size` is given), one texture output
+    /// and the layer index beside it. Its reads — every layer, then what the stages read — are its key.
+    mutating func addArray(_ p: PipelineSpec, _ matches: [Glob.Match], variant: Variant?) {
+        guard let spec = p.array, p.valid else { return }
+        var values = variant?.values ?? [:]
+        values["pipeline"] = p.name
+        let context = variant.map { PlanMessage.variantContext($0.name) } ?? ""
+        var decoder = ParameterDecoder(
+            file: manifest.file, placeholders: values, knownNames: [], context: context,
+            baseDirectory: manifest.directory)
+        let output = Self.decodeSettings(p, &decoder)
+        diagnostics += decoder.diagnostics
+        guard decoder.diagnostics.isEmpty, let png = output.png, let jpeg = output.jpeg, let texture = output.texture
+        else { return }
+        // Layer order: the inputs each `order` glob matches, in turn, each group in name order; the rest last.
+        let globs = spec.order.map(Glob.init)
+        let ordered = matches.sorted { a, b in
+            let ka = globs.firstIndex { $0.matches(path: a.relativePath) } ?? globs.count
+            let kb = globs.firstIndex { $0.matches(path: b.relativePath) } ?? globs.count
+            return ka != kb ? ka < kb : a.relativePath < b.relativePath
+        }
+        var reads: [String] = []
+        var fonts: [String: FontFace] = [:]
+        var layers: [AtlasInput] = []
+        var canonical: [String] = [
+            "array order " + spec.order.joined(separator: ",") + " size "
+                + (spec.size.map { "\($0.width)x\($0.height)" } ?? "first")
+        ]
+        var first: (width: Int, height: Int)?
+        var chain: [Signature] = []
+        for m in ordered {
+            let absolute = manifest.directory + "/" + m.relativePath
+            inputsRealPaths.insert(realFile(absolute, known: shapes))
+            let header = try? self.header(absolute).get()
+            let file = PathText.lastComponent(m.relativePath)
+            let ext = PathText.pathExtension(file)
+            var v = values
+            v["path"] = m.folder
+            v["dir"] = PathText.parent(m.relativePath).isEmpty ? "." : PathText.parent(m.relativePath)
+            v["file"] = ext.isEmpty ? file : String(file.dropLast(ext.count + 1))
+            v["ext"] = ext
+            var name = m.folder.isEmpty ? v["file"]! : m.folder + "/" + v["file"]!
+            while name.hasPrefix("./") || name.hasPrefix("/") { name.removeFirst(name.hasPrefix("/") ? 1 : 2) }
+            var d = ParameterDecoder(
+                file: manifest.file, placeholders: v, knownNames: [], context: context,
+                baseDirectory: manifest.directory)
+            let decoded = Self.decodeStages(p.stages, p, &d)
+            diagnostics += d.diagnostics
+            guard d.diagnostics.isEmpty else { return }
+            let stages = decoded.0
+            canonical.append(name + ": " + decoded.1.joined(separator: "\n"))
+            var layerReads: [String] = []
+            var missing: (message: String, stage: String)?
+            guard resolveReads(stages, p.stages, context, &layerReads, &fonts, missing: &missing) else { return }
+            reads += layerReads.filter { !reads.contains($0) }
+            // With `size`, the layer is resized first (as `resize` does) and planned at that size.
+            let start = Signature(
+                width: spec.size?.width ?? header?.width, height: spec.size?.height ?? header?.height,
+                depth: header?.depth ?? 8, alpha: p.inputAlpha)
+            guard let c = chains(stages, p.stages, from: start, context, check: true) else { return }
+            var failure = missing?.message ?? c.failure
+            var failureStage = missing?.stage ?? c.failureStage
+            // Every layer the first's size (after `size`, when given): else the odd one fails the job.
+            if let w = header?.width, let h = header?.height, spec.size == nil {
+                if let f = first, f != (w, h), failure == nil {
+                    failure = PlanMessage.oddLayer(name, (w, h), first: f)
+                    failureStage = "array"
+                }
+                if first == nil { first = (w, h) }
+            }
+            if chain.isEmpty { chain = c.failure == nil && header != nil ? c.sized : c.unsized }
+            layers.append(
+                AtlasInput(
+                    path: absolute, display: Planner.display(absolute), name: name,
+                    stages: (spec.size.map { [Resize(width: $0.width, height: $0.height)] } ?? []) + stages,
+                    pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: failure,
+                    failureStage: failureStage))
+        }
+        guard !layers.isEmpty else { return }
+        reads = layers.map(\.path) + reads.filter { r in !layers.contains { $0.path == r } }
+        // One texture: the first layer's chain names it (the levels are every layer's).
+        var outputs = renderOutputs(p, chain, values, context)
+        guard outputs.count == 1, outputs[0].format.container != nil else {
+            error(p.path.key("stages"), PlanMessage.arrayImages(outputs.count) + context)
+            return
+        }
+        let json = PathText.deletingExtension(outputs[0].relative) + ".json"
+        var index = PlannedOutput.named(json, root: manifest.outputRoot)
+        index.isData = true
+        outputs.append(index)
+        canonical += output.canonical + outputs.map { "output " + $0.relative }
+        guard let check = decodeCheck(p, values, context) else { return }
+        jobs.append(
+            Job(
+                index: jobs.count, pipeline: p.name, input: layers[0].path,
+                inputDisplay: PlanMessage.arrayDisplay(p.name, layers: layers.count),
+                variant: variant?.name, stages: [], outputs: outputs, template: p.output, placeholders: values,
+                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: nil, failureStage: nil,
+                reads: reads, fonts: fonts, pixels: layers.reduce(0) { $0 + $1.pixels },
+                id: [p.name, "\u{1}array", variant?.name ?? ""].joined(separator: "\u{0}"),
+                parameters: canonical.joined(separator: "\n")))
+        jobs[jobs.count - 1].layers = layers
+        jobs[jobs.count - 1].check = check.isEmpty ? nil : check
+        jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+
+@testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeFormats
+@testable import TexPipeManifest
+@testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
+@testable import TexPipeStages
+
+/// `check`: gates judged from what the test measures itself — the written file read by the test's
+/// own KTX2 reader and decoded by an independent decoder, GPU bytes summed from the format's blocks.
+@Suite("check gates")
+struct CheckTests {
+    /// Noise with smooth parts, opaque: BC1 neither exact nor hopeless.
+    static func input(_ t: TempDir, _ name: String, _ w: Int, _ h: Int, seed: UInt64) -> [UInt8] {
+        var r = SeededRandom(seed: seed)
+        var samples: [Int] = []
+        for y in 0..<h {
+            for x in 0..<w {
+                samples += [(x * 255) / w, (y * 255) / h, r.int(0...255), 255]
+            }
+        }
+        t.write(name, ReferencePNG.encode(.init(width: w, height: h, colorType: 6, bitDepth: 8, samples: samples)))
+        return samples.map { UInt8($0) }
+    }
+
+    static func manifest(_ check: String, mipmaps: Bool = false) -> String {
+        """
+        { "version": 1, "output": "out", "pipelines": [
+          { "name": "tex", "inputs": ["in/*.png"], "output": "{file}.ktx2", "texture": { "format": "bc1" },
+            "check": \(check),
+            "stages": [ \(mipmaps ? #"{ "stage": "mipmaps" }"# : #"{ "stage": "flip", "axis": "both" }, { "stage": "flip", "axis": "both" }"#) ] } ] }
+        """
+    }
+
+    @Test(Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"))
+    func aPSNRGateJustAboveTheMeasuredValueFailsAndJustBelowPasses() throws {
+        let t = TempDir()
+        let pixels = Self.input(t, "in/noise.png", 36, 28, seed: 5)
+        let cache = Cache(manifestDirectory: t.path)
+        func run(_ check: String) throws -> JobResult {
+            let plan = try t.plan(Self.manifest(check)).get()
+            var options = RunOptions(jobs: 1)
+            options.cache = cache
+            return Runner.run(plan, options)[0]
+        }
+        #expect(try run(#"{"minPSNR": 1}"#).status == .ok)
+        // The PSNR of the written file, measured here: the test's KTX2 reader, texture2ddecoder's BC1.
+        let file = try #require(KTX2File(Array(FileManager.default.contents(atPath: t.path + "/out/noise.ktx2")!)))
+        let decoded = try BCTests.reference(file.levelData(0), .bc1, 36, 28)
+        let measured = psnr(pixels, decoded)
+        #expect(measured > 20 && measured < 60)
+        // The gate is judged from what the run recorded: changing it reruns nothing.
+        let above = try run(#"{"minPSNR": \#(measured + 0.1)}"#)
+        #expect(above.cacheHit)
+        #expect(above.status == .failed)
+        #expect(
+            above.errorMessage
+                == "out/noise.ktx2: PSNR \(String(format: "%.2f", measured)) dB is under minPSNR \(String(format: "%.2f", measured + 0.1)) dB"
+        )
+        #expect(FileManager.default.fileExists(atPath: t.path + "/out/noise.ktx2"))
+        let below = try run(#"{"minPSNR": \#(measured - 0.1)}"#)
+        #expect(below.status == .ok && below.cacheHit)
+        // As a warning, the same failure fails nothing.
+        let warned = try run(#"{"minPSNR": \#(measured + 0.1), "severity": "warning"}"#)
+        #expect(warned.status == .ok)
+        #expect(warned.warnings.count == 1 && warned.warnings[0].contains("is under minPSNR"))
+    }
+
+    /// Σ over inputs and levels of ⌈w/4⌉·⌈h/4⌉·8 bytes (BC1), levels halving down to 1×1.
+    @Test func maxGPUBytesSumsEveryLevelsBlocks() throws {
+        let t = TempDir()
+        _ = Self.input(t, "in/a.png", 37, 21, seed: 1)
+        _ = Self.input(t, "in/b.png", 16, 64, seed: 2)
+        func gpu(_ w: Int, _ h: Int) -> Int {
+            var (w, h, sum) = (w, h, 0)
+            while true {
+                sum += ((w + 3) / 4) * ((h + 3) / 4) * 8
+                if w == 1 && h == 1 { return sum }
+                (w, h) = (max(1, w / 2), max(1, h / 2))
+            }
+        }
+        let expected = gpu(37, 21) + gpu(16, 64)
+        for (limit, fails) in [(expected - 1, true), (expected, false)] {
+            let plan = try t.plan(Self.manifest(#"{"maxGPUBytes": \#(limit)}"#, mipmaps: true)).get()
+            let results = Runner.run(plan, RunOptions(jobs: 2))
+            #expect(results.allSatisfy { $0.status == .ok })
+            let totals = Gates.pipelineTotals(plan, results)
+            #expect(totals.count == 1 && totals[0].gpuBytes == expected)
+            #expect(totals[0].bytes == results.flatMap(\.recorded).reduce(0) { $0 + $1.bytes })
+            if fails {
+                #expect(
+                    totals[0].findings.map(\.message) == [
+                        "pipeline \"tex\": its textures take \(GateMessage.bytes(expected)) bytes of GPU memory, over maxGPUBytes \(GateMessage.bytes(limit))"
+                    ])
+                // JUnit: the budget is a failed test case of the pipeline's suite.
+                let junit = String(decoding: Reports.junit(plan, results, seconds: 0), as: UTF8.self)
+                #expect(junit.contains(#"<testcase classname="tex" name="budget" time="0.000">"#))
+                #expect(junit.contains(#"failures="1""#))
+                #expect(junit.contains("over maxGPUBytes"))
+            } else {
+                #expect(totals[0].findings.isEmpty)
+            }
+        }
+    }
+
+    @Test func maxBytesNamesTheOutputTheSizeAndTheLimit() throws {
+        let t = TempDir()
+        _ = Self.input(t, "in/n.png", 8, 8, seed: 3)
+        let plan = try t.plan(Self.manifest(#"{"maxBytes": 10}"#)).get()
+        let r = Runner.run(plan, RunOptions(jobs: 1))[0]
+        let size = try #require(
+            try? FileManager.default.attributesOfItem(atPath: t.path + "/out/n.ktx2")[.size] as? Int)
+        #expect(r.status == .failed)
+        #expect(r.errorStage == "check")
+        #expect(r.errorMessage == "out/n.ktx2 is \(GateMessage.bytes(size)) bytes, over maxBytes 10")
+    }
+
+    /// The BC7 measure compares block by block without a decoded level: the same sums as the
+    /// decoded level's, at sizes that cut blocks; and Quality's SIMD sums as a plain loop's.
+    @Test func blockwiseErrorsAreTheDecodedLevelsErrors() throws {
+        for (w, h) in [(37, 21), (4, 4), (1, 1), (64, 3)] {
+            var r = SeededRandom(seed: UInt64(w * 100 + h))
+            let texels = (0..<(w * h * 4)).map { _ in UInt8(r.int(0...255)) }
+            let blocks = try BC.blocks(texels, width: w, height: h, format: .bc7, quality: .fast)
+            let decoded = try BC.decode(blocks, format: .bc7, width: w, height: h)
+            var plain = [Int64](repeating: 0, count: 4)
+            for i in 0..<texels.count {
+                let d = Int64(texels[i]) - Int64(decoded[i])
+                plain[i % 4] += d * d
+            }
+            let blockwise = try BC.bc7SquaredErrors(blocks, texels, width: w, height: h)
+            #expect([blockwise[0], blockwise[1], blockwise[2], blockwise[3]] == plain, "\(w)×\(h)")
+            let simd = Quality.squaredErrors(texels, decoded)
+            #expect([simd[0], simd[1], simd[2], simd[3]] == plain, "\(w)×\(h)")
+            let rgb = Double(plain[0] + plain[1] + plain[2]) / Double(3 * w * h)
+            #expect(
+                abs(Quality.level(texels, decoded, channels: .rgba).rgb - min(99, 10 * log10(255 * 255 / rgb))) < 1e-9)
+        }
+    }
+
+    @Test func measuresSurviveTheIndexAndTheRemoteEntry() throws {
+        var o = Cache.Entry.Output(
+            path: "out/a b.ktx2", sha256: String(repeating: "a", count: 64), bytes: 12, format: "bc7", gpuBytes: 4096,
+            psnr: [LevelQuality(rgb: 41.25, alpha: 99), LevelQuality(rgb: 38.5, alpha: nil)])
+        let token = try #require(o.measureToken)
+        #expect(token == "bc7;4096;41.2500:99.0000,38.5000:-")
+        var back = Cache.Entry.Output(path: o.path, sha256: o.sha256, bytes: 12)
+        let read = back.readMeasure(Substring(token))
+        #expect(read)
+        #expect(back == o)
+        for bad in ["bc7;x;-", "bc7;1", "b c;1;-", "bc7;1;41:nan", "bc7;1;41", ";1;-"] {
+            var probe = back
+            let ok = probe.readMeasure(Substring(bad))
+            #expect(!ok, "\(bad)")
+        }
+        o.psnr = nil
+        #expect(o.measureToken == "bc7;4096;-")
+        let entry = RemoteCache.entryText([
+            (
+                RemoteCache.Blob(
+                    path: "out/x.ktx2", size: 3, sha256: String(repeating: "b", count: 64), measure: token), nil
+            )
+        ])
+        let parsed = try #require(RemoteCache.parseEntry(entry))
+        #expect(parsed[0].blob.measure == token)
+        let damaged = Array(
+            String(decoding: entry, as: UTF8.self).replacingOccurrences(of: token, with: "bc7;-1;-").utf8)
+        #expect(RemoteCache.parseEntry(damaged) == nil)
+    }
+}
