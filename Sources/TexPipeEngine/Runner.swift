@@ -308,6 +308,7 @@ public enum Runner {
     ) -> (Cache.Decision, [String]) {
         let base = plan.manifest.directory
         let d = cache.decide(job, inputs: JobInputs(job, cache: cache, loader: loader, base: base).hash, base: base)
+        if d.decision.isHit, let entry = d.entry, Gates.unmeasured(job, entry.outputs) { return (.unmeasured, []) }
         return (d.decision, [])
     }
 

@@ -108,6 +108,28 @@ struct CheckTests {
         }
     }
 
+    /// An output recorded without a PSNR (no gate asked then) cannot answer a new `minPSNR`: the
+    /// job runs again once, says why, and is up to date after that.
+    @Test func aNewPSNRGateRerunsJobsRecordedWithoutOne() throws {
+        let t = TempDir()
+        _ = Self.input(t, "in/n.png", 12, 8, seed: 4)
+        let cache = Cache(manifestDirectory: t.path)
+        func run(_ check: String) throws -> (Plan, JobResult) {
+            let plan = try t.plan(Self.manifest(check)).get()
+            var options = RunOptions(jobs: 1)
+            options.cache = cache
+            return (plan, Runner.run(plan, options)[0])
+        }
+        let first = try run(#"{"maxBytes": 100000}"#)
+        #expect(first.1.recorded[0].psnr == nil && first.1.recorded[0].format == "bc1")
+        let plan = try t.plan(Self.manifest(#"{"minPSNR": 10}"#)).get()
+        #expect(Runner.decision(plan.jobs[0], in: plan, cache: cache).0 == .unmeasured)
+        let second = try run(#"{"minPSNR": 10}"#)
+        #expect(!second.1.cacheHit && second.1.decision == .unmeasured)
+        #expect(second.1.recorded[0].psnr?.count == 1)
+        #expect(try run(#"{"minPSNR": 10}"#).1.cacheHit)
+    }
+
     @Test func maxBytesNamesTheOutputTheSizeAndTheLimit() throws {
         let t = TempDir()
         _ = Self.input(t, "in/n.png", 8, 8, seed: 3)
