@@ -39,7 +39,13 @@ extension PlanBuilder {
             let absolute = manifest.directory + "/" + m.relativePath
             inputsRealPaths.insert(realFile(absolute, known: shapes))
             let header = try? self.header(absolute).get()
-            let v = Self.inputValues(m, values)
+            let file = PathText.lastComponent(m.relativePath)
+            let ext = PathText.pathExtension(file)
+            var v = values
+            v["path"] = m.folder
+            v["dir"] = PathText.parent(m.relativePath).isEmpty ? "." : PathText.parent(m.relativePath)
+            v["file"] = ext.isEmpty ? file : String(file.dropLast(ext.count + 1))
+            v["ext"] = ext
             var name = m.folder.isEmpty ? v["file"]! : m.folder + "/" + v["file"]!
             while name.hasPrefix("./") || name.hasPrefix("/") { name.removeFirst(name.hasPrefix("/") ? 1 : 2) }
             var d = ParameterDecoder(

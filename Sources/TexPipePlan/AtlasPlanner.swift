@@ -59,7 +59,13 @@ extension PlanBuilder {
             let absolute = manifest.directory + "/" + m.relativePath
             inputsRealPaths.insert(realFile(absolute, known: shapes))
             let header = try? self.header(absolute).get()
-            let v = Self.inputValues(m, values)
+            let file = PathText.lastComponent(m.relativePath)
+            let ext = PathText.pathExtension(file)
+            var v = values
+            v["path"] = m.folder
+            v["dir"] = PathText.parent(m.relativePath).isEmpty ? "." : PathText.parent(m.relativePath)
+            v["file"] = ext.isEmpty ? file : String(file.dropLast(ext.count + 1))
+            v["ext"] = ext
             var name: String
             switch Template.render(nameTemplate, v) {
             case .success(let n): name = n

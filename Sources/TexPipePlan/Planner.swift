@@ -101,45 +101,33 @@ struct PlanBuilder {
         return o
     }
 
-    /// Whether any string anywhere in `json` passes `test`.
-    static func anyString(in json: JSON, _ test: (String) -> Bool) -> Bool {
-        switch json {
-        case .string(let s): return test(s)
-        case .array(let a): return a.contains { anyString(in: $0, test) }
-        case .object(let o): return o.keys.contains { anyString(in: o[$0]!, test) }
-        case .null, .bool, .number: return false
-        }
-    }
-
     /// Whether any string in the pipeline's stage parameters or settings could hold a `{name}`.
     static func hasPlaceholder(_ p: PipelineSpec) -> Bool {
+        func scan(_ json: JSON) -> Bool {
+            switch json {
+            case .string(let s): return s.utf8.contains(UInt8(ascii: "{"))
+            case .array(let a): return a.contains(where: scan)
+            case .object(let o): return o.keys.contains { scan(o[$0]!) }
+            case .null, .bool, .number: return false
+            }
+        }
         // An extension from a variant key decides per job whether mipmaps make one texture.
         let extensionVaries = PathText.pathExtension(p.output).contains("{") || p.output.hasSuffix("}")
-        return extensionVaries
-            || (p.stages.map(\.object) + [p.png, p.jpeg, p.texture]).contains {
-                anyString(in: .object($0)) { $0.utf8.contains(UInt8(ascii: "{")) }
-            }
+        return extensionVaries || (p.stages.map(\.object) + [p.png, p.jpeg, p.texture]).contains { scan(.object($0)) }
     }
 
     /// An image resource whose stage names images through placeholders (`"{path}/{file%_ao}_rough.png"`).
     static func isTemplated(_ resource: Resource, _ spec: StageSpec) -> Bool {
         guard case .image = resource else { return false }
-        return anyString(in: .object(spec.object), Template.hasPlaceholders)
-    }
-
-    /// The placeholders one input gives (docs/manifest.md "Placeholders"), added to `values`:
-    /// `{path}` (its folder under the glob's fixed prefix), `{dir}` (its folder under the manifest,
-    /// `.` at the top), `{file}` and `{ext}`.
-    static func inputValues(_ m: Glob.Match, _ values: [String: String]) -> [String: String] {
-        let name = PathText.lastComponent(m.relativePath)
-        let ext = PathText.pathExtension(name)
-        let dir = PathText.parent(m.relativePath)
-        var v = values
-        v["path"] = m.folder
-        v["dir"] = dir.isEmpty ? "." : dir
-        v["file"] = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
-        v["ext"] = ext
-        return v
+        func scan(_ json: JSON) -> Bool {
+            switch json {
+            case .string(let s): return Template.hasPlaceholders(s)
+            case .array(let a): return a.contains(where: scan)
+            case .object(let o): return o.keys.contains { scan(o[$0]!) }
+            case .null, .bool, .number: return false
+            }
+        }
+        return scan(.object(spec.object))
     }
 
     mutating func error(_ path: JSONPath?, _ message: String) {
@@ -230,8 +218,14 @@ struct PlanBuilder {
     mutating func addJob(
         _ p: PipelineSpec, match m: Glob.Match, absolute: String, header: ImageShape?, variant: Variant?
     ) {
-        var values = Self.inputValues(m, variant?.values ?? [:])
+        let name = PathText.lastComponent(m.relativePath)
+        let ext = PathText.pathExtension(name)
+        var values = variant?.values ?? [:]
         values["pipeline"] = p.name
+        values["path"] = m.folder
+        values["dir"] = PathText.parent(m.relativePath).isEmpty ? "." : PathText.parent(m.relativePath)
+        values["file"] = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        values["ext"] = ext
         let context = variant.map { PlanMessage.variantContext($0.name) } ?? ""
         var decoder = ParameterDecoder(
             file: manifest.file, placeholders: values, knownNames: [], context: context,
