@@ -82,7 +82,18 @@ def crop4(w, h, px):
 
 
 CHANNELS = {"bc1": ([0, 1, 2], None), "bc3": ([0, 1, 2], 3), "bc4": ([0], None), "bc5": ([0, 1], None),
-            "bc7": ([0, 1, 2], 3)}
+            "bc7": ([0, 1, 2], 3), "etc2-rgb": ([0, 1, 2], None), "etc2-rgba": ([0, 1, 2], 3),
+            "eac-r11": ([0], None), "eac-rg11": ([0, 1], None)}
+# texture2ddecoder's decoder per format (EAC's 11-bit values come out as v >> 3, for every encoder alike).
+DECODERS = {"etc2-rgb": "decode_etc2", "etc2-rgba": "decode_etc2a8", "eac-r11": "decode_eacr",
+            "eac-rg11": "decode_eacrg"}
+# etcpak's entry per ETC format.
+ETCPAK = {"etc2-rgb": "compress_etc2_rgb", "etc2-rgba": "compress_etc2_rgba", "eac-r11": "compress_eac_r",
+          "eac-rg11": "compress_eac_rg"}
+
+
+def decode(fmt, blocks, w, h):
+    return getattr(texture2ddecoder, DECODERS.get(fmt, "decode_" + fmt))(blocks, w, h)
 
 
 def psnr(decoded_bgra, rgba, channels):
@@ -113,6 +124,8 @@ def references(fmt):
     out = {}
     if fmt in ("bc1", "bc3", "bc4", "bc5", "bc7"):
         out["etcpak"] = lambda px, w, h: getattr(etcpak, "compress_" + fmt)(px, w, h)
+    if fmt in ETCPAK:
+        out["etcpak"] = lambda px, w, h: getattr(etcpak, ETCPAK[fmt])(px, w, h)
     dds = {"bc1": "DXT1", "bc3": "DXT5", "bc5": "BC5", "bc7": "BC7"}.get(fmt)
     if dds:
         out["bc7enc_rdo"] = lambda px, w, h: bc7enc.pack_dds(px, w, h, dds)
@@ -122,7 +135,8 @@ def references(fmt):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--texpipe", default=os.path.join(ROOT, ".build", "release", "texpipe"))
-    ap.add_argument("--formats", default="bc1,bc3,bc4,bc5,bc7")
+    ap.add_argument("--formats", default="bc1,bc3,bc4,bc5,bc7,etc2-rgb,etc2-rgba,eac-r11,eac-rg11")
+    ap.add_argument("--qualities", default="fast,medium,thorough")
     ap.add_argument("--limit", type=int, default=0, help="only the first N images (0: all)")
     args = ap.parse_args()
     try:
@@ -151,7 +165,7 @@ def main():
                 t = time.perf_counter()
                 blocks = fn(px, w, h)
                 seconds += time.perf_counter() - t
-                dec = getattr(texture2ddecoder, "decode_" + fmt)(blocks, w, h)
+                dec = decode(fmt, blocks, w, h)
                 scores.append(psnr(dec, px, channels))
                 if alpha is not None:
                     alphas.append(psnr(dec, px, [alpha]))
@@ -159,7 +173,7 @@ def main():
         better = max(sum(r[1]) / len(r[1]) for r in rows.values()) if rows else None
         # Per image, the better reference's PSNR there.
         per_image = [max(r[1][i] for r in rows.values()) for i in range(len(images))] if rows else None
-        for q in ("fast", "medium", "thorough"):
+        for q in args.qualities.split(","):
             seconds = 0.0
             scores, alphas = [], []
             for k, (w, h, px) in enumerate(images):
@@ -169,7 +183,7 @@ def main():
                 cmd = [args.texpipe, "encode-blocks", "--format", fmt, "--quality", q, src, str(w), str(h), dst]
                 seconds += float(subprocess.check_output(cmd).decode().strip())
                 blocks = open(dst, "rb").read()
-                dec = getattr(texture2ddecoder, "decode_" + fmt)(blocks, w, h)
+                dec = decode(fmt, blocks, w, h)
                 scores.append(psnr(dec, px, channels))
                 if alpha is not None:
                     alphas.append(psnr(dec, px, [alpha]))

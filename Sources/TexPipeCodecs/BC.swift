@@ -553,33 +553,7 @@ package enum BC {
                 rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
                     for by in band {
                         for bx in 0..<bw {
-                            // The 16 texels as packed RGBA words (bytes r, g, b, a in memory: the
-                            // low byte is r on little-endian machines), whole rows of 4 inside the
-                            // image, clamped texel by texel at its right and bottom edges.
-                            var words = (SIMD4<Int32>(), SIMD4<Int32>(), SIMD4<Int32>(), SIMD4<Int32>())
-                            let inside = bx * 4 + 4 <= width && by * 4 + 4 <= height
-                            for y in 0..<4 {
-                                let sy = min(by * 4 + y, height - 1)
-                                var row = SIMD4<Int32>()
-                                if inside {
-                                    row = UnsafeRawPointer(src.baseAddress! + (sy * width + bx * 4) * 4)
-                                        .loadUnaligned(as: SIMD4<Int32>.self)
-                                } else {
-                                    for x in 0..<4 {
-                                        let s = (sy * width + min(bx * 4 + x, width - 1)) * 4
-                                        row[x] =
-                                            Int32(src[s]) | Int32(src[s + 1]) << 8 | Int32(src[s + 2]) << 16
-                                            | Int32(src[s + 3]) << 24
-                                    }
-                                }
-                                switch y {
-                                case 0: words.0 = row
-                                case 1: words.1 = row
-                                case 2: words.2 = row
-                                default: words.3 = row
-                                }
-                            }
-                            let packed = unsafeBitCast(words, to: V16.self)
+                            let packed = BlockTexels.load(src, bx, by, width: width, height: height)
                             var t = Texels()
                             t.r = packed & 255
                             if green { t.g = (packed &>> 8) & 255 }

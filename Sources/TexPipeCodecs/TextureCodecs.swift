@@ -14,6 +14,8 @@ enum TextureCodecs {
         case .bc(let variant):
             BC.encode(rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows)
         case .astc: try ASTC.compress(rgba, width, height, settings, rows: rows)
+        case .etc(let variant):
+            ETC.encode(rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows)
         }
     }
 
@@ -25,6 +27,7 @@ enum TextureCodecs {
         case .uncompressed: blocks
         case .bc(let variant): try BC.decode(blocks, variant: variant, width: width, height: height)
         case .astc: try ASTC.decompress(blocks, width: width, height: height, format: format, srgb: srgb)
+        case .etc(let variant): try ETCDecoder.decode(blocks, variant: variant, width: width, height: height)
         }
     }
 }

@@ -66,7 +66,13 @@ public enum TextureCodec: Sendable, Equatable {
     case bc(BCVariant)
     /// Arm's astcenc (`ASTC.swift`).
     case astc
+    /// texpipe's own ETC2 and EAC encoders (`ETC.swift`) and decoder (`ETC+Decode.swift`).
+    case etc(ETCVariant)
 }
+
+/// The ETC formats texpipe encodes: ETC2 RGB, ETC2 RGBA (EAC alpha block, then the colour
+/// block), EAC R11 and RG11 (unsigned).
+public enum ETCVariant: Sendable, Equatable { case rgb, rgba, r11, rg11 }
 
 /// The BC formats texpipe encodes.
 public enum BCVariant: Sendable, Equatable { case bc1, bc3, bc4, bc5, bc7 }
@@ -85,6 +91,10 @@ extension TextureSettings.Format {
         case .astc5x5: Rows.astc5x5
         case .astc6x6: Rows.astc6x6
         case .astc8x8: Rows.astc8x8
+        case .etc2RGB: Rows.etc2RGB
+        case .etc2RGBA: Rows.etc2RGBA
+        case .eacR11: Rows.eacR11
+        case .eacRG11: Rows.eacRG11
         }
     }
 
@@ -155,4 +165,21 @@ private enum Rows {
     static let astc5x5 = astc(5, 161)
     static let astc6x6 = astc(6, 165)
     static let astc8x8 = astc(8, 171)
+
+    /// ETC2 and EAC: KTX2 only, colour model KHR_DF_MODEL_ETC2 (161); channels
+    /// KHR_DF_CHANNEL_ETC2_RED 0, _GREEN 1, _COLOR 2, _ALPHA 15. 64-bit blocks, 128 with two.
+    static func etc(
+        _ unorm: UInt32, srgb: UInt32?, bytes: Int, _ channels: [UInt8], _ kind: TextureFormatInfo.Channels,
+        _ variant: ETCVariant, _ name: String
+    ) -> TextureFormatInfo {
+        TextureFormatInfo(
+            block: (4, 4), blockBytes: bytes, vulkan: (unorm, srgb), dxgi: nil, colorModel: 161,
+            samples: channels.enumerated().map { k, c in .init(bitOffset: 64 * k, bitLength: 64, channel: c, upper: .max) },
+            containers: [.ktx2], hdr: false, channels: kind, codec: .etc(variant), familyName: name)
+    }
+    static let etc2RGB = etc(147, srgb: 148, bytes: 8, [2], .rgb, .rgb, "ETC2")
+    // The EAC alpha block first, then the colour block.
+    static let etc2RGBA = etc(151, srgb: 152, bytes: 16, [15, 2], .rgba, .rgba, "ETC2")
+    static let eacR11 = etc(153, srgb: nil, bytes: 8, [0], .r, .r11, "EAC")
+    static let eacRG11 = etc(155, srgb: nil, bytes: 16, [0, 1], .rg, .rg11, "EAC")
 }

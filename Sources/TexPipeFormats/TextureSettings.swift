@@ -9,6 +9,10 @@ public struct TextureSettings: Sendable, Equatable {
         case astc5x5 = "astc-5x5"
         case astc6x6 = "astc-6x6"
         case astc8x8 = "astc-8x8"
+        case etc2RGB = "etc2-rgb"
+        case etc2RGBA = "etc2-rgba"
+        case eacR11 = "eac-r11"
+        case eacRG11 = "eac-rg11"
     }
 
     public enum ColorSpace: String, Sendable, CaseIterable { case srgb, linear }

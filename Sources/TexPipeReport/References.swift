@@ -107,6 +107,7 @@ public enum TextureReference {
         case .uncompressed: "stored as is"
         case .bc: "texpipe's BC encoder"
         case .astc: "Arm's astcenc"
+        case .etc: "texpipe's ETC2/EAC encoder"
         }
     }
 

@@ -11,7 +11,8 @@ struct EncodeBlocks: ParsableCommand {
         abstract: "Encode raw RGBA8 (width × height) into one format's blocks; print the seconds taken.",
         shouldDisplay: false)
 
-    @Option(help: "A BC format texpipe encodes (bc1, bc3, bc4, bc5, bc7).") var format: TextureSettings.Format
+    @Option(help: "A format texpipe encodes itself (bc1, bc3, bc4, bc5, bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11).")
+    var format: TextureSettings.Format
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
     @Argument(help: "Raw RGBA8 input.") var input: String
     @Argument var width: Int
@@ -19,13 +20,21 @@ struct EncodeBlocks: ParsableCommand {
     @Argument(help: "Where the blocks go.") var output: String
 
     func run() throws {
-        guard case .bc = format.info.codec else { throw ValidationError(CLIMessage.notBCFormat) }
+        switch format.info.codec {
+        case .bc, .etc: break
+        case .uncompressed, .astc: throw ValidationError(CLIMessage.notBCFormat)
+        }
         guard let data = FileManager.default.contents(atPath: input), data.count == width * height * 4 else {
             throw ValidationError(CLIMessage.rawSize(input, width * height * 4))
         }
         let rgba = Array(data)
         let t = DispatchTime.now().uptimeNanoseconds
-        let blocks = try BC.blocks(rgba, width: width, height: height, format: format, quality: quality)
+        let blocks =
+            if case .etc = format.info.codec {
+                try ETC.blocks(rgba, width: width, height: height, format: format, quality: quality)
+            } else {
+                try BC.blocks(rgba, width: width, height: height, format: format, quality: quality)
+            }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
         try Data(blocks).write(to: URL(fileURLWithPath: output))
         print(seconds)

@@ -18,7 +18,8 @@ struct TextureFormatTests {
         .rgba8: ([37, 43], [28, 29]), .bc1: ([131, 132], [71, 72]), .bc3: ([137, 138], [77, 78]),
         .bc4: ([139], [80]), .bc5: ([141], [83]), .bc7: ([145, 146], [98, 99]),
         .astc4x4: ([157, 158], nil), .astc5x5: ([161, 162], nil), .astc6x6: ([165, 166], nil),
-        .astc8x8: ([171, 172], nil),
+        .astc8x8: ([171, 172], nil), .etc2RGB: ([147, 148], nil), .etc2RGBA: ([151, 152], nil),
+        .eacR11: ([153], nil), .eacRG11: ([155], nil),
     ]
 
     @Test(arguments: Format.allCases) func rowMatchesThePublishedCodes(_ format: Format) throws {

@@ -101,8 +101,8 @@ struct TextureTests {
     }
 
     /// The DFD of every format × colour space × alpha state, word by word, from the Data Format
-    /// Specification: colour models (RGBSDA 1, BC1A 128, BC3 130, BC4 131, BC5 132, BC7 134, ASTC
-    /// 162), block dimensions − 1, bytes per plane, and the samples (BC3: alpha block then colour;
+    /// Specification: colour models (RGBSDA 1, BC1A 128, BC3 130, BC4 131, BC5 132, BC7 134, ETC2
+    /// 161, ASTC 162), block dimensions − 1, bytes per plane, and the samples (BC3: alpha block then colour;
     /// BC5: red then green; alpha samples marked linear under sRGB).
     @Test func dataFormatDescriptorOfEveryFormat() {
         for format in TextureSettings.Format.allCases {
@@ -144,6 +144,22 @@ struct TextureTests {
                         case .astc5x5: (162, 4 | 4 << 8, 16, [[127 << 16, 0, 0, 0xFFFF_FFFF]])
                         case .astc6x6: (162, 5 | 5 << 8, 16, [[127 << 16, 0, 0, 0xFFFF_FFFF]])
                         case .astc8x8: (162, 7 | 7 << 8, 16, [[127 << 16, 0, 0, 0xFFFF_FFFF]])
+                        // ETC2 (model 161): colour channel 2, alpha 15 first in RGBA; EAC red 0, green 1.
+                        case .etc2RGB: (161, 3 | 3 << 8, 8, [[63 << 16 | 2 << 24, 0, 0, 0xFFFF_FFFF]])
+                        case .etc2RGBA:
+                            (
+                                161, 3 | 3 << 8, 16,
+                                [
+                                    [63 << 16 | (15 | linearA) << 24, 0, 0, 0xFFFF_FFFF],
+                                    [64 | 63 << 16 | 2 << 24, 0, 0, 0xFFFF_FFFF],
+                                ]
+                            )
+                        case .eacR11: (161, 3 | 3 << 8, 8, [[63 << 16, 0, 0, 0xFFFF_FFFF]])
+                        case .eacRG11:
+                            (
+                                161, 3 | 3 << 8, 16,
+                                [[63 << 16, 0, 0, 0xFFFF_FFFF], [64 | 63 << 16 | 1 << 24, 0, 0, 0xFFFF_FFFF]]
+                            )
                         }
                     let block = UInt32(24 + 16 * samples.count)
                     let transfer: UInt32 = srgb ? 2 : 1

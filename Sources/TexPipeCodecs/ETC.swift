@@ -1,0 +1,716 @@
+package import TexPipeFormats
+internal import TexPipePixels
+
+/// texpipe's ETC2 and EAC block encoders, written from the Khronos Data Format Specification's
+/// chapter "ETC2 Compressed Texture Image Formats": ETC2 RGB in all five of its modes
+/// (individual, differential, T, H and planar), and EAC blocks for ETC2 RGBA's alpha and for the
+/// unsigned R11 and RG11 formats. Blocks are big-endian 64-bit words; texel indices run down the
+/// columns (index x·4 + y). Error is the plain sum of squared differences (what PSNR measures).
+///
+/// Individual and differential blocks are searched through a model of their error: a modifier
+/// adds the same amount m to all three channels, so a texel p on base b costs
+/// |p − b|² − 2m·s + 3m², s = Σ(p − b) over the channels, and its best modifier depends on |s|
+/// alone — all eight tables are then scored at once, one SIMD lane each. The chosen blocks are
+/// scored exactly (clamped) against the planar fit and the T and H modes' two-colour fits.
+/// No allocation per block; the bytes do not depend on how many cores encode.
+package enum ETC {
+    /// One level's blocks in an ETC2/EAC format, on the calling thread (the benchmark's entry; the
+    /// texture writer lends cores through `TextureEncoder`).
+    public static func blocks(
+        _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality
+    ) throws -> [UInt8] {
+        guard case .etc(let variant) = format.info.codec else { throw CodecError(.notBlockCompressed(format.rawValue)) }
+        return encode(rgba, width: width, height: height, variant: variant, quality: quality, rows: SerialRows())
+    }
+
+    typealias F16 = SIMD16<Float>
+    typealias F8 = SIMD8<Float>
+    typealias I16 = SIMD16<Int32>
+
+    /// How hard the encoder looks, per effort.
+    struct Effort {
+        /// Base-colour candidates per subblock: the mean shifted along grey by this many
+        /// quantisation steps either way.
+        let shifts: Int
+        /// Passes of ±1 per channel around the best base colour.
+        let refinePasses: Int
+        /// T and H modes tried (with this many distances around the estimate; 8: all).
+        let twoColorDistances: Int
+        /// Planar colours tried ±1 per value.
+        let planarRefine: Bool
+        /// Individual mode tried even when differential fits.
+        let alwaysIndividual: Bool
+        /// EAC: multipliers tried per table, and the base refitted to the chosen indices.
+        let eacMultipliers: Int
+        let eacRefit: Bool
+
+        static func of(_ q: TextureSettings.Quality) -> Effort {
+            switch q {
+            case .fast:
+                Effort(
+                    shifts: 0, refinePasses: 0, twoColorDistances: 0, planarRefine: false, alwaysIndividual: false,
+                    eacMultipliers: 1, eacRefit: false)
+            case .medium:
+                Effort(
+                    shifts: 1, refinePasses: 1, twoColorDistances: 2, planarRefine: false, alwaysIndividual: false,
+                    eacMultipliers: 2, eacRefit: true)
+            case .thorough:
+                Effort(
+                    shifts: 3, refinePasses: 3, twoColorDistances: 8, planarRefine: true, alwaysIndividual: true,
+                    eacMultipliers: 3, eacRefit: true)
+            }
+        }
+    }
+
+    /// Blocks of an RGBA8 image, rows of blocks split across the cores `rows` lends.
+    static func encode(
+        _ rgba: [UInt8], width: Int, height: Int, variant: ETCVariant, quality: TextureSettings.Quality,
+        rows: any RowScheduler
+    ) -> [UInt8] {
+        let bw = (width + 3) / 4
+        let bh = (height + 3) / 4
+        let size = variant == .rgb || variant == .r11 ? 8 : 16
+        var out = [UInt8](repeating: 0, count: bw * bh * size)
+        let effort = Effort.of(quality)
+        out.withUnsafeMutableBufferPointer { dst in
+            rgba.withUnsafeBufferPointer { src in
+                rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
+                    for by in band {
+                        for bx in 0..<bw {
+                            let packed = BlockTexels.load(src, bx, by, width: width, height: height)
+                            let at = (by * bw + bx) * size
+                            func put(_ block: UInt64, _ offset: Int) {
+                                for i in 0..<8 {
+                                    dst[at + offset + i] = UInt8(truncatingIfNeeded: block >> (56 - 8 * i))
+                                }
+                            }
+                            switch variant {
+                            case .rgb: put(colorBlock(packed, effort), 0)
+                            case .rgba:
+                                put(eacBlock(BC7.float((packed &>> 24) & 255), r11: false, effort), 0)
+                                put(colorBlock(packed, effort), 8)
+                            case .r11: put(eacBlock(BC7.float(packed & 255) * (2047 / 255), r11: true, effort), 0)
+                            case .rg11:
+                                put(eacBlock(BC7.float(packed & 255) * (2047 / 255), r11: true, effort), 0)
+                                put(eacBlock(BC7.float((packed &>> 8) & 255) * (2047 / 255), r11: true, effort), 8)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    // MARK: Lane helpers
+
+    @inline(__always) static func vmin(_ a: F16, _ b: F16) -> F16 { a.choosing(b, where: b.below(a)) }
+    @inline(__always) static func clamp255(_ v: F16) -> F16 {
+        let lo = v.choosing(F16(), where: v.below(F16()))
+        return lo.choosing(F16(repeating: 255), where: F16(repeating: 255).below(lo))
+    }
+    @inline(__always) static func vmin8(_ a: F8, _ b: F8) -> F8 {
+        let m = unsafeBitCast(b - a, to: SIMD8<Int32>.self) &>> 31
+        let x = unsafeBitCast(a, to: SIMD8<Int32>.self)
+        let y = unsafeBitCast(b, to: SIMD8<Int32>.self)
+        return unsafeBitCast((x & ~m) | (y & m), to: F8.self)
+    }
+    @inline(__always) static func abs8(_ v: F8) -> F8 {
+        unsafeBitCast(unsafeBitCast(v, to: SIMD8<Int32>.self) & 0x7FFF_FFFF, to: F8.self)
+    }
+    /// Floor of small values (|v| < 2²²) that are multiples of ¼: rounded to nearest after −⅜.
+    @inline(__always) static func floorQuarter(_ v: F16) -> F16 { ((v - 0.375) + 12_582_912) - 12_582_912 }
+
+    static let xs = F16(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3)
+    static let ys = F16(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3)
+    /// The second subblock's texels: right half (flip 0) or bottom half (flip 1).
+    static let secondSide = I16(0, 0, -1, -1, 0, 0, -1, -1, 0, 0, -1, -1, 0, 0, -1, -1)
+    static let secondBelow = I16(0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1)
+
+    // MARK: ETC2 colour
+
+    /// The modifier tables of the individual and differential modes (a, b per codeword): index 0
+    /// adds a, 1 adds b, 2 subtracts a, 3 subtracts b.
+    static let smallModifiers = F8(2, 5, 9, 13, 18, 24, 33, 47)
+    static let largeModifiers = F8(8, 17, 29, 42, 60, 80, 106, 183)
+    /// T and H modes' distances.
+    static let distances: [Float] = [3, 6, 11, 16, 23, 32, 41, 64]
+
+    /// A block's texels as floats, and what the searches share.
+    struct Pixels {
+        var r: F16, g: F16, b: F16
+        /// r + g + b per texel.
+        var sum: F16
+    }
+
+    /// One subblock's statistics for the model.
+    struct Subblock {
+        var sum: F8
+        var mean: SIMD3<Float>
+        var s1: SIMD3<Float>
+        var s2: SIMD3<Float>
+    }
+
+    /// The best-found block: its exact error and bits.
+    struct Best {
+        var error: Float = .infinity
+        var bits: UInt64 = 0
+        @inline(__always) mutating func consider(_ e: Float, _ b: UInt64) {
+            if e < error { (error, bits) = (e, b) }
+        }
+    }
+
+    static func colorBlock(_ packed: I16, _ effort: Effort) -> UInt64 {
+        let r = BC7.float(packed & 255)
+        let g = BC7.float((packed &>> 8) & 255)
+        let b = BC7.float((packed &>> 16) & 255)
+        let px = Pixels(r: r, g: g, b: b, sum: r + g + b)
+        var best = Best()
+        if packed & 0xFF_FFFF == I16(repeating: packed[0] & 0xFF_FFFF) {
+            // One colour: a T block's first paint colour holds a 4-bit expansion as it is, and a
+            // planar block any 6-7-6 expansion; otherwise the search below.
+            let c = SIMD3<Float>(r[0], g[0], b[0])
+            let q = quantize4(c)
+            tMode(px, q, expand4(q), q, expand4(q), 0, &best)
+            if best.error == 0 { return best.bits }
+            planar(px, effort, &best)
+            if best.error == 0 { return best.bits }
+        }
+        individualOrDifferential(px, effort, &best)
+        if best.error > 0 { planar(px, effort, &best) }
+        if best.error > 48 && effort.twoColorDistances > 0 { twoColor(px, effort, &best) }
+        return best.bits
+    }
+
+    // MARK: Individual and differential
+
+    static func subblock(_ px: Pixels, _ k: Int) -> Subblock {
+        // k: 0 left, 1 right (flip 0); 2 top, 3 bottom (flip 1).
+        @inline(__always) func half(_ v: F16) -> F8 {
+            switch k {
+            case 0: unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt64>.self).evenHalf, to: F8.self)
+            case 1: unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt64>.self).oddHalf, to: F8.self)
+            case 2: v.lowHalf
+            default: v.highHalf
+            }
+        }
+        let r = half(px.r)
+        let g = half(px.g)
+        let b = half(px.b)
+        let s1 = SIMD3<Float>(r.sum(), g.sum(), b.sum())
+        let s2 = SIMD3<Float>((r * r).sum(), (g * g).sum(), (b * b).sum())
+        return Subblock(sum: r + g + b, mean: s1 / 8, s1: s1, s2: s2)
+    }
+
+    @inline(__always) static func expand(_ q: SIMD3<Int32>, bits: Int) -> SIMD3<Float> {
+        let e = bits == 5 ? (q &<< 3) | (q &>> 2) : (q &<< 4) | q
+        return SIMD3<Float>(Float(e.x), Float(e.y), Float(e.z))
+    }
+
+    /// The model's error of a subblock on a base colour, and the table that reaches it.
+    @inline(__always) static func model(_ s: Subblock, _ base: SIMD3<Float>) -> (Float, Int) {
+        let rgb = s.s2 - 2 * base * s.s1 + 8 * base * base
+        let beta = base.x + base.y + base.z
+        let a = smallModifiers
+        let bm = largeModifiers
+        let a3 = 3 * a * a
+        let a2 = 2 * a
+        let b3 = 3 * bm * bm
+        let b2 = 2 * bm
+        let u = abs8(s.sum - F8(repeating: beta))
+        var acc = F8()
+        for i in 0..<8 {
+            let ui = F8(repeating: u[i])
+            acc += vmin8(a3 - a2 * ui, b3 - b2 * ui)
+        }
+        var table = 0
+        var least = acc[0]
+        for t in 1..<8 where acc[t] < least { (least, table) = (acc[t], t) }
+        return (rgb.x + rgb.y + rgb.z + least, table)
+    }
+
+    /// A subblock's best base colour at 4 or 5 bits per channel, by the model.
+    struct Choice {
+        var q: SIMD3<Int32>
+        var error: Float
+        var table: Int
+    }
+
+    static func search(_ s: Subblock, bits: Int, _ effort: Effort) -> Choice {
+        let top = Float((1 << bits) - 1)
+        let step: Float = 255 / top
+        var best = Choice(q: .zero, error: .infinity, table: 0)
+        @inline(__always) func quantize(_ v: SIMD3<Float>) -> SIMD3<Int32> {
+            let q = (v * (top / 255)).rounded(.toNearestOrEven)
+            let c = q.replacing(with: 0, where: q .< 0).replacing(with: top, where: q .> top)
+            return SIMD3<Int32>(Int32(c.x), Int32(c.y), Int32(c.z))
+        }
+        @inline(__always) func consider(_ q: SIMD3<Int32>) {
+            let (e, t) = model(s, expand(q, bits: bits))
+            if e < best.error { best = Choice(q: q, error: e, table: t) }
+        }
+        consider(quantize(s.mean))
+        if effort.shifts > 0 {
+            for k in 1...effort.shifts {
+                let d = Float(k) * step
+                consider(quantize(s.mean + d))
+                consider(quantize(s.mean - d))
+            }
+        }
+        var pass = 0
+        while pass < effort.refinePasses {
+            let start = best.q
+            for c in 0..<3 {
+                for d in stride(from: Int32(-1), through: 1, by: 2) {
+                    var q = start
+                    q[c] += d
+                    if q[c] < 0 || q[c] > Int32(top) { continue }
+                    consider(q)
+                }
+            }
+            if best.q == start { break }
+            pass += 1
+        }
+        return best
+    }
+
+    /// The model's error of a subblock at a given base colour (for constrained pairs).
+    @inline(__always) static func choice(_ s: Subblock, _ q: SIMD3<Int32>, bits: Int) -> Choice {
+        let (e, t) = model(s, expand(q, bits: bits))
+        return Choice(q: q, error: e, table: t)
+    }
+
+    static func individualOrDifferential(_ px: Pixels, _ effort: Effort, _ best: inout Best) {
+        for flip in 0..<2 {
+            let s1 = subblock(px, flip * 2)
+            let s2 = subblock(px, flip * 2 + 1)
+            let c1 = search(s1, bits: 5, effort)
+            let c2 = search(s2, bits: 5, effort)
+            let delta = c2.q &- c1.q
+            let fitsDirect = all(delta .>= -4) && all(delta .<= 3)
+            var pair = (c1, c2)
+            if !fitsDirect {
+                // The nearest pairs that fit: either subblock's colour moved into the other's window.
+                let moved2 = choice(s2, c2.q.clamped(lowerBound: c1.q &- 4, upperBound: c1.q &+ 3), bits: 5)
+                let moved1 = choice(s1, c1.q.clamped(lowerBound: c2.q &- 3, upperBound: c2.q &+ 4), bits: 5)
+                pair = c1.error + moved2.error <= moved1.error + c2.error ? (c1, moved2) : (moved1, c2)
+            }
+            let flipped = flip == 1
+            let (e, bits) = etc1Block(
+                px, flip: flipped, differential: true, pair.0.q, pair.0.table, pair.1.q, pair.1.table)
+            best.consider(e, bits)
+            if effort.alwaysIndividual || !fitsDirect {
+                let i1 = search(s1, bits: 4, effort)
+                let i2 = search(s2, bits: 4, effort)
+                let (e, bits) = etc1Block(px, flip: flipped, differential: false, i1.q, i1.table, i2.q, i2.table)
+                best.consider(e, bits)
+            }
+        }
+    }
+
+    /// An individual or differential block's exact error and bits: each texel's best of its
+    /// subblock's four modifiers, clamped as the decoder clamps.
+    static func etc1Block(
+        _ px: Pixels, flip: Bool, differential: Bool, _ q1: SIMD3<Int32>, _ t1: Int, _ q2: SIMD3<Int32>, _ t2: Int
+    ) -> (Float, UInt64) {
+        let bits = differential ? 5 : 4
+        let base1 = expand(q1, bits: bits)
+        let base2 = expand(q2, bits: bits)
+        let second = flip ? secondBelow : secondSide
+        @inline(__always) func pick(_ x: Float, _ y: Float) -> F16 { F16(repeating: x).choosing(F16(repeating: y), where: second) }
+        let br = pick(base1.x, base2.x)
+        let bg = pick(base1.y, base2.y)
+        let bb = pick(base1.z, base2.z)
+        let a = pick(smallModifiers[t1], smallModifiers[t2])
+        let bm = pick(largeModifiers[t1], largeModifiers[t2])
+        @inline(__always) func error(_ m: F16) -> F16 {
+            let dr = clamp255(br + m) - px.r
+            let dg = clamp255(bg + m) - px.g
+            let db = clamp255(bb + m) - px.b
+            return dr * dr + dg * dg + db * db
+        }
+        let (total, index) = argmin4(error(a), error(bm), error(-a), error(-bm))
+        var hi: UInt64
+        if differential {
+            let d = (q2 &- q1) & 7
+            hi = UInt64(q1.x) << 27 | UInt64(d.x) << 24 | UInt64(q1.y) << 19 | UInt64(d.y) << 16
+            hi |= UInt64(q1.z) << 11 | UInt64(d.z) << 8 | 1 << 1
+        } else {
+            hi = UInt64(q1.x) << 28 | UInt64(q2.x) << 24 | UInt64(q1.y) << 20 | UInt64(q2.y) << 16
+            hi |= UInt64(q1.z) << 12 | UInt64(q2.z) << 8
+        }
+        hi |= UInt64(t1) << 5 | UInt64(t2) << 2 | (flip ? 1 : 0)
+        return (total, hi << 32 | UInt64(indexBits(index)))
+    }
+
+    /// Per texel the least of four errors and its index (0…3); the sum of the least.
+    @inline(__always) static func argmin4(_ e0: F16, _ e1: F16, _ e2: F16, _ e3: F16) -> (Float, I16) {
+        let m01 = e1.below(e0)
+        let l01 = e0.choosing(e1, where: m01)
+        let i01 = m01 & 1
+        let m23 = e3.below(e2)
+        let l23 = e2.choosing(e3, where: m23)
+        let i23 = (m23 & 1) | 2
+        let m = l23.below(l01)
+        let least = l01.choosing(l23, where: m)
+        return (least.total, i01.choosing(i23, where: m))
+    }
+
+    /// The 32 index bits of a block: texel k's (column-major) high bit at 16 + k, low bit at k.
+    @inline(__always) static func indexBits(_ index: I16) -> UInt32 {
+        var bits: UInt32 = 0
+        for i in 0..<16 {
+            let k = UInt32((i % 4) * 4 + i / 4)
+            let v = UInt32(truncatingIfNeeded: index[i])
+            bits |= (v >> 1) << (16 + k) | (v & 1) << k
+        }
+        return bits
+    }
+
+    // MARK: Planar
+
+    static func planar(_ px: Pixels, _ effort: Effort, _ best: inout Best) {
+        // Least squares of c(x, y) = O + x·h + y·v over the block (x and y are uncorrelated on
+        // the 4 × 4 grid, each with Σ(x − 1.5)² = 20), then H = O + 4h and V = O + 4v.
+        let cx = xs - 1.5
+        let cy = ys - 1.5
+        var q = (SIMD3<Int32>(), SIMD3<Int32>(), SIMD3<Int32>())  // O, H, V per channel
+        let tops: SIMD3<Float> = [63, 127, 63]
+        var total: Float = 0
+        for c in 0..<3 {
+            let v = c == 0 ? px.r : c == 1 ? px.g : px.b
+            let mean = v.total / 16
+            let h = (v * cx).total / 20
+            let w = (v * cy).total / 20
+            let o = mean - 1.5 * h - 1.5 * w
+            let top = tops[c]
+            @inline(__always) func quant(_ x: Float) -> Int32 { Int32(min(top, max(0, (x * top / 255).rounded()))) }
+            var qo = quant(o)
+            var qh = quant(o + 4 * h)
+            var qv = quant(o + 4 * w)
+            var e = planarError(v, qo, qh, qv, bits7: c == 1)
+            if effort.planarRefine {
+                let (o0, h0, v0) = (qo, qh, qv)
+                for dO in -1...1 {
+                    for dh in -1...1 {
+                        for dv in -1...1 where dO != 0 || dh != 0 || dv != 0 {
+                            let a = o0 + Int32(dO)
+                            let b = h0 + Int32(dh)
+                            let d = v0 + Int32(dv)
+                            let t = Int32(top)
+                            if a < 0 || a > t || b < 0 || b > t || d < 0 || d > t { continue }
+                            let x = planarError(v, a, b, d, bits7: c == 1)
+                            if x < e { (e, qo, qh, qv) = (x, a, b, d) }
+                        }
+                    }
+                }
+            }
+            total += e
+            q.0[c] = qo
+            q.1[c] = qh
+            q.2[c] = qv
+        }
+        guard total < best.error else { return }
+        let (o, h, v) = (q.0, q.1, q.2)
+        // Bits 63…32: RO at 62…57, GO's top bit at 56 and the rest at 54…49, BO's top bit at 48,
+        // next two at 44…43, last three at 41…39, RH's top five at 38…34, D at 33, RH's last at
+        // 32; the free bits 63, 55, 47…45 and 42 make R and G sum inside 0…31 and B outside.
+        var hi = UInt64(o.x) << 25 | UInt64(o.y >> 6) << 24 | UInt64(o.y & 63) << 17 | UInt64(o.z >> 5) << 16
+        hi |= UInt64((o.z >> 3) & 3) << 11 | UInt64(o.z & 7) << 7 | UInt64(h.x >> 1) << 2 | 1 << 1 | UInt64(h.x & 1)
+        hi |= UInt64((o.x >> 1) & 1) << 31  // R: the sign of dR decides R's free top bit
+        hi |= UInt64(o.y >> 1 & 1) << 23  // G: likewise
+        let x = (o.z >> 3) & 3
+        let y = (o.z >> 1) & 3
+        if x + y >= 4 { hi |= 0b111 << 13 } else { hi |= 1 << 10 }  // B + dB above 31, or below 0
+        let lo = UInt64(h.y) << 25 | UInt64(h.z) << 19 | UInt64(v.x) << 13 | UInt64(v.y) << 6 | UInt64(v.z)
+        best.consider(total, hi << 32 | lo)
+    }
+
+    @inline(__always) static func planarError(_ v: F16, _ qo: Int32, _ qh: Int32, _ qv: Int32, bits7: Bool) -> Float {
+        @inline(__always) func ex(_ q: Int32) -> Float { Float(bits7 ? (q << 1) | (q >> 6) : (q << 2) | (q >> 4)) }
+        let o = ex(qo)
+        let h = ex(qh)
+        let w = ex(qv)
+        let value = clamp255(floorQuarter((xs * (h - o) + ys * (w - o) + (4 * o + 2)) * 0.25))
+        let d = value - v
+        return (d * d).total
+    }
+
+    // MARK: T and H
+
+    static func twoColor(_ px: Pixels, _ effort: Effort, _ best: inout Best) {
+        // Two groups along the colours' principal axis (a few power iterations on the covariance).
+        let mean = SIMD3<Float>(px.r.total, px.g.total, px.b.total) / 16
+        let dr = px.r - mean.x
+        let dg = px.g - mean.y
+        let db = px.b - mean.z
+        let rr = (dr * dr).total
+        let gg = (dg * dg).total
+        let bb = (db * db).total
+        let rg = (dr * dg).total
+        let rb = (dr * db).total
+        let gb = (dg * db).total
+        var axis = SIMD3<Float>(rr + rg + rb, rg + gg + gb, rb + gb + bb)
+        for _ in 0..<3 {
+            axis = SIMD3<Float>(
+                rr * axis.x + rg * axis.y + rb * axis.z, rg * axis.x + gg * axis.y + gb * axis.z,
+                rb * axis.x + gb * axis.y + bb * axis.z)
+            let n = max(abs(axis.x), abs(axis.y), abs(axis.z))
+            if n == 0 { return }
+            axis /= n
+        }
+        let projection = dr * axis.x + dg * axis.y + db * axis.z
+        var second = F16().below(projection)  // set: the second group
+        for _ in 0..<2 {
+            let ones = F16.ones(second)
+            let n2 = ones.total
+            if n2 == 0 || n2 == 16 { return }
+            let n1 = 16 - n2
+            let m2 = SIMD3<Float>((px.r * ones).total, (px.g * ones).total, (px.b * ones).total) / n2
+            let m1 = (mean * 16 - m2 * n2) / n1
+            // Reassign each texel to the nearer mean.
+            let e1 = sq(px.r - m1.x) + sq(px.g - m1.y) + sq(px.b - m1.z)
+            let e2 = sq(px.r - m2.x) + sq(px.g - m2.y) + sq(px.b - m2.z)
+            let next = e2.below(e1)
+            if next == second { break }
+            second = next
+        }
+        let ones2 = F16.ones(second)
+        let n2 = ones2.total
+        if n2 == 0 || n2 == 16 { return }
+        let m2 = SIMD3<Float>((px.r * ones2).total, (px.g * ones2).total, (px.b * ones2).total) / n2
+        let m1 = (mean * 16 - m2 * n2) / (16 - n2)
+        // Each group's spread along grey: the mean |σ − σ̄| / 3, an estimate of the distance.
+        let s1 = m1.x + m1.y + m1.z
+        let s2 = m2.x + m2.y + m2.z
+        let dev = abs16(px.sum - F16(repeating: s1)).choosing(abs16(px.sum - F16(repeating: s2)), where: second)
+        let spread1 = (dev * (1 - ones2)).total / (16 - n2) / 3
+        let spread2 = (dev * ones2).total / n2 / 3
+        let q1 = quantize4(m1)
+        let q2 = quantize4(m2)
+        let c1 = expand4(q1)
+        let c2 = expand4(q2)
+        // H: both groups spread by ±d.
+        let (lowH, highH) = distanceRange((spread1 + spread2) / 2, effort)
+        for d in lowH...highH { hMode(px, q1, c1, q2, c2, d, &best) }
+        // T: one group a single colour, the other spread by ±d; the tighter group single first,
+        // then (thorough) the other way round.
+        let tighterFirst = spread1 <= spread2
+        for k in 0..<(effort.twoColorDistances >= 8 ? 2 : 1) {
+            let firstSingle = (k == 0) == tighterFirst
+            let (low, high) = distanceRange(firstSingle ? spread2 : spread1, effort)
+            for d in low...high {
+                if firstSingle { tMode(px, q1, c1, q2, c2, d, &best) } else { tMode(px, q2, c2, q1, c1, d, &best) }
+            }
+        }
+    }
+
+    @inline(__always) static func sq(_ v: F16) -> F16 { v * v }
+    @inline(__always) static func abs16(_ v: F16) -> F16 {
+        unsafeBitCast(unsafeBitCast(v, to: I16.self) & 0x7FFF_FFFF, to: F16.self)
+    }
+    @inline(__always) static func quantize4(_ v: SIMD3<Float>) -> SIMD3<Int32> {
+        let q = (v * (15 / 255)).rounded(.toNearestOrEven)
+        return SIMD3<Int32>(Int32(min(15, max(0, q.x))), Int32(min(15, max(0, q.y))), Int32(min(15, max(0, q.z))))
+    }
+    @inline(__always) static func expand4(_ q: SIMD3<Int32>) -> SIMD3<Float> {
+        let e = (q &<< 4) | q
+        return SIMD3<Float>(Float(e.x), Float(e.y), Float(e.z))
+    }
+
+    /// The distance indices to try around an estimate (a range): the nearest one or two, or all.
+    static func distanceRange(_ estimate: Float, _ effort: Effort) -> (Int, Int) {
+        if effort.twoColorDistances >= 8 { return (0, 7) }
+        var nearest = 0
+        for k in 1..<8 where abs(distances[k] - estimate) < abs(distances[nearest] - estimate) { nearest = k }
+        if effort.twoColorDistances == 1 { return (nearest, nearest) }
+        let other = nearest == 0 ? 1 : nearest == 7 ? 6 : (estimate < distances[nearest] ? nearest - 1 : nearest + 1)
+        return (min(nearest, other), max(nearest, other))
+    }
+
+    /// The exact error of four paint colours and each texel's index.
+    @inline(__always) static func paint(
+        _ px: Pixels, _ p0: SIMD3<Float>, _ p1: SIMD3<Float>, _ p2: SIMD3<Float>, _ p3: SIMD3<Float>
+    ) -> (Float, I16) {
+        @inline(__always) func e(_ p: SIMD3<Float>) -> F16 {
+            let c = p.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255))
+            return sq(px.r - c.x) + sq(px.g - c.y) + sq(px.b - c.z)
+        }
+        return argmin4(e(p0), e(p1), e(p2), e(p3))
+    }
+
+    static func hMode(
+        _ px: Pixels, _ qa: SIMD3<Int32>, _ ca: SIMD3<Float>, _ qb: SIMD3<Int32>, _ cb: SIMD3<Float>, _ di: Int,
+        _ best: inout Best
+    ) {
+        // The distance index's low bit is (colour 1 ≥ colour 2), comparing (R << 16) + (G << 8) + B.
+        @inline(__always) func value(_ q: SIMD3<Int32>) -> Int32 { q.x << 8 | q.y << 4 | q.z }
+        let va = value(qa)
+        let vb = value(qb)
+        var (q1, c1, q2, c2) = (qa, ca, qb, cb)
+        if (di & 1 == 1) != (va >= vb) {
+            if va == vb { return }  // equal colours only take odd indices
+            (q1, c1, q2, c2) = (qb, cb, qa, ca)
+        }
+        let d = SIMD3<Float>(repeating: distances[di])
+        let (e, index) = paint(px, c1 + d, c1 - d, c2 + d, c2 - d)
+        guard e < best.error else { return }
+        let g1a = UInt64(q1.y >> 1)
+        let x = Int(q1.y & 1) << 1 | Int(q1.z >> 3)
+        let y = Int((q1.z & 7) >> 1)
+        // Bits 63…32: free 63, R1 62…59, G1's top three 58…56, free 55…53, G1's last 52, B1's top
+        // 51, free 50, B1's last three 49…47, R2 46…43, G2 42…39, B2 38…35, da 34, 1, db 32.
+        var hi = UInt64(q1.x) << 27 | g1a << 24 | UInt64(q1.y & 1) << 20 | UInt64(q1.z >> 3) << 19
+        hi |= UInt64(q1.z & 7) << 15 | UInt64(q2.x) << 11 | UInt64(q2.y) << 7 | UInt64(q2.z) << 3
+        hi |= UInt64(di >> 2) << 2 | 1 << 1 | UInt64((di >> 1) & 1)
+        hi |= (g1a >> 2) << 31  // R + dR stays inside 0…31
+        if x + y >= 4 { hi |= 0b111 << 21 } else { hi |= 1 << 18 }  // G + dG outside
+        best.consider(e, hi << 32 | UInt64(indexBits(index)))
+    }
+
+    static func tMode(
+        _ px: Pixels, _ q1: SIMD3<Int32>, _ c1: SIMD3<Float>, _ q2: SIMD3<Int32>, _ c2: SIMD3<Float>, _ di: Int,
+        _ best: inout Best
+    ) {
+        let d = SIMD3<Float>(repeating: distances[di])
+        let (e, index) = paint(px, c1, c2 + d, c2, c2 - d)
+        guard e < best.error else { return }
+        let ra = UInt64(q1.x >> 2)
+        let rb = UInt64(q1.x & 3)
+        // Bits 63…32: free 63…61, R1's top two 60…59, free 58, R1's last two 57…56, G1, B1, R2,
+        // G2, B2 (four bits each, 55…36), da 35…34, 1, db 32.
+        var hi = ra << 27 | rb << 24 | UInt64(q1.y) << 20 | UInt64(q1.z) << 16 | UInt64(q2.x) << 12
+        hi |= UInt64(q2.y) << 8 | UInt64(q2.z) << 4 | UInt64(di >> 1) << 2 | 1 << 1 | UInt64(di & 1)
+        if ra + rb >= 4 { hi |= 0b111 << 29 } else { hi |= 1 << 26 }  // R + dR outside 0…31
+        best.consider(e, hi << 32 | UInt64(indexBits(index)))
+    }
+
+    // MARK: EAC
+
+    /// EAC's sixteen modifier tables.
+    static let eacTables: [F8] = [
+        F8(-3, -6, -9, -15, 2, 5, 8, 14), F8(-3, -7, -10, -13, 2, 6, 9, 12), F8(-2, -5, -8, -13, 1, 4, 7, 12),
+        F8(-2, -4, -6, -13, 1, 3, 5, 12), F8(-3, -6, -8, -12, 2, 5, 7, 11), F8(-3, -7, -9, -11, 2, 6, 8, 10),
+        F8(-4, -7, -8, -11, 3, 6, 7, 10), F8(-3, -5, -8, -11, 2, 4, 7, 10), F8(-2, -6, -8, -10, 1, 5, 7, 9),
+        F8(-2, -5, -8, -10, 1, 4, 7, 9), F8(-2, -4, -8, -10, 1, 3, 7, 9), F8(-2, -5, -7, -10, 1, 4, 6, 9),
+        F8(-3, -4, -7, -10, 2, 3, 6, 9), F8(-1, -2, -3, -10, 0, 1, 2, 9), F8(-4, -6, -8, -9, 3, 5, 7, 8),
+        F8(-3, -5, -7, -9, 2, 4, 6, 8),
+    ]
+
+    /// One EAC block for 16 targets: 8-bit alpha values, or for R11 the 11-bit values
+    /// (v · 2047 / 255) the decoder's base · 8 + 4 + modifier · multiplier · 8 should reach.
+    static func eacBlock(_ v: F16, r11: Bool, _ effort: Effort) -> UInt64 {
+        let lo = v.least
+        let hi = v.greatest
+        let top: Float = r11 ? 2047 : 255
+        var bestError = Float.infinity
+        var bestBits: UInt64 = 0
+        if hi == lo {
+            // One value: exact where the format can hold it.
+            return eacConstant(v[0], r11: r11)
+        }
+        @inline(__always) func values(_ base: Int, _ mult: Int, _ table: F8) -> F8 {
+            let b: Float = r11 ? Float(base * 8 + 4) : Float(base)
+            let m: Float = r11 ? (mult == 0 ? 1 : Float(mult * 8)) : Float(mult)
+            let x = table * m + b
+            return x.replacing(with: 0, where: x .< 0).replacing(with: top, where: x .> top)
+        }
+        @inline(__always) func evaluate(_ base: Int, _ mult: Int, _ t: Int) -> (Float, I16) {
+            let c = values(base, mult, eacTables[t])
+            var least = F16(repeating: .infinity)
+            var index = I16()
+            for k in 0..<8 {
+                let d = v - c[k]
+                let e = d * d
+                let m = e.below(least)
+                least = least.choosing(e, where: m)
+                index = index.choosing(I16(repeating: Int32(k)), where: m)
+            }
+            return (least.total, index)
+        }
+        @inline(__always) func consider(_ base: Int, _ mult: Int, _ t: Int) -> I16? {
+            guard base >= 0, base <= 255 else { return nil }
+            let (e, index) = evaluate(base, mult, t)
+            if e < bestError {
+                bestError = e
+                var bits = UInt64(base) << 56 | UInt64(mult) << 52 | UInt64(t) << 48
+                for i in 0..<16 {
+                    let k = (i % 4) * 4 + i / 4
+                    bits |= UInt64(truncatingIfNeeded: index[i]) << UInt64(45 - 3 * k)
+                }
+                bestBits = bits
+                return index
+            }
+            return nil
+        }
+        let unit: Float = r11 ? 8 : 1
+        var bestTable = 0
+        var bestMult = 1
+        let least = r11 ? 0 : 1
+        for t in 0..<16 {
+            let table = eacTables[t]
+            let tmin = table[3]  // each table's most negative and most positive entries
+            let tmax = table[7]
+            let ideal = (hi - lo) / ((tmax - tmin) * unit)
+            let first = max(least, min(15, Int(ideal.rounded(.down))))
+            // The multiplier at or below the ideal, then the one above, then the one below.
+            for k in 0..<effort.eacMultipliers {
+                let mult = k == 0 ? first : k == 1 ? first + 1 : first - 1
+                if mult < least || mult > 15 { continue }
+                let m: Float = r11 ? (mult == 0 ? 1 : Float(mult * 8)) : Float(mult)
+                let center = (lo + hi) / 2 - m * (tmin + tmax) / 2
+                let base = Int((r11 ? (center - 4) / 8 : center).rounded())
+                let before = bestError
+                _ = consider(max(0, min(255, base)), mult, t)
+                if effort.eacMultipliers >= 3 {
+                    _ = consider(base - 1, mult, t)
+                    _ = consider(base + 1, mult, t)
+                }
+                if bestError < before { (bestTable, bestMult) = (t, mult) }
+            }
+        }
+        if effort.eacRefit {
+            // The base that best fits the chosen indices: the mean of value − modifier · multiplier.
+            let base = Int((bestBits >> 56) & 255)
+            let (_, index) = evaluate(base, bestMult, bestTable)
+            let m: Float = r11 ? (bestMult == 0 ? 1 : Float(bestMult * 8)) : Float(bestMult)
+            var sum: Float = 0
+            let table = eacTables[bestTable]
+            for i in 0..<16 { sum += v[i] - table[Int(index[i])] * m }
+            let fit = sum / 16
+            let refit = Int((r11 ? (fit - 4) / 8 : fit).rounded())
+            if refit != base { _ = consider(refit, bestMult, bestTable) }
+        }
+        return bestBits
+    }
+
+    /// A block of one value: alpha v exactly (table 13 holds 0); R11 the 11-bit value nearest
+    /// v·2047/255, from base ⌊T / 8⌋ with a multiplier of ⅛ and an offset −4…3 (tables 13 and 6).
+    static func eacConstant(_ v: Float, r11: Bool) -> UInt64 {
+        var base: Int
+        var table = 13
+        var index = 4
+        var mult = 1
+        if r11 {
+            let target = Int(v.rounded())
+            base = min(255, target / 8)
+            let offset = target - base * 8 - 4
+            mult = 0
+            switch offset {
+            case -3: index = 2
+            case -2: index = 1
+            case -1: index = 0
+            case 0: index = 4
+            case 1: index = 5
+            case 2: index = 6
+            case -4: (table, index) = (6, 0)
+            default: (table, index) = (6, 4)  // 3
+            }
+        } else {
+            base = Int(v.rounded())
+        }
+        var bits = UInt64(base) << 56 | UInt64(mult) << 52 | UInt64(table) << 48
+        for k in 0..<16 { bits |= UInt64(index) << UInt64(45 - 3 * k) }
+        return bits
+    }
+}
