@@ -12,7 +12,8 @@ enum BlockTexels {
             let sy = min(by * 4 + y, height - 1)
             var row = SIMD4<Int32>()
             if inside {
-                row = UnsafeRawPointer(src.baseAddress! + (sy * width + bx * 4) * 4).loadUnaligned(as: SIMD4<Int32>.self)
+                row = UnsafeRawPointer(src.baseAddress! + (sy * width + bx * 4) * 4).loadUnaligned(
+                    as: SIMD4<Int32>.self)
             } else {
                 for x in 0..<4 {
                     let s = (sy * width + min(bx * 4 + x, width - 1)) * 4

@@ -48,7 +48,9 @@ package enum ETCDecoder {
                 }
                 for y in 0..<min(4, height - by * 4) {
                     for x in 0..<min(4, width - bx * 4) {
-                        for c in 0..<4 { out[((by * 4 + y) * width + bx * 4 + x) * 4 + c] = texels[(y * 4 + x) * 4 + c] }
+                        for c in 0..<4 {
+                            out[((by * 4 + y) * width + bx * 4 + x) * 4 + c] = texels[(y * 4 + x) * 4 + c]
+                        }
                     }
                 }
             }

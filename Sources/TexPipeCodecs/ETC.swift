@@ -40,6 +40,9 @@ package enum ETC {
         let planarRefine: Bool
         /// Individual mode tried even when differential fits.
         let alwaysIndividual: Bool
+        /// Individual and differential configurations scored exactly: 1 the model's best, 2 each
+        /// flip's best, 4 all.
+        let exactConfigs: Int
         /// EAC: multipliers tried per table, and the base refitted to the chosen indices.
         let eacMultipliers: Int
         let eacRefit: Bool
@@ -49,15 +52,15 @@ package enum ETC {
             case .fast:
                 Effort(
                     shifts: 0, refinePasses: 0, twoColorDistances: 0, planarRefine: false, alwaysIndividual: false,
-                    eacMultipliers: 1, eacRefit: false)
+                    exactConfigs: 1, eacMultipliers: 1, eacRefit: true)
             case .medium:
                 Effort(
-                    shifts: 1, refinePasses: 1, twoColorDistances: 2, planarRefine: false, alwaysIndividual: false,
-                    eacMultipliers: 2, eacRefit: true)
+                    shifts: 1, refinePasses: 0, twoColorDistances: 2, planarRefine: false, alwaysIndividual: false,
+                    exactConfigs: 2, eacMultipliers: 2, eacRefit: true)
             case .thorough:
                 Effort(
                     shifts: 3, refinePasses: 3, twoColorDistances: 8, planarRefine: true, alwaysIndividual: true,
-                    eacMultipliers: 3, eacRefit: true)
+                    exactConfigs: 4, eacMultipliers: 3, eacRefit: true)
             }
         }
     }
@@ -177,7 +180,8 @@ package enum ETC {
             if best.error == 0 { return best.bits }
         }
         individualOrDifferential(px, effort, &best)
-        if best.error > 0 { planar(px, effort, &best) }
+        // Planar where the block is not already near exact (fast: mean squared error over 1).
+        if best.error > (effort.exactConfigs > 1 ? 0 : 48) { planar(px, effort, &best) }
         if best.error > 48 && effort.twoColorDistances > 0 { twoColor(px, effort, &best) }
         return best.bits
     }
@@ -211,8 +215,8 @@ package enum ETC {
     @inline(__always) static func model(_ s: Subblock, _ base: SIMD3<Float>) -> (Float, Int) {
         let rgb = s.s2 - 2 * base * s.s1 + 8 * base * base
         let beta = base.x + base.y + base.z
-        let a = smallModifiers
-        let bm = largeModifiers
+        let a = F8(2, 5, 9, 13, 18, 24, 33, 47)
+        let bm = F8(8, 17, 29, 42, 60, 80, 106, 183)
         let a3 = 3 * a * a
         let a2 = 2 * a
         let b3 = 3 * bm * bm
@@ -239,22 +243,12 @@ package enum ETC {
     static func search(_ s: Subblock, bits: Int, _ effort: Effort) -> Choice {
         let top = Float((1 << bits) - 1)
         let step: Float = 255 / top
-        var best = Choice(q: .zero, error: .infinity, table: 0)
-        @inline(__always) func quantize(_ v: SIMD3<Float>) -> SIMD3<Int32> {
-            let q = (v * (top / 255)).rounded(.toNearestOrEven)
-            let c = q.replacing(with: 0, where: q .< 0).replacing(with: top, where: q .> top)
-            return SIMD3<Int32>(Int32(c.x), Int32(c.y), Int32(c.z))
-        }
-        @inline(__always) func consider(_ q: SIMD3<Int32>) {
-            let (e, t) = model(s, expand(q, bits: bits))
-            if e < best.error { best = Choice(q: q, error: e, table: t) }
-        }
-        consider(quantize(s.mean))
+        var best = choice(s, quantize(s.mean, top), bits: bits)
         if effort.shifts > 0 {
             for k in 1...effort.shifts {
                 let d = Float(k) * step
-                consider(quantize(s.mean + d))
-                consider(quantize(s.mean - d))
+                consider(s, quantize(s.mean + d, top), bits: bits, &best)
+                consider(s, quantize(s.mean - d, top), bits: bits, &best)
             }
         }
         var pass = 0
@@ -265,7 +259,7 @@ package enum ETC {
                     var q = start
                     q[c] += d
                     if q[c] < 0 || q[c] > Int32(top) { continue }
-                    consider(q)
+                    consider(s, q, bits: bits, &best)
                 }
             }
             if best.q == start { break }
@@ -274,13 +268,36 @@ package enum ETC {
         return best
     }
 
+    @inline(__always) static func quantize(_ v: SIMD3<Float>, _ top: Float) -> SIMD3<Int32> {
+        let q = (v * (top / 255)).rounded(.toNearestOrEven)
+        let c = q.replacing(with: 0, where: q .< 0).replacing(with: top, where: q .> top)
+        return SIMD3<Int32>(Int32(c.x), Int32(c.y), Int32(c.z))
+    }
+
+    @inline(__always) static func consider(_ s: Subblock, _ q: SIMD3<Int32>, bits: Int, _ best: inout Choice) {
+        let (e, t) = model(s, expand(q, bits: bits))
+        if e < best.error { best = Choice(q: q, error: e, table: t) }
+    }
+
     /// The model's error of a subblock at a given base colour (for constrained pairs).
     @inline(__always) static func choice(_ s: Subblock, _ q: SIMD3<Int32>, bits: Int) -> Choice {
         let (e, t) = model(s, expand(q, bits: bits))
         return Choice(q: q, error: e, table: t)
     }
 
+    /// A candidate individual or differential block, scored by the model.
+    struct Config {
+        var modelError: Float = .infinity
+        var flip = false
+        var differential = false
+        var first = Choice(q: .zero, error: 0, table: 0)
+        var second = Choice(q: .zero, error: 0, table: 0)
+    }
+
     static func individualOrDifferential(_ px: Pixels, _ effort: Effort, _ best: inout Best) {
+        // Up to four configurations (each flip, differential and individual), scored by the
+        // model; the best (fast), the best of each flip (medium) or all (thorough) scored exactly.
+        var configs = (Config(), Config(), Config(), Config())
         for flip in 0..<2 {
             let s1 = subblock(px, flip * 2)
             let s2 = subblock(px, flip * 2 + 1)
@@ -295,29 +312,56 @@ package enum ETC {
                 let moved1 = choice(s1, c1.q.clamped(lowerBound: c2.q &- 3, upperBound: c2.q &+ 4), bits: 5)
                 pair = c1.error + moved2.error <= moved1.error + c2.error ? (c1, moved2) : (moved1, c2)
             }
-            let flipped = flip == 1
-            let (e, bits) = etc1Block(
-                px, flip: flipped, differential: true, pair.0.q, pair.0.table, pair.1.q, pair.1.table)
-            best.consider(e, bits)
+            let differential = Config(
+                modelError: pair.0.error + pair.1.error, flip: flip == 1, differential: true, first: pair.0,
+                second: pair.1)
+            var individual = Config()
             if effort.alwaysIndividual || !fitsDirect {
                 let i1 = search(s1, bits: 4, effort)
                 let i2 = search(s2, bits: 4, effort)
-                let (e, bits) = etc1Block(px, flip: flipped, differential: false, i1.q, i1.table, i2.q, i2.table)
-                best.consider(e, bits)
+                individual = Config(
+                    modelError: i1.error + i2.error, flip: flip == 1, differential: false, first: i1, second: i2)
             }
+            if flip == 0 {
+                (configs.0, configs.1) = (differential, individual)
+            } else {
+                (configs.2, configs.3) = (differential, individual)
+            }
+        }
+        @inline(__always) func exact(_ c: Config) {
+            guard c.modelError < .infinity else { return }
+            let (e, bits) = etc1Block(
+                px, flip: c.flip, differential: c.differential, c.first.q, c.first.table, c.second.q, c.second.table,
+                exactIndices: effort.exactConfigs > 1)
+            best.consider(e, bits)
+        }
+        @inline(__always) func better(_ a: Config, _ b: Config) -> Config { b.modelError < a.modelError ? b : a }
+        if effort.exactConfigs >= 4 {
+            exact(configs.0)
+            exact(configs.1)
+            exact(configs.2)
+            exact(configs.3)
+        } else if effort.exactConfigs >= 2 {
+            exact(better(configs.0, configs.1))
+            exact(better(configs.2, configs.3))
+        } else {
+            exact(better(better(configs.0, configs.1), better(configs.2, configs.3)))
         }
     }
 
     /// An individual or differential block's exact error and bits: each texel's best of its
     /// subblock's four modifiers, clamped as the decoder clamps.
     static func etc1Block(
-        _ px: Pixels, flip: Bool, differential: Bool, _ q1: SIMD3<Int32>, _ t1: Int, _ q2: SIMD3<Int32>, _ t2: Int
+        _ px: Pixels, flip: Bool, differential: Bool, _ q1: SIMD3<Int32>, _ t1: Int, _ q2: SIMD3<Int32>, _ t2: Int,
+        exactIndices: Bool = true
     ) -> (Float, UInt64) {
         let bits = differential ? 5 : 4
         let base1 = expand(q1, bits: bits)
         let base2 = expand(q2, bits: bits)
         let second = flip ? secondBelow : secondSide
-        @inline(__always) func pick(_ x: Float, _ y: Float) -> F16 { F16(repeating: x).choosing(F16(repeating: y), where: second) }
+        @inline(__always) func pick(_ x: Float, _ y: Float) -> F16 {
+            F16(repeating: x).choosing(F16(repeating: y), where: second)
+        }
         let br = pick(base1.x, base2.x)
         let bg = pick(base1.y, base2.y)
         let bb = pick(base1.z, base2.z)
@@ -329,7 +373,21 @@ package enum ETC {
             let db = clamp255(bb + m) - px.b
             return dr * dr + dg * dg + db * db
         }
-        let (total, index) = argmin4(error(a), error(bm), error(-a), error(-bm))
+        let total: Float
+        let index: I16
+        if exactIndices {
+            (total, index) = argmin4(error(a), error(bm), error(-a), error(-bm))
+        } else {
+            // Each texel's index by the model (its intensity offset s: the sign picks + or −,
+            // |s| beyond 1.5·(a + b) the large modifier), then that one modifier scored exactly.
+            let s = px.sum - (br + bg + bb)
+            let negative = s.below(F16())
+            let large = (1.5 * (a + bm)).below(abs16(s))
+            let m = a.choosing(bm, where: large)
+            let signed = m.choosing(-m, where: negative)
+            total = error(signed).total
+            index = (large & 1) | (negative & 2)
+        }
         var hi: UInt64
         if differential {
             let d = (q2 &- q1) & 7
@@ -370,46 +428,11 @@ package enum ETC {
     // MARK: Planar
 
     static func planar(_ px: Pixels, _ effort: Effort, _ best: inout Best) {
-        // Least squares of c(x, y) = O + x·h + y·v over the block (x and y are uncorrelated on
-        // the 4 × 4 grid, each with Σ(x − 1.5)² = 20), then H = O + 4h and V = O + 4v.
-        let cx = xs - 1.5
-        let cy = ys - 1.5
-        var q = (SIMD3<Int32>(), SIMD3<Int32>(), SIMD3<Int32>())  // O, H, V per channel
-        let tops: SIMD3<Float> = [63, 127, 63]
-        var total: Float = 0
-        for c in 0..<3 {
-            let v = c == 0 ? px.r : c == 1 ? px.g : px.b
-            let mean = v.total / 16
-            let h = (v * cx).total / 20
-            let w = (v * cy).total / 20
-            let o = mean - 1.5 * h - 1.5 * w
-            let top = tops[c]
-            @inline(__always) func quant(_ x: Float) -> Int32 { Int32(min(top, max(0, (x * top / 255).rounded()))) }
-            var qo = quant(o)
-            var qh = quant(o + 4 * h)
-            var qv = quant(o + 4 * w)
-            var e = planarError(v, qo, qh, qv, bits7: c == 1)
-            if effort.planarRefine {
-                let (o0, h0, v0) = (qo, qh, qv)
-                for dO in -1...1 {
-                    for dh in -1...1 {
-                        for dv in -1...1 where dO != 0 || dh != 0 || dv != 0 {
-                            let a = o0 + Int32(dO)
-                            let b = h0 + Int32(dh)
-                            let d = v0 + Int32(dv)
-                            let t = Int32(top)
-                            if a < 0 || a > t || b < 0 || b > t || d < 0 || d > t { continue }
-                            let x = planarError(v, a, b, d, bits7: c == 1)
-                            if x < e { (e, qo, qh, qv) = (x, a, b, d) }
-                        }
-                    }
-                }
-            }
-            total += e
-            q.0[c] = qo
-            q.1[c] = qh
-            q.2[c] = qv
-        }
+        let r = planarChannel(px.r, top: 63, effort.planarRefine)
+        let g = planarChannel(px.g, top: 127, effort.planarRefine)
+        let b = planarChannel(px.b, top: 63, effort.planarRefine)
+        let total = r.error + g.error + b.error
+        let q = (SIMD3<Int32>(r.o, g.o, b.o), SIMD3<Int32>(r.h, g.h, b.h), SIMD3<Int32>(r.v, g.v, b.v))
         guard total < best.error else { return }
         let (o, h, v) = (q.0, q.1, q.2)
         // Bits 63…32: RO at 62…57, GO's top bit at 56 and the rest at 54…49, BO's top bit at 48,
@@ -424,6 +447,37 @@ package enum ETC {
         if x + y >= 4 { hi |= 0b111 << 13 } else { hi |= 1 << 10 }  // B + dB above 31, or below 0
         let lo = UInt64(h.y) << 25 | UInt64(h.z) << 19 | UInt64(v.x) << 13 | UInt64(v.y) << 6 | UInt64(v.z)
         best.consider(total, hi << 32 | lo)
+    }
+
+    /// One channel's planar colours (O, H, V quantised to 6 or 7 bits) and its exact error:
+    /// least squares of c(x, y) = O + x·h + y·v over the block (x and y are uncorrelated on the
+    /// 4 × 4 grid, each with Σ(x − 1.5)² = 20), then H = O + 4h and V = O + 4v; with `refine`,
+    /// each of the three ±1.
+    @inline(__always) static func planarChannel(_ v: F16, top: Float, _ refine: Bool) -> (
+        o: Int32, h: Int32, v: Int32, error: Float
+    ) {
+        let bits7 = top == 127
+        let mean = v.total / 16
+        let h = (v * (xs - 1.5)).total / 20
+        let w = (v * (ys - 1.5)).total / 20
+        let o = mean - 1.5 * h - 1.5 * w
+        @inline(__always) func quant(_ x: Float) -> Int32 { Int32(min(top, max(0, (x * top / 255).rounded()))) }
+        var best = (quant(o), quant(o + 4 * h), quant(o + 4 * w), Float(0))
+        best.3 = planarError(v, best.0, best.1, best.2, bits7: bits7)
+        guard refine else { return best }
+        let (o0, h0, v0) = (best.0, best.1, best.2)
+        let t = Int32(top)
+        for dO in Int32(-1)...1 {
+            for dh in Int32(-1)...1 {
+                for dv in Int32(-1)...1 where dO != 0 || dh != 0 || dv != 0 {
+                    let (a, b, d) = (o0 + dO, h0 + dh, v0 + dv)
+                    if a < 0 || a > t || b < 0 || b > t || d < 0 || d > t { continue }
+                    let x = planarError(v, a, b, d, bits7: bits7)
+                    if x < best.3 { best = (a, b, d, x) }
+                }
+            }
+        }
+        return best
     }
 
     @inline(__always) static func planarError(_ v: F16, _ qo: Int32, _ qh: Int32, _ qv: Int32, bits7: Bool) -> Float {
@@ -652,7 +706,9 @@ package enum ETC {
             let tmin = table[3]  // each table's most negative and most positive entries
             let tmax = table[7]
             let ideal = (hi - lo) / ((tmax - tmin) * unit)
-            let first = max(least, min(15, Int(ideal.rounded(.down))))
+            // One multiplier: the nearest; more: the one at or below, then above, then below that.
+            let first = max(
+                least, min(15, Int(ideal.rounded(effort.eacMultipliers == 1 ? .toNearestOrAwayFromZero : .down))))
             // The multiplier at or below the ideal, then the one above, then the one below.
             for k in 0..<effort.eacMultipliers {
                 let mult = k == 0 ? first : k == 1 ? first + 1 : first - 1

@@ -174,7 +174,9 @@ private enum Rows {
     ) -> TextureFormatInfo {
         TextureFormatInfo(
             block: (4, 4), blockBytes: bytes, vulkan: (unorm, srgb), dxgi: nil, colorModel: 161,
-            samples: channels.enumerated().map { k, c in .init(bitOffset: 64 * k, bitLength: 64, channel: c, upper: .max) },
+            samples: channels.enumerated().map { k, c in
+                .init(bitOffset: 64 * k, bitLength: 64, channel: c, upper: .max)
+            },
             containers: [.ktx2], hdr: false, channels: kind, codec: .etc(variant), familyName: name)
     }
     static let etc2RGB = etc(147, srgb: 148, bytes: 8, [2], .rgb, .rgb, "ETC2")
