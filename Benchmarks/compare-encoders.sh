@@ -10,4 +10,5 @@ if [ ! -x "$venv/bin/python" ]; then
   "$venv/bin/pip" install -q numpy==2.4.6 texture2ddecoder==1.0.6 etcpak==0.9.15 bc7enc-py==0.1.0a1
 fi
 swift build -c release --product texpipe >/dev/null
-exec "$venv/bin/python" Benchmarks/compare_encoders.py "$@"
+# One core for every encoder (etcpak otherwise spreads a call over threads of its own).
+exec taskset -c 0 "$venv/bin/python" Benchmarks/compare_encoders.py "$@"

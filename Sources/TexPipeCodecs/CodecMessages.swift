@@ -66,7 +66,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .astc(let why): why
         case .zstd(let why): "zstd: \(why)"
         case .needsOpaque(let format, let n, let w, let h):
-            "\(format) holds no alpha: \(n) of the \(w)×\(h) texels have alpha below max (use bc3 or bc7, or flatten first)"
+            "\(format) holds no alpha: \(n) of the \(w)×\(h) texels have alpha below max (use \(format.hasPrefix("etc") ? "etc2-rgba" : "bc3 or bc7"), or flatten first)"
         case .truncatedHeader(let container): "truncated \(container) header"
         case .unknownTextureFormat(let field, let code): "\(field) \(code) is not one texpipe writes"
         case .truncatedLevelIndex: "truncated KTX2 level index"

@@ -34,14 +34,14 @@ package enum ETCDecoder {
                     color(word(0), into: &texels)
                 case .rgba:
                     color(word(8), into: &texels)
-                    let a = alpha(word(0))
-                    for t in 0..<16 { texels[t * 4 + 3] = a[t] }
+                    let a = word(0)
+                    for t in 0..<16 { texels[t * 4 + 3] = alpha(a, t) }
                 case .r11, .rg11:
-                    let r = eac11(word(0))
-                    let g = variant == .rg11 ? eac11(word(8)) : [Int](repeating: 0, count: 16)
+                    let r = word(0)
+                    let g = variant == .rg11 ? word(8) : 0
                     for t in 0..<16 {
-                        texels[t * 4] = to8(r[t])
-                        texels[t * 4 + 1] = variant == .rg11 ? to8(g[t]) : 0
+                        texels[t * 4] = to8(eac11(r, t))
+                        texels[t * 4 + 1] = variant == .rg11 ? to8(eac11(g, t)) : 0
                         texels[t * 4 + 2] = 0
                         texels[t * 4 + 3] = 255
                     }
@@ -101,31 +101,29 @@ package enum ETCDecoder {
         let differential = bit(w, 33) == 1
         if differential && !(0...31).contains(r + dr) {
             // T mode.
-            let c1 = [ext4(field(w, 60, 2) << 2 | field(w, 57, 2)), ext4(field(w, 55, 4)), ext4(field(w, 51, 4))]
-            let c2 = [ext4(field(w, 47, 4)), ext4(field(w, 43, 4)), ext4(field(w, 39, 4))]
-            let d = distance[field(w, 35, 2) << 1 | bit(w, 32)]
-            let paint = [c1, c2.map { $0 + d }, c2, c2.map { $0 - d }]
+            let c1 = SIMD3(ext4(field(w, 60, 2) << 2 | field(w, 57, 2)), ext4(field(w, 55, 4)), ext4(field(w, 51, 4)))
+            let c2 = SIMD3(ext4(field(w, 47, 4)), ext4(field(w, 43, 4)), ext4(field(w, 39, 4)))
+            let d = SIMD3(repeating: distance[field(w, 35, 2) << 1 | bit(w, 32)])
             for x in 0..<4 {
                 for y in 0..<4 {
-                    let p = paint[index(x, y)]
-                    set(x, y, p[0], p[1], p[2])
+                    let i = index(x, y)
+                    let p = i == 0 ? c1 : i == 1 ? c2 &+ d : i == 2 ? c2 : c2 &- d
+                    set(x, y, p.x, p.y, p.z)
                 }
             }
         } else if differential && !(0...31).contains(g + dg) {
             // H mode.
-            let c1 = [
-                ext4(field(w, 62, 4)), ext4(field(w, 58, 3) << 1 | bit(w, 52)),
-                ext4(bit(w, 51) << 3 | field(w, 49, 3)),
-            ]
-            let c2 = [ext4(field(w, 46, 4)), ext4(field(w, 42, 4)), ext4(field(w, 38, 4))]
-            let v1 = c1[0] << 16 | c1[1] << 8 | c1[2]
-            let v2 = c2[0] << 16 | c2[1] << 8 | c2[2]
-            let d = distance[bit(w, 34) << 2 | bit(w, 32) << 1 | (v1 >= v2 ? 1 : 0)]
-            let paint = [c1.map { $0 + d }, c1.map { $0 - d }, c2.map { $0 + d }, c2.map { $0 - d }]
+            let c1 = SIMD3(
+                ext4(field(w, 62, 4)), ext4(field(w, 58, 3) << 1 | bit(w, 52)), ext4(bit(w, 51) << 3 | field(w, 49, 3)))
+            let c2 = SIMD3(ext4(field(w, 46, 4)), ext4(field(w, 42, 4)), ext4(field(w, 38, 4)))
+            let v1 = c1.x << 16 | c1.y << 8 | c1.z
+            let v2 = c2.x << 16 | c2.y << 8 | c2.z
+            let d = SIMD3(repeating: distance[bit(w, 34) << 2 | bit(w, 32) << 1 | (v1 >= v2 ? 1 : 0)])
             for x in 0..<4 {
                 for y in 0..<4 {
-                    let p = paint[index(x, y)]
-                    set(x, y, p[0], p[1], p[2])
+                    let i = index(x, y)
+                    let p = i == 0 ? c1 &+ d : i == 1 ? c1 &- d : i == 2 ? c2 &+ d : c2 &- d
+                    set(x, y, p.x, p.y, p.z)
                 }
             }
         } else if differential && !(0...31).contains(b + db) {
@@ -147,14 +145,14 @@ package enum ETCDecoder {
             }
         } else {
             // Individual or differential: two subblocks, side by side (flip 0) or on top (flip 1).
-            let base1: [Int]
-            let base2: [Int]
+            let base1: SIMD3<Int>
+            let base2: SIMD3<Int>
             if differential {
-                base1 = [ext5(r), ext5(g), ext5(b)]
-                base2 = [ext5(r + dr), ext5(g + dg), ext5(b + db)]
+                base1 = SIMD3(ext5(r), ext5(g), ext5(b))
+                base2 = SIMD3(ext5(r + dr), ext5(g + dg), ext5(b + db))
             } else {
-                base1 = [ext4(field(w, 63, 4)), ext4(field(w, 55, 4)), ext4(field(w, 47, 4))]
-                base2 = [ext4(field(w, 59, 4)), ext4(field(w, 51, 4)), ext4(field(w, 43, 4))]
+                base1 = SIMD3(ext4(field(w, 63, 4)), ext4(field(w, 55, 4)), ext4(field(w, 47, 4)))
+                base2 = SIMD3(ext4(field(w, 59, 4)), ext4(field(w, 51, 4)), ext4(field(w, 43, 4)))
             }
             let table1 = intensity[field(w, 39, 3)]
             let table2 = intensity[field(w, 36, 3)]
@@ -164,8 +162,9 @@ package enum ETCDecoder {
                     let second = flip ? y >= 2 : x >= 2
                     let base = second ? base2 : base1
                     let table = second ? table2 : table1
-                    let m = [table.0, table.1, -table.0, -table.1][index(x, y)]
-                    set(x, y, base[0] + m, base[1] + m, base[2] + m)
+                    let i = index(x, y)
+                    let m = i == 0 ? table.0 : i == 1 ? table.1 : i == 2 ? -table.0 : -table.1
+                    set(x, y, base.x + m, base.y + m, base.z + m)
                 }
             }
         }
@@ -186,24 +185,24 @@ package enum ETCDecoder {
         return field(w, 47 - 3 * k, 3)
     }
 
-    /// ETC2 RGBA's alpha block: clamp255(base + modifier · multiplier), row-major.
-    static func alpha(_ w: UInt64) -> [UInt8] {
+    /// ETC2 RGBA's alpha of texel i (row-major): clamp255(base + modifier · multiplier).
+    static func alpha(_ w: UInt64, _ i: Int) -> UInt8 {
         let base = field(w, 63, 8)
         let multiplier = field(w, 55, 4)
-        let table = eacModifiers[field(w, 51, 4)]
-        return (0..<16).map { i in clamp(base + table[eacIndex(w, i)] * multiplier) }
+        return clamp(base + eacModifiers[field(w, 51, 4)][eacIndex(w, i)] * multiplier)
     }
 
-    /// An unsigned R11 block's 11-bit values (0…2047), row-major: base · 8 + 4 + modifier ·
-    /// multiplier · 8, a multiplier of 0 standing for ⅛.
-    static func eac11(_ w: UInt64) -> [Int] {
+    /// An unsigned R11 block's 11-bit value (0…2047) of texel i (row-major): base · 8 + 4 +
+    /// modifier · multiplier · 8, a multiplier of 0 standing for ⅛.
+    static func eac11(_ w: UInt64, _ i: Int) -> Int {
         let base = field(w, 63, 8)
         let multiplier = field(w, 55, 4)
-        let table = eacModifiers[field(w, 51, 4)]
-        return (0..<16).map { i in
-            let m = table[eacIndex(w, i)]
-            let v = multiplier == 0 ? base * 8 + 4 + m : base * 8 + 4 + m * multiplier * 8
-            return max(0, min(2047, v))
-        }
+        let m = eacModifiers[field(w, 51, 4)][eacIndex(w, i)]
+        let v = multiplier == 0 ? base * 8 + 4 + m : base * 8 + 4 + m * multiplier * 8
+        return max(0, min(2047, v))
     }
+
+    /// All 16 alpha values, and all 16 R11 values (the tests' view).
+    static func alpha(_ w: UInt64) -> [UInt8] { (0..<16).map { alpha(w, $0) } }
+    static func eac11(_ w: UInt64) -> [Int] { (0..<16).map { eac11(w, $0) } }
 }

@@ -51,7 +51,7 @@ package enum ETC {
             switch q {
             case .fast:
                 Effort(
-                    shifts: 0, refinePasses: 0, twoColorDistances: 0, planarRefine: false, alwaysIndividual: false,
+                    shifts: 0, refinePasses: 0, twoColorDistances: 1, planarRefine: false, alwaysIndividual: false,
                     exactConfigs: 1, eacMultipliers: 1, eacRefit: true)
             case .medium:
                 Effort(
@@ -182,7 +182,11 @@ package enum ETC {
         individualOrDifferential(px, effort, &best)
         // Planar where the block is not already near exact (fast: mean squared error over 1).
         if best.error > (effort.exactConfigs > 1 ? 0 : 48) { planar(px, effort, &best) }
-        if best.error > 48 && effort.twoColorDistances > 0 { twoColor(px, effort, &best) }
+        // T and H where the block is still far off (fast: mean squared error over 64 per
+        // channel — the two-colour blocks the other modes cannot approach).
+        if best.error > (effort.exactConfigs > 1 ? 48 : 3072) && effort.twoColorDistances > 0 {
+            twoColor(px, effort, &best)
+        }
         return best.bits
     }
 

@@ -206,7 +206,8 @@ struct ETCTests {
     }
 
     /// A test picture with what each mode is for: smooth gradients (planar), two-colour edges
-    /// (T and H), noise and flat areas; with `alpha`, a soft disc.
+    /// (T and H), strong noise (individual), mild noise on near colours (differential); with
+    /// `alpha`, a soft disc.
     static func picture(_ w: Int, _ h: Int, seed: UInt64, alpha: Bool = false) -> [UInt8] {
         var r = SeededRandom(seed: seed)
         var p = [UInt8](repeating: 255, count: w * h * 4)
@@ -219,7 +220,8 @@ struct ETCTests {
                 case 0: c = (x * 255 / max(1, w - 1), y * 200 / max(1, h - 1), 255 - x * 3 % 256)
                 case 1: c = (x + y) % 7 < 3 ? (230, 40, 30) : (20, 90, 220)
                 case 2: c = (r.int(0...255), r.int(100...140), r.int(0...60))
-                default: c = ((x * 5) % 256, 128 + r.int(-4...4), (y * 9) % 256)
+                // Texture-like: mild noise on two near colours side by side (differential's case).
+                default: c = (100 + 12 * ((x / 2) % 2) + r.int(-5...5), 140 + r.int(-5...5), 60 + r.int(-5...5))
                 }
                 (p[i], p[i + 1], p[i + 2]) = (UInt8(c.0), UInt8(c.1), UInt8(c.2))
                 if alpha {
@@ -275,7 +277,7 @@ struct ETCTests {
             let blocks = try ETC.blocks(image, width: 128, height: 128, format: .etc2RGB, quality: quality)
             let m = Self.modes(blocks, stride: 8, offset: 0)
             used.formUnion(m)
-            if quality != .fast { #expect(m.isSuperset(of: [2, 3, 4]), "\(quality): \(m.sorted())") }
+            if quality != .fast { #expect(m.isSuperset(of: [1, 2, 3, 4]), "\(quality): \(m.sorted())") }
         }
         #expect(used == [0, 1, 2, 3, 4], "\(used.sorted())")
     }
@@ -333,24 +335,20 @@ struct ETCTests {
             let channels = format == .eacR11 ? [0] : format == .eacRG11 ? [0, 1] : [0, 1, 2]
             t.write("image.rgba", image)
             let entry = [.etc2RGB: "etc2_rgb", .etc2RGBA: "etc2_rgba", .eacR11: "eac_r", .eacRG11: "eac_rg"][format]!
-            // etcpak 0.9.15's ETC and EAC entries read their input as RGBA and as BGRA on alternate
-            // calls: both orders are encoded here and the better kept.
-            var swapped = image
-            for i in stride(from: 0, to: image.count, by: 4) { (swapped[i], swapped[i + 2]) = (image[i + 2], image[i]) }
-            t.write("swapped.rgba", swapped)
             // PSNR of the colour channels, and of alpha on its own (ETC2 RGBA).
             func scores(_ decoded: [UInt8]) -> (Double, Double) {
-                (psnr(decoded, image, channels: channels), format == .etc2RGBA ? psnr(decoded, image, channels: [3]) : 0)
+                (
+                    psnr(decoded, image, channels: channels),
+                    format == .etc2RGBA ? psnr(decoded, image, channels: [3]) : 0
+                )
             }
-            var reference = (-Double.infinity, -Double.infinity)
-            for input in ["image.rgba", "swapped.rgba"] {
-                let blocks = try Python.run(
-                    "import sys, etcpak; d = open(sys.argv[1], 'rb').read(); "
-                        + "sys.stdout.buffer.write(getattr(etcpak, 'compress_' + sys.argv[2])(d, 96, 64))",
-                    t.path + "/" + input, entry)
-                let s = scores(try Self.reference(blocks, format, w, h))
-                if s.0 > reference.0 { reference = s }
-            }
+            // etcpak 0.9.15's ETC and EAC entries read RGBA (and swap red and blue in the buffer
+            // they are given: this one is read from the file for the call alone).
+            let blocks = try Python.run(
+                "import sys, etcpak; d = open(sys.argv[1], 'rb').read(); "
+                    + "sys.stdout.buffer.write(getattr(etcpak, 'compress_' + sys.argv[2])(d, 96, 64))",
+                t.path + "/image.rgba", entry)
+            let reference = scores(try Self.reference(Array(blocks.prefix(format.info.levelBytes(w, h))), format, w, h))
             func mine(_ q: TextureSettings.Quality) throws -> (Double, Double) {
                 let b = try ETC.blocks(image, width: w, height: h, format: format, quality: q)
                 return scores(try Self.reference(b, format, w, h))
@@ -360,6 +358,54 @@ struct ETCTests {
             #expect(fast.0 >= reference.0 - 0.01, "\(format) fast vs etcpak \(reference)")
             #expect(medium.0 >= reference.0 + (format == .etc2RGB ? 1 : 0), "\(format) medium vs etcpak \(reference)")
             #expect(medium.1 >= reference.1 - 0.01, "\(format) medium alpha vs etcpak \(reference)")
+        }
+    }
+}
+
+extension ETCTests {
+    /// A whole KTX2 file: read back with the tests' own KTX2 reader (written from the KTX2
+    /// specification), every level's blocks decoded alike by texpipe and texture2ddecoder.
+    @Test(Reference.needs(hasDecoder, "python3 texture2ddecoder"), arguments: formats)
+    func ktx2FilesReadBackLevelByLevel(_ format: Format) throws {
+        var levels: [Image] = []
+        var (w, h) = (37, 20)
+        while true {
+            levels.append(
+                Image(
+                    width: w, height: h, pixels: .rgba8(Self.picture(w, h, seed: UInt64(w), alpha: format == .etc2RGBA))
+                ))
+            if w == 1 && h == 1 { break }
+            (w, h) = (max(1, w / 2), max(1, h / 2))
+        }
+        var settings = TextureSettings.standard
+        settings.format = format
+        settings.colorSpace = format.info.isData ? .linear : .srgb
+        let bytes = try TextureEncoder.encode(levels, settings, container: .ktx2)
+        let f = try #require(KTX2File(bytes))
+        #expect(f.vkFormat == format.info.vkFormat(srgb: !format.info.isData))
+        #expect(f.colorModel == 161 && f.texelBlockDimension == [3, 3, 0, 0] && Int(f.levelCount) == levels.count)
+        for (n, level) in levels.enumerated() {
+            let data = f.levelData(n)
+            #expect(data.count == format.info.levelBytes(level.width, level.height))
+            #expect(
+                try Self.ours(data, format, level.width, level.height)
+                    == Self.reference(data, format, level.width, level.height), "level \(n)")
+        }
+    }
+
+    /// ETC2 RGB holds no alpha: a translucent texel is the job's error, counted, with the format to use.
+    @Test func etc2RGBRefusesAlpha() throws {
+        var p = Self.picture(8, 8, seed: 1)
+        p[3] = 200
+        p[7 * 4 + 3] = 0
+        let image = Image(width: 8, height: 8, pixels: .rgba8(p))
+        var settings = TextureSettings.standard
+        settings.format = .etc2RGB
+        #expect {
+            try TextureEncoder.encode([image], settings, container: .ktx2)
+        } throws: { error in
+            "\(error)"
+                == "etc2-rgb holds no alpha: 2 of the 8×8 texels have alpha below max (use etc2-rgba, or flatten first)"
         }
     }
 }
