@@ -108,6 +108,53 @@ def etcpak_etc(fmt, px, w, h):
 ETCPAK_SECONDS = 0.0
 
 
+EAC_TABLES = np.array([
+    [-3, -6, -9, -15, 2, 5, 8, 14], [-3, -7, -10, -13, 2, 6, 9, 12], [-2, -5, -8, -13, 1, 4, 7, 12],
+    [-2, -4, -6, -13, 1, 3, 5, 12], [-3, -6, -8, -12, 2, 5, 7, 11], [-3, -7, -9, -11, 2, 6, 8, 10],
+    [-4, -7, -8, -11, 3, 6, 7, 10], [-3, -5, -8, -11, 2, 4, 7, 10], [-2, -6, -8, -10, 1, 5, 7, 9],
+    [-2, -5, -8, -10, 1, 4, 7, 9], [-2, -4, -8, -10, 1, 3, 7, 9], [-2, -5, -7, -10, 1, 4, 6, 9],
+    [-3, -4, -7, -10, 2, 3, 6, 9], [-1, -2, -3, -10, 0, 1, 2, 9], [-4, -6, -8, -9, 3, 5, 7, 8],
+    [-3, -5, -7, -9, 2, 4, 6, 8]], dtype=np.int64)
+
+
+def eac11(blocks, w, h, channels):
+    """Unsigned R11/RG11 blocks decoded to their 11-bit values (Khronos Data Format Specification:
+    base · 8 + 4 + modifier · multiplier · 8, a multiplier of 0 meaning 1/8; texel x, y at index
+    x · 4 + y), as an (h, w, channels) array. texture2ddecoder returns these values shifted right
+    by 3 — a truncation that moves every value down by up to 7/2047 — so the EAC rows measure
+    what a GPU samples, v / 2047, against the image's v / 255."""
+    # etcpak 0.9.15's compress_eac_r returns twice the bytes, the second half zeros: the level's are read.
+    size = (h // 4) * (w // 4) * 8 * channels
+    words = np.frombuffer(blocks[:size], dtype=">u8").astype(np.uint64).reshape(h // 4, w // 4, channels)
+    base = ((words >> np.uint64(56)) & np.uint64(255)).astype(np.int64)
+    mult = ((words >> np.uint64(52)) & np.uint64(15)).astype(np.int64)
+    table = ((words >> np.uint64(48)) & np.uint64(15)).astype(np.int64)
+    out = np.zeros((h, w, channels), dtype=np.int64)
+    for x in range(4):
+        for y in range(4):
+            k = x * 4 + y
+            index = ((words >> np.uint64(45 - 3 * k)) & np.uint64(7)).astype(np.int64)
+            m = EAC_TABLES[table, index]
+            v = np.where(mult == 0, base * 8 + 4 + m, base * 8 + 4 + m * mult * 8)
+            out[y::4, x::4, :] = np.clip(v, 0, 2047)
+    return out
+
+
+def eac_psnr(blocks, w, h, rgba, channels):
+    v = eac11(blocks, w, h, len(channels)).astype(np.float64) * (255 / 2047)
+    s = np.frombuffer(rgba, dtype=np.uint8).reshape(h, w, 4)[:, :, channels].astype(np.float64)
+    mse = ((v - s) ** 2).mean()
+    return 99.0 if mse < 1e-12 else 10 * math.log10(255 * 255 / mse)
+
+
+def score(fmt, blocks, w, h, px, channels):
+    """Mean-squared-error PSNR of `blocks` against the image: EAC from its 11-bit values, the
+    rest from texture2ddecoder's 8-bit texels."""
+    if fmt in ("eac-r11", "eac-rg11"):
+        return eac_psnr(blocks, w, h, px, channels)
+    return psnr(decode(fmt, blocks, w, h), px, channels)
+
+
 def decode(fmt, blocks, w, h):
     return getattr(texture2ddecoder, DECODERS.get(fmt, "decode_" + fmt))(blocks, w, h)
 
