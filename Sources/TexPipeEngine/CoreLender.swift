@@ -39,8 +39,8 @@ package final class CoreLender: RowScheduler {
     func giveBack(_ n: Int) { idle.withLock { $0 += n } }
 
     /// Runs `body` over `rows` in bands: one band on this thread unless the lender has idle
-    /// cores and the image has at least the lender's `minimumPixels`, then one band per borrowed core plus
-    /// this one. `body` must only touch its own rows' output.
+    /// cores and the image has at least the lender's `minimumPixels`, then four bands per borrowed
+    /// core and this one, taken in turn. `body` must only touch its own rows' output.
     public func forEachBand(rows: Int, pixelsPerRow: Int, _ body: (Range<Int>) -> Void) {
         let lender = self
         guard rows > 1, rows * pixelsPerRow >= lender.minimumPixels else {
@@ -54,12 +54,23 @@ package final class CoreLender: RowScheduler {
         }
         defer { lender.giveBack(lent) }
         lender.splits.withLock { $0 += 1 }
-        let bands = lent + 1
+        // Four bands per core, taken in turn by one worker per core: a core whose bands are
+        // cheap (flat or transparent rows) takes more of them, so the cores finish together.
+        let workers = lent + 1
+        let bands = min(rows, workers * 4)
+        let next = Mutex(0)
         // The bands touch disjoint rows of buffers the caller keeps alive for this call: the one
         // place the compiler is told to trust that.
         nonisolated(unsafe) let body = body
-        DispatchQueue.concurrentPerform(iterations: bands) { k in
-            body((rows * k / bands)..<(rows * (k + 1) / bands))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let k = next.withLock { n in
+                    defer { n += 1 }
+                    return n
+                }
+                guard k < bands else { return }
+                body((rows * k / bands)..<(rows * (k + 1) / bands))
+            }
         }
     }
 }
