@@ -43,6 +43,8 @@ package enum ETC {
         /// Individual and differential configurations scored exactly: 1 the model's best, 2 each
         /// flip's best, 4 all.
         let exactConfigs: Int
+        /// Each texel's index chosen by its exact, clamped error (else by the model).
+        let exactIndices: Bool
         /// EAC: multipliers tried per table, and the base refitted to the chosen indices.
         let eacMultipliers: Int
         let eacRefit: Bool
@@ -52,15 +54,15 @@ package enum ETC {
             case .fast:
                 Effort(
                     shifts: 0, refinePasses: 0, twoColorDistances: 1, planarRefine: false, alwaysIndividual: false,
-                    exactConfigs: 1, eacMultipliers: 1, eacRefit: true)
+                    exactConfigs: 1, exactIndices: false, eacMultipliers: 1, eacRefit: true)
             case .medium:
                 Effort(
                     shifts: 1, refinePasses: 0, twoColorDistances: 2, planarRefine: false, alwaysIndividual: false,
-                    exactConfigs: 2, eacMultipliers: 2, eacRefit: true)
+                    exactConfigs: 1, exactIndices: true, eacMultipliers: 2, eacRefit: true)
             case .thorough:
                 Effort(
                     shifts: 3, refinePasses: 3, twoColorDistances: 8, planarRefine: true, alwaysIndividual: true,
-                    exactConfigs: 4, eacMultipliers: 3, eacRefit: true)
+                    exactConfigs: 4, exactIndices: true, eacMultipliers: 3, eacRefit: true)
             }
         }
     }
@@ -181,10 +183,10 @@ package enum ETC {
         }
         individualOrDifferential(px, effort, &best)
         // Planar where the block is not already near exact (fast: mean squared error over 1).
-        if best.error > (effort.exactConfigs > 1 ? 0 : 48) { planar(px, effort, &best) }
+        if best.error > (effort.exactIndices ? 0 : 48) { planar(px, effort, &best) }
         // T and H where the block is still far off (fast: mean squared error over 64 per
         // channel — the two-colour blocks the other modes cannot approach).
-        if best.error > (effort.exactConfigs > 1 ? 48 : 3072) && effort.twoColorDistances > 0 {
+        if best.error > (effort.exactIndices ? 48 : 3072) && effort.twoColorDistances > 0 {
             twoColor(px, effort, &best)
         }
         return best.bits
@@ -336,7 +338,7 @@ package enum ETC {
             guard c.modelError < .infinity else { return }
             let (e, bits) = etc1Block(
                 px, flip: c.flip, differential: c.differential, c.first.q, c.first.table, c.second.q, c.second.table,
-                exactIndices: effort.exactConfigs > 1)
+                exactIndices: effort.exactIndices)
             best.consider(e, bits)
         }
         @inline(__always) func better(_ a: Config, _ b: Config) -> Config { b.modelError < a.modelError ? b : a }
@@ -727,6 +729,41 @@ package enum ETC {
                     _ = consider(base + 1, mult, t)
                 }
                 if bestError < before { (bestTable, bestMult) = (t, mult) }
+            }
+        }
+        // (Where the search's best is off by more than a quarter of an 8-bit step on average.)
+        if bestError > 16 * (unit * unit) / 16 {
+            // Two values only (a mask's edge, a two-level gauge): every pair of a table's
+            // modifiers whose spacing times a multiplier spans them, scored in closed form, the
+            // best then scored exactly. The range search above only spans a block with each
+            // table's outermost pair.
+            let bits = unsafeBitCast(v, to: I16.self)
+            let isLow = bits.equals(Int32(bitPattern: lo.bitPattern))
+            let isHigh = bits.equals(Int32(bitPattern: hi.bitPattern))
+            if (isLow | isHigh) == I16(repeating: -1) {
+                let nLow = F16.ones(isLow).total
+                let nHigh = 16 - nLow
+                var pick = (error: Float.infinity, base: 0, mult: 0, table: 0)
+                for t in 0..<16 {
+                    let table = eacTables[t]
+                    for i in 0..<8 {
+                        for j in 0..<8 where table[j] > table[i] {
+                            let ideal = (hi - lo) / ((table[j] - table[i]) * unit)
+                            let below = Int(ideal.rounded(.down))
+                            for mult in below...(below + 1) where mult >= least && mult <= 15 {
+                                let m: Float = r11 ? (mult == 0 ? 1 : Float(mult * 8)) : Float(mult)
+                                let fit = (lo + hi - m * (table[i] + table[j])) / 2
+                                let base = min(255, max(0, Int((r11 ? (fit - 4) / 8 : fit).rounded())))
+                                let b: Float = r11 ? Float(base * 8 + 4) : Float(base)
+                                let a = min(top, max(0, b + m * table[i])) - lo
+                                let c = min(top, max(0, b + m * table[j])) - hi
+                                let e = nLow * a * a + nHigh * c * c
+                                if e < pick.error { pick = (e, base, mult, t) }
+                            }
+                        }
+                    }
+                }
+                if pick.error < bestError { _ = consider(pick.base, pick.mult, pick.table) }
             }
         }
         if effort.eacRefit {

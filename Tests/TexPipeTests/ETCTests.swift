@@ -409,3 +409,26 @@ extension ETCTests {
         }
     }
 }
+
+extension ETCTests {
+    /// A block of two values, 0 and 128, as a mask's edge or a two-level gauge has them: table
+    /// 14's modifiers −8 and +8 times a multiplier of 8 span exactly 128 (alpha: base 64 ± 64;
+    /// R11: 516 ± 512 = 4 and 1028, which decode to 0 and 128), so `medium` and `thorough` store
+    /// them exactly — the outermost modifiers of no table do.
+    @Test func twoValuesComeBackExactly() throws {
+        let image = (0..<16).flatMap { i -> [UInt8] in
+            let v: UInt8 = i % 4 < 2 ? 0 : 128
+            return [v, v, v, v]
+        }
+        for quality in [TextureSettings.Quality.medium, .thorough] {
+            for format in [Format.etc2RGBA, .eacR11, .eacRG11] {
+                let d = try ETCDecoder.decode(
+                    try ETC.blocks(image, width: 4, height: 4, format: format, quality: quality), format: format,
+                    width: 4, height: 4)
+                let channel = format == .etc2RGBA ? 3 : 0
+                #expect(
+                    (0..<16).allSatisfy { d[$0 * 4 + channel] == image[$0 * 4] }, "\(format) \(quality): \(d)")
+            }
+        }
+    }
+}
