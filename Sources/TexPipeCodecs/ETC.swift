@@ -136,8 +136,9 @@ package enum ETC {
 
     /// The modifier tables of the individual and differential modes (a, b per codeword): index 0
     /// adds a, 1 adds b, 2 subtracts a, 3 subtracts b.
-    static let smallModifiers = F8(2, 5, 9, 13, 18, 24, 33, 47)
-    static let largeModifiers = F8(8, 17, 29, 42, 60, 80, 106, 183)
+    /// (Computed, not stored: a constant the compiler folds into the search, with no lazy global.)
+    @inline(__always) static var smallModifiers: F8 { F8(2, 5, 9, 13, 18, 24, 33, 47) }
+    @inline(__always) static var largeModifiers: F8 { F8(8, 17, 29, 42, 60, 80, 106, 183) }
     /// T and H modes' distances.
     static let distances: [Float] = [3, 6, 11, 16, 23, 32, 41, 64]
 
@@ -221,8 +222,8 @@ package enum ETC {
     @inline(__always) static func model(_ s: Subblock, _ base: SIMD3<Float>) -> (Float, Int) {
         let rgb = s.s2 - 2 * base * s.s1 + 8 * base * base
         let beta = base.x + base.y + base.z
-        let a = F8(2, 5, 9, 13, 18, 24, 33, 47)
-        let bm = F8(8, 17, 29, 42, 60, 80, 106, 183)
+        let a = smallModifiers
+        let bm = largeModifiers
         let a3 = 3 * a * a
         let a2 = 2 * a
         let b3 = 3 * bm * bm

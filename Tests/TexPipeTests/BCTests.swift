@@ -14,6 +14,11 @@ struct BCTests {
 
     /// texture2ddecoder's RGBA for `blocks` of a w × h level (decoded at whole blocks, then cut).
     static func reference(_ blocks: [UInt8], _ format: TextureSettings.Format, _ w: Int, _ h: Int) throws -> [UInt8] {
+        try reference(blocks, decoder: format.rawValue, w, h)
+    }
+
+    /// The same through texture2ddecoder's `decode_<decoder>` (`etc2`, `eacr`, …), as RGBA.
+    static func reference(_ blocks: [UInt8], decoder: String, _ w: Int, _ h: Int) throws -> [UInt8] {
         let t = TempDir()
         t.write("blocks.bin", blocks)
         let pw = (w + 3) / 4 * 4
@@ -21,7 +26,7 @@ struct BCTests {
         let bgra = try Python.run(
             "import sys, texture2ddecoder as t; d = open(sys.argv[1], 'rb').read(); "
                 + "sys.stdout.buffer.write(getattr(t, 'decode_' + sys.argv[2])(d, int(sys.argv[3]), int(sys.argv[4])))",
-            t.path + "/blocks.bin", format.rawValue, String(pw), String(ph))
+            t.path + "/blocks.bin", decoder, String(pw), String(ph))
         #expect(bgra.count == pw * ph * 4)
         var out = [UInt8](repeating: 0, count: w * h * 4)
         for y in 0..<h {

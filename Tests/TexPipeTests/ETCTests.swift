@@ -18,25 +18,8 @@ struct ETCTests {
     /// texture2ddecoder's texels for `blocks` of a w × h level (decoded at whole blocks, then cut),
     /// as RGBA. Its EAC output is each 11-bit value shifted right by 3, in the red (and green) byte.
     static func reference(_ blocks: [UInt8], _ format: Format, _ w: Int, _ h: Int) throws -> [UInt8] {
-        let t = TempDir()
-        t.write("blocks.bin", blocks)
-        let pw = (w + 3) / 4 * 4
-        let ph = (h + 3) / 4 * 4
         let name = [.etc2RGB: "etc2", .etc2RGBA: "etc2a8", .eacR11: "eacr", .eacRG11: "eacrg"][format]!
-        let bgra = try Python.run(
-            "import sys, texture2ddecoder as t; d = open(sys.argv[1], 'rb').read(); "
-                + "sys.stdout.buffer.write(getattr(t, 'decode_' + sys.argv[2])(d, int(sys.argv[3]), int(sys.argv[4])))",
-            t.path + "/blocks.bin", name, String(pw), String(ph))
-        #expect(bgra.count == pw * ph * 4)
-        var out = [UInt8](repeating: 0, count: w * h * 4)
-        for y in 0..<h {
-            for x in 0..<w {
-                let s = (y * pw + x) * 4
-                let d = (y * w + x) * 4
-                (out[d], out[d + 1], out[d + 2], out[d + 3]) = (bgra[s + 2], bgra[s + 1], bgra[s], bgra[s + 3])
-            }
-        }
-        return out
+        return try BCTests.reference(blocks, decoder: name, w, h)
     }
 
     /// texpipe's decode in texture2ddecoder's terms: ETC2 as is; EAC from the 11-bit values
