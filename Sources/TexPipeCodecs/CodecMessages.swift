@@ -14,6 +14,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case fontMissing(spec: String, why: String)
     case cannotRead(why: String)
     case notRegularFile
+    case cannotAllocateToRead(mib: Int)
     case overLimitCached
     case textureWithoutLevels
     case notBlockCompressed(String)
@@ -57,6 +58,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .fontMissing(let spec, let why): "font \"\(spec)\" not found: \(why); run `fc-list` to see installed fonts"
         case .cannotRead(let why): "cannot read the file (\(why))"
         case .notRegularFile: "not a regular file"
+        case .cannotAllocateToRead(let mib):
+            "cannot allocate \(mib) MiB to read the file under the process's memory limit"
         case .overLimitCached: "over the pixel limit"
         case .textureWithoutLevels: "texture encoder: no image"
         case .notBlockCompressed(let f): "texture format \(f) is not a BC format"
