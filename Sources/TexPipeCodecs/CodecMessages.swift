@@ -62,7 +62,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
             "cannot allocate \(mib) MiB to read the file under the process's memory limit"
         case .overLimitCached: "over the pixel limit"
         case .textureWithoutLevels: "texture encoder: no image"
-        case .notBlockCompressed(let f): "texture format \(f) is not a BC format"
+        case .notBlockCompressed(let f):
+            "texture format \(f) is not one of texpipe's own block encoders' formats (BC, ETC2/EAC)"
         case .textureTruncated(let f): "\(f) level data is shorter than its blocks"
         case .notInContainer(let container, let family, let allowed):
             "\(container) cannot hold \(family) (use a \(allowed.sorted().map { "." + $0 }.joined(separator: " or ")) template)"

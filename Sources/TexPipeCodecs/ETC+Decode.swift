@@ -17,8 +17,9 @@ package enum ETCDecoder {
     static func decode(_ blocks: [UInt8], variant: ETCVariant, width: Int, height: Int) throws -> [UInt8] {
         let bw = (width + 3) / 4
         let bh = (height + 3) / 4
-        let size = variant == .rgb || variant == .r11 ? 8 : 16
-        guard blocks.count >= bw * bh * size else { throw CodecError(.textureTruncated(familyName(variant))) }
+        let info = variant.format.info
+        let size = info.blockBytes
+        guard blocks.count >= bw * bh * size else { throw CodecError(.textureTruncated(info.familyName)) }
         var out = [UInt8](repeating: 0, count: width * height * 4)
         var texels = [UInt8](repeating: 0, count: 64)
         for by in 0..<bh {
@@ -57,8 +58,6 @@ package enum ETCDecoder {
         }
         return out
     }
-
-    static func familyName(_ v: ETCVariant) -> String { v == .rgb || v == .rgba ? "ETC2" : "EAC" }
 
     static func to8(_ v: Int) -> UInt8 { UInt8((v * 255 + 1023) / 2047) }
 

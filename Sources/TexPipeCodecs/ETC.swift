@@ -40,9 +40,8 @@ package enum ETC {
         let planarRefine: Bool
         /// Individual mode tried even when differential fits.
         let alwaysIndividual: Bool
-        /// Individual and differential configurations scored exactly: 1 the model's best, 2 each
-        /// flip's best, 4 all.
-        let exactConfigs: Int
+        /// All four individual and differential configurations scored exactly (else the model's best).
+        let exactAll: Bool
         /// Each texel's index chosen by its exact, clamped error (else by the model).
         let exactIndices: Bool
         /// EAC: multipliers tried per table, and the base refitted to the chosen indices.
@@ -54,15 +53,15 @@ package enum ETC {
             case .fast:
                 Effort(
                     shifts: 0, refinePasses: 0, twoColorDistances: 1, planarRefine: false, alwaysIndividual: false,
-                    exactConfigs: 1, exactIndices: false, eacMultipliers: 1, eacRefit: true)
+                    exactAll: false, exactIndices: false, eacMultipliers: 1, eacRefit: true)
             case .medium:
                 Effort(
                     shifts: 1, refinePasses: 0, twoColorDistances: 2, planarRefine: false, alwaysIndividual: false,
-                    exactConfigs: 1, exactIndices: true, eacMultipliers: 2, eacRefit: true)
+                    exactAll: false, exactIndices: true, eacMultipliers: 2, eacRefit: true)
             case .thorough:
                 Effort(
                     shifts: 3, refinePasses: 3, twoColorDistances: 8, planarRefine: true, alwaysIndividual: true,
-                    exactConfigs: 4, exactIndices: true, eacMultipliers: 3, eacRefit: true)
+                    exactAll: true, exactIndices: true, eacMultipliers: 3, eacRefit: true)
             }
         }
     }
@@ -74,7 +73,7 @@ package enum ETC {
     ) -> [UInt8] {
         let bw = (width + 3) / 4
         let bh = (height + 3) / 4
-        let size = variant == .rgb || variant == .r11 ? 8 : 16
+        let size = variant.format.info.blockBytes
         var out = [UInt8](repeating: 0, count: bw * bh * size)
         let effort = Effort.of(quality)
         out.withUnsafeMutableBufferPointer { dst in
@@ -303,7 +302,7 @@ package enum ETC {
 
     static func individualOrDifferential(_ px: Pixels, _ effort: Effort, _ best: inout Best) {
         // Up to four configurations (each flip, differential and individual), scored by the
-        // model; the best (fast), the best of each flip (medium) or all (thorough) scored exactly.
+        // model; the best (fast, medium) or all (thorough) scored exactly.
         var configs = (Config(), Config(), Config(), Config())
         for flip in 0..<2 {
             let s1 = subblock(px, flip * 2)
@@ -343,14 +342,11 @@ package enum ETC {
             best.consider(e, bits)
         }
         @inline(__always) func better(_ a: Config, _ b: Config) -> Config { b.modelError < a.modelError ? b : a }
-        if effort.exactConfigs >= 4 {
+        if effort.exactAll {
             exact(configs.0)
             exact(configs.1)
             exact(configs.2)
             exact(configs.3)
-        } else if effort.exactConfigs >= 2 {
-            exact(better(configs.0, configs.1))
-            exact(better(configs.2, configs.3))
         } else {
             exact(better(better(configs.0, configs.1), better(configs.2, configs.3)))
         }
@@ -810,5 +806,17 @@ package enum ETC {
         var bits = UInt64(base) << 56 | UInt64(mult) << 52 | UInt64(table) << 48
         for k in 0..<16 { bits |= UInt64(index) << UInt64(45 - 3 * k) }
         return bits
+    }
+}
+
+extension ETCVariant {
+    /// The format this variant writes: its row holds the block bytes and the family's name.
+    var format: TextureSettings.Format {
+        switch self {
+        case .rgb: .etc2RGB
+        case .rgba: .etc2RGBA
+        case .r11: .eacR11
+        case .rg11: .eacRG11
+        }
     }
 }
