@@ -299,7 +299,18 @@ public enum Runner {
     /// in plan order.
     package static func largestFirst(_ jobs: [Job]) -> [Int] {
         let pixels = jobs.map(\.pixels)
-        return jobs.indices.sorted { a, b in pixels[a] != pixels[b] ? pixels[a] > pixels[b] : a < b }
+        // Among jobs of one size, the k-th job of each output folder before any folder's
+        // (k+1)-th: workers running side by side write into different folders, so they do not
+        // queue on one directory's lock for every file they create and rename.
+        var seen: [String: Int] = [:]
+        let rank = jobs.map { job -> Int in
+            let folder = job.outputs.first.map { PathText.parent($0.path) } ?? ""
+            defer { seen[folder, default: 0] += 1 }
+            return seen[folder, default: 0]
+        }
+        return jobs.indices.sorted { a, b in
+            pixels[a] != pixels[b] ? pixels[a] > pixels[b] : rank[a] != rank[b] ? rank[a] < rank[b] : a < b
+        }
     }
 
     /// Whether a job would run, and why (for `--dry-run`).

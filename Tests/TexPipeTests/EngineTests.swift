@@ -83,6 +83,28 @@ struct EngineTests {
         #expect(Runner.largestFirst(plan.jobs) == [1, 3, 2, 0])
     }
 
+    /// Among jobs of one size, workers taking jobs in turn write into different output folders:
+    /// the first job of each folder, then the second of each, and so on (in plan order within).
+    @Test func jobsOfOneSizeTakeTheirOutputFoldersInTurn() throws {
+        let t = TempDir()
+        for name in ["x/1", "x/2", "x/3", "y/1", "y/2", "z/1"] {
+            t.write("in/\(name).png", try ImageEncoder.png(Image(width: 4, height: 4, depth: 8)))
+        }
+        // A larger input still goes first.
+        t.write("in/z/big.png", try ImageEncoder.png(Image(width: 8, height: 8, depth: 8)))
+        let plan = try t.plan(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "p", "inputs": ["in/**/*.png"], "output": "{path}/{file}.png", "stages": [] } ] }
+            """
+        ).get()
+        let names = plan.jobs.map { String($0.inputDisplay.split(separator: "/").suffix(2).joined(separator: "/")) }
+        #expect(names == ["x/1.png", "x/2.png", "x/3.png", "y/1.png", "y/2.png", "z/1.png", "z/big.png"])
+        #expect(Runner.largestFirst(plan.jobs).map { names[$0] } == [
+            "z/big.png", "x/1.png", "y/1.png", "z/1.png", "x/2.png", "y/2.png", "x/3.png",
+        ])
+    }
+
     #if os(Linux)
         /// The CLI's allocator policy reaches glibc (the shim's mallopt calls both succeed).
         @Test func allocatorPolicyIsAccepted() {
