@@ -11,6 +11,11 @@ machine's cores:
 Targets: served by the cache ≤ 0.5× the local cold run, uploading ≤ 1.5× it, measured side by
 side in one run. Several binaries may be given; each gets its own server contents.
 
+Beside them, the floor (Benchmarks/floor/hit_floor.c): the least any cache hit must do — read
+each input (its key covers the bytes) and write each output atomically, in C, two threads, no
+hashing, no HTTP, no server — for the sprites, with outputs of the local run's mean size. No
+client can serve the jobs from a cache faster than that.
+
     Benchmarks/remote.py [BINARY...]      # default .build/release/texpipe
 """
 import os, shutil, socket, subprocess, sys, tempfile, time
@@ -103,6 +108,25 @@ WORKLOADS = {
 }
 
 
+def floor(local_outputs):
+    """Seconds of hit_floor over the sprites, inputs in the order texpipe's workers take them
+    (output folders in turn), outputs of the local run's mean size."""
+    binary = os.path.join(WORK, "hit_floor")
+    subprocess.run(["cc", "-O2", "-pthread", os.path.join(ROOT, "Benchmarks/floor/hit_floor.c"), "-o", binary],
+                   check=True)
+    by_folder = {}
+    for folder, _, files in sorted(os.walk(os.path.join(scale.WORK, "sprites"))):
+        for f in sorted(files):
+            if f.endswith(".png"):
+                by_folder.setdefault(folder, []).append(os.path.join(folder, f))
+    order = [fs[k] for k in range(max(map(len, by_folder.values()))) for fs in by_folder.values() if k < len(fs)]
+    sizes = [os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(local_outputs) for f in fs]
+    out = os.path.join(WORK, f"trash-{time.time_ns()}")
+    t = time.perf_counter()
+    subprocess.run([binary, str(os.cpu_count()), out, str(sum(sizes) // max(1, len(sizes)))] + order, check=True)
+    return time.perf_counter() - t
+
+
 def run(binary, workload, extra):
     """One whole run into a fresh output root and local cache; seconds."""
     for name in ("out", ".texpipe"):
@@ -130,19 +154,20 @@ def main():
     servers = []
     try:
         print(f"nginx on loopback, {os.cpu_count()} cores, whole process, seconds (one run each)\n")
-        print("| workload | binary | local cold | uploading | × local | served by the cache | × local |")
-        print("| --- | --- | --- | --- | --- | --- | --- |")
+        print("| workload | binary | local cold | uploading | × local | served by the cache | × local | floor × local |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         for workload in WORKLOADS:
             for binary in BINARIES:
                 name = os.path.relpath(binary, ROOT) if binary.startswith(ROOT) else binary
                 server = Server()
                 servers.append(server)
                 local = run(binary, workload, [])
+                least = f"{floor(os.path.join(WORK, 'out')) / local:.2f}" if "sprites" in workload else "—"
                 upload = run(binary, workload, ["--remote-cache", server.url])
                 served = run(binary, workload, ["--remote-cache", server.url])
                 server.stop()
                 print(f"| {workload} | {name} | {local:.2f} | {upload:.2f} | {upload / local:.2f} | {served:.2f} | "
-                      f"{served / local:.2f} |", flush=True)
+                      f"{served / local:.2f} | {least} |", flush=True)
     finally:
         for server in servers:
             server.stop()

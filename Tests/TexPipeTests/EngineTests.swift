@@ -100,9 +100,10 @@ struct EngineTests {
         ).get()
         let names = plan.jobs.map { String($0.inputDisplay.split(separator: "/").suffix(2).joined(separator: "/")) }
         #expect(names == ["x/1.png", "x/2.png", "x/3.png", "y/1.png", "y/2.png", "z/1.png", "z/big.png"])
-        #expect(Runner.largestFirst(plan.jobs).map { names[$0] } == [
-            "z/big.png", "x/1.png", "y/1.png", "z/1.png", "x/2.png", "y/2.png", "x/3.png",
-        ])
+        #expect(
+            Runner.largestFirst(plan.jobs).map { names[$0] } == [
+                "z/big.png", "x/1.png", "y/1.png", "z/1.png", "x/2.png", "y/2.png", "x/3.png",
+            ])
     }
 
     #if os(Linux)
