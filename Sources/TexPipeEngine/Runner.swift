@@ -169,6 +169,8 @@ public enum Runner {
             var results: [JobResult?]
             /// Jobs whose remote lookup missed, ready to run here.
             var ready: [(Int, Prepared)] = []
+            /// Jobs whose outputs came from the remote cache, for a worker to write.
+            var fetched: [(Int, Prepared, [(RemoteCache.Blob, [UInt8])])] = []
             /// Remote lookups in flight.
             var parked = 0
         }
@@ -222,6 +224,7 @@ public enum Runner {
         enum Step {
             case prepare(Int)
             case run(Int, Prepared)
+            case materialize(Int, Prepared, [(RemoteCache.Blob, [UInt8])])
         }
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
@@ -231,6 +234,7 @@ public enum Runner {
                 var step: Step?
                 while true {
                     step = state.withLock { s -> Step? in
+                        if let (i, p, blobs) = s.fetched.popLast() { return .materialize(i, p, blobs) }
                         if !s.ready.isEmpty {
                             let (i, p) = s.ready.removeFirst()
                             return .run(i, p)
@@ -241,7 +245,7 @@ public enum Runner {
                         }
                         return nil
                     }
-                    if step != nil || !state.withLock({ $0.parked > 0 }) { break }
+                    if step != nil || !state.withLock({ $0.parked > 0 || !$0.fetched.isEmpty }) { break }
                     wake.wait()
                 }
                 wake.unlock()
@@ -252,6 +256,15 @@ public enum Runner {
                 switch step {
                 case .run(let i, let p):
                     runHere(i, p)
+                case .materialize(let i, let p, let blobs):
+                    // Written by the run's workers, not the cache's lanes: sixteen threads creating
+                    // files and recording them side by side on two cores queued on the index's
+                    // lock (a third of a run served by the cache).
+                    if let hit = materialize(jobs[i], in: plan, options, p, blobs: blobs) {
+                        deliver(i, hit)
+                    } else {
+                        runHere(i, p)
+                    }
                 case .prepare(let i):
                     let p = prepare(jobs[i], in: plan, options, loader: loader)
                     if p.done {
@@ -275,15 +288,12 @@ public enum Runner {
                             guard let atlas else { return Set(listed) == Set(paths) && listed.count == paths.count }
                             return Set(paths).isSubset(of: listed) && Set(listed).count == listed.count
                                 && listed.allSatisfy(atlas.owns)
-                        }.flatMap {
-                            materialize(jobs[i], in: plan, options, p, blobs: $0)
                         }
                         costs.withLock { $0.asked(nanoseconds: DispatchTime.now().uptimeNanoseconds - asked) }
-                        if let hit { deliver(i, hit) }
                         wake.lock()
                         state.withLock { s in
                             s.parked -= 1
-                            if hit == nil { s.ready.append((i, p)) }
+                            if let hit { s.fetched.append((i, p, hit)) } else { s.ready.append((i, p)) }
                         }
                         wake.broadcast()
                         wake.unlock()
@@ -651,7 +661,7 @@ public enum Runner {
 /// The remote cache's cost model (docs/caching-and-ci.md): from what this run has measured, is a
 /// job cheaper to run here than to ask the cache for? Here, a job costs its pixels times the
 /// measured time per pixel of the jobs run here, shared by the workers; there, a lookup costs its
-/// measured mean time (queue, round trips, writing the outputs), shared by the cache's lanes. Until
+/// measured mean time (queue and round trips), shared by the cache's lanes. Until
 /// both are known from `minimumSamples` jobs each, the cache is asked.
 struct RemoteCosts {
     let workers: Int
