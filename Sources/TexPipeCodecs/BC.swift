@@ -173,10 +173,14 @@ package enum BC {
     /// One level's blocks in a BC format texpipe encodes, on the calling thread (the benchmark's
     /// entry; the texture writer lends cores through `TextureEncoder`).
     public static func blocks(
-        _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality
+        _ rgba: [UInt8], width: Int, height: Int, format: TextureSettings.Format, quality: TextureSettings.Quality,
+        rdo: TextureSettings.RDO? = nil
     ) throws -> [UInt8] {
         guard case .bc(let variant) = format.info.codec else { throw CodecError(.notBlockCompressed(format.rawValue)) }
-        return encode(rgba, width: width, height: height, variant: variant, quality: quality, rows: SerialRows())
+        try TextureCodecs.checkRDO(rdo, format)
+        return RDO.applied(
+            rdo, to: encode(rgba, width: width, height: height, variant: variant, quality: quality, rows: SerialRows()),
+            rgba, width: width, height: height, variant: variant, rows: SerialRows())
     }
 
     /// A block's 16 texels, channel by channel.

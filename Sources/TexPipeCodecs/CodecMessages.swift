@@ -1,3 +1,5 @@
+internal import TexPipeFormats
+
 /// The wording of every codec error texpipe phrases itself, in one place (STYLE 10). Messages
 /// from libpng, libjpeg-turbo and FreeType pass through as those libraries word them
 /// (`.library`), so a damaged file gets the same words whichever reader saw it.
@@ -18,6 +20,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case overLimitCached
     case textureWithoutLevels
     case notBlockCompressed(String)
+    case rdoFormat(String)
     case textureTruncated(String)
     case notInContainer(String, String, allowed: [String])
     case astc(String)
@@ -64,6 +67,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .textureWithoutLevels: "texture encoder: no image"
         case .notBlockCompressed(let f):
             "texture format \(f) is not one of texpipe's own block encoders' formats (BC, ETC2/EAC)"
+        case .rdoFormat(let f): TextureSettings.RDO.notApplicable(to: f)
         case .textureTruncated(let f): "\(f) level data is shorter than its blocks"
         case .notInContainer(let container, let family, let allowed):
             "\(container) cannot hold \(family) (use a \(allowed.sorted().map { "." + $0 }.joined(separator: " or ")) template)"

@@ -9,14 +9,25 @@ enum TextureCodecs {
     static func encode(
         _ rgba: [UInt8], _ width: Int, _ height: Int, _ settings: TextureSettings, rows: any RowScheduler
     ) throws -> [UInt8] {
-        switch settings.format.info.codec {
+        let info = settings.format.info
+        try checkRDO(settings.rdo, settings.format)
+        return switch info.codec {
         case .uncompressed: rgba
         case .bc(let variant):
-            BC.encode(rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows)
+            RDO.applied(
+                settings.rdo, to: BC.encode(
+                    rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows),
+                rgba, width: width, height: height, variant: variant, rows: rows)
         case .astc: try ASTC.compress(rgba, width, height, settings, rows: rows)
         case .etc(let variant):
             ETC.encode(rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows)
         }
+    }
+
+    /// `rdo` with a format that does not take it (named through a variant key, past the
+    /// manifest's check) is the job's error.
+    static func checkRDO(_ rdo: TextureSettings.RDO?, _ format: TextureSettings.Format) throws {
+        if rdo != nil && !format.info.takesRDO { throw CodecError(.rdoFormat(format.rawValue)) }
     }
 
     /// One level's texels (RGBA8, width × height) from its block data.

@@ -38,6 +38,13 @@ public struct TextureFormatInfo: Sendable {
     public let codec: TextureCodec
     /// The family's name in messages ("ASTC").
     public let familyName: String
+    /// Whether `rdo` applies (texpipe's own BC1, BC3 and BC7 encoders).
+    public var takesRDO: Bool {
+        switch codec {
+        case .bc(let v): v == .bc1 || v == .bc3 || v == .bc7
+        case .uncompressed, .astc, .etc: false
+        }
+    }
 
     /// A data format: no sRGB variant (`colorSpace: "srgb"` with it is a manifest error).
     public var isData: Bool { vulkan.srgb == nil }

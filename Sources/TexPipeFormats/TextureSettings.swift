@@ -18,24 +18,43 @@ public struct TextureSettings: Sendable, Equatable {
     public enum ColorSpace: String, Sendable, CaseIterable { case srgb, linear }
     public enum Quality: String, Sendable, CaseIterable { case fast, medium, thorough }
     public enum Supercompression: String, Sendable, CaseIterable { case none, zstd }
+    /// Rate-distortion optimisation (docs/gpu-textures.md "Smaller downloads"): a λ, or the
+    /// largest λ whose PSNR loss stays within `maxLoss` dB. Only formats whose row says
+    /// `takesRDO` take it.
+    public enum RDO: Sendable, Equatable {
+        case lambda(Double)
+        case maxLoss(Double)
+
+        /// The formats it applies to, by name.
+        public static var formats: [String] { Format.allCases.filter(\.info.takesRDO).map(\.rawValue) }
+
+        /// Why `format` does not take it (the manifest's and the encoder's words alike).
+        public static func notApplicable(to format: String) -> String {
+            "rdo applies to \(formats.joined(separator: ", ")), not \(format) (remove rdo or change the format)"
+        }
+    }
 
     public var format: Format
     public var colorSpace: ColorSpace
     public var quality: Quality
     public var supercompression: Supercompression
     public var zstdLevel: Int
+    /// nil: off.
+    public var rdo: RDO?
 
     public static let standard = TextureSettings(
         format: .rgba8, colorSpace: .srgb, quality: .medium, supercompression: .none, zstdLevel: 9)
 
     public init(
-        format: Format, colorSpace: ColorSpace, quality: Quality, supercompression: Supercompression, zstdLevel: Int
+        format: Format, colorSpace: ColorSpace, quality: Quality, supercompression: Supercompression, zstdLevel: Int,
+        rdo: RDO? = nil
     ) {
         self.format = format
         self.colorSpace = colorSpace
         self.quality = quality
         self.supercompression = supercompression
         self.zstdLevel = zstdLevel
+        self.rdo = rdo
     }
 
     /// Whether the sRGB variant is written: asked for, and the format has one.

@@ -126,6 +126,12 @@ public enum Say {
             + "\(family) (use a \(allowed.map { "." + $0 }.joined(separator: " or ")) template)"
     }
     static func supercompressionInDDS() -> String { "supercompression is KTX2 only: DDS files are not supercompressed" }
+    static func rdoOneOf(_ given: [String]) -> String {
+        given.isEmpty
+            ? "expected \"lambda\" or \"maxLoss\" in rdo, found neither"
+            : "expected one of \"lambda\" or \"maxLoss\" in rdo, found both"
+    }
+
     static func srgbDataFormat(_ format: String) -> String {
         "\(format) is a data format, UNORM only: \"srgb\" does not apply (remove colorSpace or use \"linear\")"
     }

@@ -405,6 +405,15 @@ struct ManifestReader {
         if container == .dds, let sc = text("supercompression"), sc != "none" {
             error(at.key("supercompression"), Say.supercompressionInDDS())
         }
+        if case .object(let rdo) = texture["rdo"] ?? .null {
+            let given = ["lambda", "maxLoss"].filter { rdo[$0] != nil }
+            if given.count != 1 { error(at.key("rdo"), Say.rdoOneOf(given)) }
+            let f = text("format") ?? TextureSettings.standard.format.rawValue
+            // A format from a variant key is checked by the encoder, job by job.
+            if let format = TextureSettings.Format(rawValue: f), !format.info.takesRDO {
+                error(at.key("rdo"), TextureSettings.RDO.notApplicable(to: f))
+            }
+        }
     }
 
     mutating func stages(_ json: JSON?, at path: JSONPath, key: String = "stages", known: [String]) -> [StageSpec] {

@@ -59,14 +59,29 @@ extension TextureSettings {
             "supercompression", Supercompression.self, default: standard.supercompression,
             doc: "KTX2 only: zstd on every level"),
         .integer("zstdLevel", in: 1...22, default: standard.zstdLevel, doc: "zstd level when supercompressed"),
+        Parameter(
+            "rdo",
+            .object([
+                Parameter(
+                    "lambda", .number(0...100_000), .optional(absentDoc: "maxLoss instead"),
+                    doc: "bits valued in squared 8-bit error: higher trades quality for size; 0 is off"),
+                Parameter(
+                    "maxLoss", .number(0.01...20), .optional(absentDoc: "lambda instead"),
+                    doc: "dB: the largest λ whose PSNR loss against no RDO stays within this, per level"),
+            ]), .optional(absentDoc: "off"),
+            doc: "rate-distortion optimisation (bc1, bc3, bc7): blocks that repeat, smaller after zstd"),
     ]
 
     public init(_ a: Arguments) {
+        let rdo = a.object("rdo").flatMap { o -> RDO? in
+            if let lambda = o.optionalNumber("lambda") { return lambda > 0 ? .lambda(lambda) : nil }
+            return o.optionalNumber("maxLoss").map { .maxLoss($0) }
+        }
         self.init(
             format: a.choice("format", as: Format.self), colorSpace: a.choice("colorSpace", as: ColorSpace.self),
             quality: a.choice("quality", as: Quality.self),
             supercompression: a.choice("supercompression", as: Supercompression.self),
-            zstdLevel: a.integer("zstdLevel"))
+            zstdLevel: a.integer("zstdLevel"), rdo: rdo)
     }
 }
 

@@ -117,12 +117,13 @@ public enum TextureReference {
             "`\(f.rawValue)`", "\(i.block.width)×\(i.block.height)", "\(i.blockBytes)", channels(i.channels),
             codes(i.vulkan), codes(i.dxgi), "\(i.colorModel)",
             i.containers.map(\.name).sorted(by: >).joined(separator: ", "), i.hdr ? "HDR" : "LDR", codec(i.codec),
+            i.takesRDO ? "yes" : "—",
         ]
     }
 
     static let header = [
         "format", "block", "bytes", "channels", "VkFormat UNORM / sRGB", "DXGI UNORM / sRGB", "DFD model",
-        "containers", "range", "encoder",
+        "containers", "range", "encoder", "rdo",
     ]
 
     public static func text() -> String {
@@ -147,7 +148,8 @@ public enum TextureReference {
             "srgb"` with it is a manifest error); one with no DXGI code cannot go into a `.dds` file
             (a manifest error naming the container); an `RGB` format cannot hold alpha below max (a job
             error counting the texels). The DFD model is the Khronos Data Format colour model written
-            in the KTX2 data format descriptor. How each encoder works and what it reaches:
+            in the KTX2 data format descriptor; `rdo` says which formats take rate-distortion
+            optimisation (a manifest error with the others). How each encoder works and what it reaches:
             [GPU textures](../gpu-textures.md).
 
 

@@ -14,6 +14,8 @@ struct EncodeBlocks: ParsableCommand {
     @Option(help: "A format texpipe encodes itself (bc1, bc3, bc4, bc5, bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11).")
     var format: TextureSettings.Format
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
+    @Option(help: "rdo with this λ (bc1, bc3, bc7).") var rdoLambda: Double?
+    @Option(help: "rdo: the largest λ losing at most this many dB (bc1, bc3, bc7).") var rdoMaxLoss: Double?
     @Argument(help: "Raw RGBA8 input.") var input: String
     @Argument var width: Int
     @Argument var height: Int
@@ -33,7 +35,9 @@ struct EncodeBlocks: ParsableCommand {
             if case .etc = format.info.codec {
                 try ETC.blocks(rgba, width: width, height: height, format: format, quality: quality)
             } else {
-                try BC.blocks(rgba, width: width, height: height, format: format, quality: quality)
+                try BC.blocks(
+                    rgba, width: width, height: height, format: format, quality: quality,
+                    rdo: rdoLambda.map { .lambda($0) } ?? rdoMaxLoss.map { .maxLoss($0) })
             }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
         try Data(blocks).write(to: URL(fileURLWithPath: output))

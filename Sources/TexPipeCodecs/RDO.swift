@@ -1,0 +1,329 @@
+internal import Foundation
+internal import TexPipeFormats
+internal import TexPipePixels
+
+/// Rate-distortion optimisation of one level's BC1, BC3 or BC7 blocks (docs/gpu-textures.md
+/// "Smaller downloads"): the blocks stay valid for every decoder, but a block whose bytes can
+/// repeat bytes of a block just before it — at a small cost in error — is made to, so that an LZ
+/// compressor (KTX2's zstd, a game's Deflate) stores a short match instead of literals.
+///
+/// A pass over the encoder's blocks in raster order, in fixed slices of `sliceBlocks` blocks that
+/// are independent of each other (so they run on any number of cores with the same bytes). Each
+/// block's part — BC1's color block; BC3's alpha block and its color block; a BC7 block — is
+/// chosen among:
+/// - itself, as encoded (all literals);
+/// - a whole copy of the same part of one of the `window` blocks before it (one match);
+/// - its own endpoints with the indices of such a block (the index bytes one match): BC7 only
+///   when both are of one mode, the bytes that hold nothing but indices;
+/// - for color blocks, such a block's endpoints with the best indices for them.
+///
+/// It keeps the candidate of least D + λ·R: D the squared error over the texels inside the image
+/// (8-bit units, over the channels the part stores), R an estimate of its bits after LZ — 8 per
+/// literal byte, 24 per match, 8 for a match at the distance the part's previous match used
+/// (zstd's repeat offsets). `maxLoss` searches `lambdas` for the largest λ whose PSNR (RGB, and
+/// alpha on its own) loses at most that many dB against the blocks without RDO.
+enum RDO {
+    /// Blocks looked back.
+    static let window = 32
+    /// Blocks per slice: slices are optimised independently.
+    static let sliceBlocks = 1024
+    /// The λ that `maxLoss` chooses among (bits valued in squared 8-bit error).
+    static let lambdas: [Double] = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+
+    typealias V16 = SIMD16<Int32>
+
+    /// The blocks as they are without a setting, else optimised.
+    static func applied(
+        _ setting: TextureSettings.RDO?, to blocks: [UInt8], _ rgba: [UInt8], width: Int, height: Int,
+        variant: BCVariant, rows: any RowScheduler
+    ) -> [UInt8] {
+        guard let setting else { return blocks }
+        return optimized(blocks, rgba, width: width, height: height, variant: variant, setting, rows: rows)
+    }
+
+    /// The blocks with `setting` applied.
+    static func optimized(
+        _ blocks: [UInt8], _ rgba: [UInt8], width: Int, height: Int, variant: BCVariant,
+        _ setting: TextureSettings.RDO, rows: any RowScheduler
+    ) -> [UInt8] {
+        switch setting {
+        case .lambda(let lambda):
+            return lambda > 0 ? pass(blocks, rgba, width, height, variant, lambda, rows).blocks : blocks
+        case .maxLoss(let dB):
+            // The largest λ of the list whose loss stays within dB: a bisection over the list
+            // (the loss grows with λ), deterministic.
+            var (lo, hi) = (-1, lambdas.count)
+            var best = blocks
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2
+                let p = pass(blocks, rgba, width, height, variant, lambdas[mid], rows)
+                if loss(p, variant: variant, texels: width * height) <= dB {
+                    lo = mid
+                    best = p.blocks
+                } else {
+                    hi = mid
+                }
+            }
+            return best
+        }
+    }
+
+    /// One pass: the optimised blocks, and the squared errors (RGB, alpha) of them and of the
+    /// blocks given, over the texels inside the image.
+    struct Pass {
+        var blocks: [UInt8]
+        var errors: SIMD2<Int64>
+        var base: SIMD2<Int64>
+    }
+
+    /// How much PSNR a pass loses against the blocks without RDO: RGB, or alpha on its own where
+    /// the format stores it, whichever loses more (dB, as the `check` gates measure).
+    static func loss(_ p: Pass, variant: BCVariant, texels: Int) -> Double {
+        let channels = variant.format.info.channels
+        let rgb =
+            Quality.psnr(sum: p.base[0], samples: 3 * texels) - Quality.psnr(sum: p.errors[0], samples: 3 * texels)
+        guard channels == .rgba else { return rgb }
+        return max(rgb, Quality.psnr(sum: p.base[1], samples: texels) - Quality.psnr(sum: p.errors[1], samples: texels))
+    }
+
+    /// The parts of a block: BC1 one color block; BC3 an alpha block, then a color block; BC7
+    /// one block.
+    enum Part {
+        case color(offset: Int, threeColor: Bool)
+        case alpha(offset: Int)
+        case bc7
+    }
+
+    static func parts(_ variant: BCVariant) -> [Part] {
+        switch variant {
+        case .bc1: [.color(offset: 0, threeColor: true)]
+        case .bc3: [.alpha(offset: 0), .color(offset: 8, threeColor: false)]
+        case .bc7: [.bc7]
+        case .bc4, .bc5: []
+        }
+    }
+
+    /// Bytes of a BC7 block, per mode, that hold nothing but indices (the top of the block).
+    static let bc7IndexBytes: [Int] = BC7.modes.map { m in
+        let bits = 16 * m.indexBits - m.subsets + (m.index2Bits > 0 ? 16 * m.index2Bits - 1 : 0)
+        return bits / 8
+    }
+
+    static func pass(
+        _ blocks: [UInt8], _ rgba: [UInt8], _ width: Int, _ height: Int, _ variant: BCVariant, _ lambda: Double,
+        _ rows: any RowScheduler
+    ) -> Pass {
+        let bw = (width + 3) / 4
+        let bh = (height + 3) / 4
+        let count = bw * bh
+        let size = variant.blockBytes
+        let slices = (count + sliceBlocks - 1) / sliceBlocks
+        var out = blocks
+        var sums = [SIMD2<Int64>](repeating: .zero, count: 2 * slices)
+        let parts = Self.parts(variant)
+        out.withUnsafeMutableBufferPointer { dst in
+            rgba.withUnsafeBufferPointer { src in
+                sums.withUnsafeMutableBufferPointer { sums in
+                    rows.forEachBand(rows: slices, pixelsPerRow: sliceBlocks * 16) { band in
+                        for s in band {
+                            let (e, b) = slice(
+                                s * sliceBlocks..<min(count, (s + 1) * sliceBlocks), dst.baseAddress!, src,
+                                bw: bw, width: width, height: height, size: size, parts: parts, lambda: lambda)
+                            sums[2 * s] = e
+                            sums[2 * s + 1] = b
+                        }
+                    }
+                }
+            }
+        }
+        var errors = SIMD2<Int64>.zero
+        var base = SIMD2<Int64>.zero
+        for s in 0..<slices {
+            errors &+= sums[2 * s]
+            base &+= sums[2 * s + 1]
+        }
+        return Pass(blocks: out, errors: errors, base: base)
+    }
+
+    /// A part's bytes as a 128-bit value (a BC1, BC3 half is 8 bytes: the low 64 bits).
+    @inline(__always) static func load(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt128 {
+        n == 16
+            ? UInt128(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+                | UInt128(UnsafeRawPointer(p + 8).loadUnaligned(as: UInt64.self)) &<< 64
+            : UInt128(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+    }
+
+    @inline(__always) static func store(_ v: UInt128, _ p: UnsafeMutablePointer<UInt8>, _ n: Int) {
+        UnsafeMutableRawPointer(p).storeBytes(of: UInt64(truncatingIfNeeded: v), as: UInt64.self)
+        if n == 16 {
+            UnsafeMutableRawPointer(p + 8).storeBytes(of: UInt64(truncatingIfNeeded: v &>> 64), as: UInt64.self)
+        }
+    }
+
+    /// One slice, in place: each block's parts in turn. Returns the squared errors (RGB, alpha)
+    /// of the chosen blocks and of the blocks as they came.
+    static func slice(
+        _ range: Range<Int>, _ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafeBufferPointer<UInt8>, bw: Int,
+        width: Int, height: Int, size: Int, parts: [Part], lambda: Double
+    ) -> (SIMD2<Int64>, SIMD2<Int64>) {
+        var errors = SIMD2<Int64>.zero
+        var base = SIMD2<Int64>.zero
+        // Per part, the distance (in blocks) of its last match; 0: none.
+        var lastDistance = (0, 0)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 16) { scratch in
+            let texels = scratch.baseAddress!
+            let candidate = texels + 64
+            for i in range {
+                let bx = i % bw
+                let by = i / bw
+                let packed = BlockTexels.load(src, bx, by, width: width, height: height)
+                let t = BC.Texels(
+                    r: packed & 255, g: (packed &>> 8) & 255, b: (packed &>> 16) & 255, a: (packed &>> 24) & 255)
+                let inside = insideMask(bx, by, width, height)
+                for (k, part) in parts.enumerated() {
+                    let (offset, n) =
+                        switch part {
+                        case .color(let o, _), .alpha(let o): (o, 8)
+                        case .bc7: (0, 16)
+                        }
+                    let here = dst + i * size + offset
+                    // The error of a part's bytes: (RGB, alpha) over the texels inside.
+                    func error(_ v: UInt128) -> SIMD2<Int32> {
+                        switch part {
+                        case .color(_, let three):
+                            return colorError(
+                                UInt64(truncatingIfNeeded: v), t, inside, alwaysFour: !three, alpha: three)
+                        case .alpha:
+                            return SIMD2(0, alphaError(UInt64(truncatingIfNeeded: v), t.a, inside))
+                        case .bc7:
+                            store(v, candidate, 16)
+                            BC7.decodeBlock(candidate, into: texels)
+                            return bc7Error(texels, t, inside)
+                        }
+                    }
+                    let original = load(here, n)
+                    let e0 = error(original)
+                    base &+= SIMD2<Int64>(truncatingIfNeeded: e0)
+                    var best = (
+                        cost: Double(e0.wrappedSum()) + lambda * Double(8 * n), bytes: original, error: e0, distance: 0
+                    )
+                    let previous = k == 0 ? lastDistance.0 : lastDistance.1
+                    @inline(__always) func consider(_ v: UInt128, literals: Int, distance d: Int) {
+                        let e = error(v)
+                        let bits = 8 * literals + (d == previous ? 8 : 24)
+                        let cost = Double(e.wrappedSum()) + lambda * Double(bits)
+                        if cost < best.cost { best = (cost, v, e, d) }
+                    }
+                    // For BC7: the bytes holding only indices, for a block of the original's mode.
+                    let mode = Int((original & 0xFF).trailingZeroBitCount)
+                    let indexBytes: Int =
+                        switch part {
+                        case .color: 4
+                        case .alpha: 6
+                        case .bc7: mode < 8 ? bc7IndexBytes[mode] : 0
+                        }
+                    let keep: UInt128 = indexBytes >= n ? 0 : (UInt128(1) &<< UInt128(8 * (n - indexBytes))) &- 1
+                    for d in 1...max(1, min(window, i - range.lowerBound)) where i - d >= range.lowerBound {
+                        let other = load(dst + (i - d) * size + offset, n)
+                        if other == original { continue }
+                        consider(other, literals: 0, distance: d)
+                        let sameMode: Bool =
+                            switch part {
+                            case .bc7: Int((other & 0xFF).trailingZeroBitCount) == mode
+                            case .color, .alpha: true
+                            }
+                        if indexBytes >= 4 && sameMode {
+                            consider((original & keep) | (other & ~keep), literals: n - indexBytes, distance: d)
+                        }
+                        if case .color(_, let three) = part {
+                            // The other block's endpoints, the best indices for them.
+                            let ends = UInt64(truncatingIfNeeded: other) & 0xFFFF_FFFF
+                            let c0 = Int(ends & 0xFFFF)
+                            let c1 = Int(ends >> 16)
+                            let palette = BC.colorPalette(c0, c1, four: !three || c0 > c1)
+                            let (_, idx) = BC.colorFit(t, palette)
+                            var selectors: UInt64 = 0
+                            for x in 0..<16 { selectors |= UInt64(idx[x]) << UInt64(2 * x) }
+                            consider(UInt128(ends | selectors << 32), literals: 4, distance: d)
+                        }
+                    }
+                    store(best.bytes, here, n)
+                    errors &+= SIMD2<Int64>(truncatingIfNeeded: best.error)
+                    if best.distance > 0 {
+                        if k == 0 { lastDistance.0 = best.distance } else { lastDistance.1 = best.distance }
+                    }
+                }
+            }
+        }
+        return (errors, base)
+    }
+
+    /// 1 for the texels of block (bx, by) inside the image, 0 for the edge's repeats.
+    @inline(__always) static func insideMask(_ bx: Int, _ by: Int, _ width: Int, _ height: Int) -> V16 {
+        let x = V16(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3) &+ Int32(bx * 4)
+        let y = V16(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3) &+ Int32(by * 4)
+        return V16(repeating: 0).replacing(with: 1, where: (x .< Int32(width)) .& (y .< Int32(height)))
+    }
+
+    /// A BC1/BC3 color block's squared error: RGB, and (BC1) alpha, which the three-color mode's
+    /// fourth entry makes 0.
+    @inline(__always) static func colorError(
+        _ block: UInt64, _ t: BC.Texels, _ inside: V16, alwaysFour: Bool, alpha: Bool
+    ) -> SIMD2<Int32> {
+        let c0 = Int(block & 0xFFFF)
+        let c1 = Int((block >> 16) & 0xFFFF)
+        let four = alwaysFour || c0 > c1
+        let palette = BC.colorPalette(c0, c1, four: four)
+        let selectors = Int32(truncatingIfNeeded: block >> 32)
+        let idx = (V16(repeating: selectors) &>> V16(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)) & 3
+        var r = V16()
+        var g = V16()
+        var b = V16()
+        for k in 0..<3 {
+            let m = idx .== Int32(k)
+            r.replace(with: palette.r[k], where: m)
+            g.replace(with: palette.g[k], where: m)
+            b.replace(with: palette.b[k], where: m)
+        }
+        let last = idx .== 3
+        var a = V16(repeating: 255)
+        if four {
+            r.replace(with: palette.r[3], where: last)
+            g.replace(with: palette.g[3], where: last)
+            b.replace(with: palette.b[3], where: last)
+        } else {
+            a.replace(with: 0, where: last)
+        }
+        let dr = r &- t.r
+        let dg = g &- t.g
+        let db = b &- t.b
+        let rgb = ((dr &* dr &+ dg &* dg &+ db &* db) &* inside).wrappedSum()
+        guard alpha else { return SIMD2(rgb, 0) }
+        let da = a &- t.a
+        return SIMD2(rgb, (da &* da &* inside).wrappedSum())
+    }
+
+    /// A BC4 (BC3 alpha) block's squared error against the alpha values.
+    @inline(__always) static func alphaError(_ block: UInt64, _ a: V16, _ inside: V16) -> Int32 {
+        let values = BC.palette8(Int32(block & 0xFF), Int32((block >> 8) & 0xFF))
+        var v = V16()
+        for x in 0..<16 { v[x] = values[Int((block >> UInt64(16 + 3 * x)) & 7)] }
+        let d = v &- a
+        return (d &* d &* inside).wrappedSum()
+    }
+
+    /// Decoded BC7 texels' squared error: RGB and alpha.
+    @inline(__always) static func bc7Error(_ decoded: UnsafePointer<UInt8>, _ t: BC.Texels, _ inside: V16) -> SIMD2<
+        Int32
+    > {
+        // 16 texels, r, g, b, a bytes each: a word a texel (r the low byte on little-endian machines).
+        let packed = UnsafeRawPointer(decoded).loadUnaligned(as: SIMD16<UInt32>.self)
+        let p = SIMD16<Int32>(truncatingIfNeeded: packed)
+        let dr = (p & 255) &- t.r
+        let dg = ((p &>> 8) & 255) &- t.g
+        let db = ((p &>> 16) & 255) &- t.b
+        let da = ((p &>> 24) & 255) &- t.a
+        return SIMD2(
+            ((dr &* dr &+ dg &* dg &+ db &* db) &* inside).wrappedSum(), (da &* da &* inside).wrappedSum())
+    }
+}

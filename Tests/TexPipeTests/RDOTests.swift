@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+
+@testable import TexPipeCodecs
+@testable import TexPipeFormats
+@testable import TexPipePixels
+
+/// Rate-distortion optimisation (docs/gpu-textures.md "Smaller downloads"): the blocks stay
+/// valid (an independent decoder reads them as texpipe's does), `maxLoss` holds on the decoded
+/// pixels, zstd shrinks them, and the bytes do not depend on the cores.
+@Suite("rdo")
+struct RDOTests {
+    static let formats: [TextureSettings.Format] = [.bc1, .bc3, .bc7]
+
+    /// A texture with what real ones have: flat areas, a gradient, a hard-edged pattern, a soft
+    /// disc of alpha, and a little noise.
+    static func scene(_ w: Int, _ h: Int, seed: UInt64, alpha: Bool) -> [UInt8] {
+        var r = SeededRandom(seed: seed)
+        var p = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 4
+                let (qx, qy) = (x * 2 / w, y * 2 / h)
+                let c: (Int, Int, Int) =
+                    switch (qx, qy) {
+                    case (0, 0): (40, 90, 160)
+                    case (1, 0): (x * 255 / w, 128, 255 - y * 255 / h)
+                    case (0, _): (x / 8 + y / 8) % 2 == 0 ? (230, 200, 40) : (30, 30, 30)
+                    default: (120 + r.int(0...6), 100 + r.int(0...6), 90 + r.int(0...6))
+                    }
+                (p[i], p[i + 1], p[i + 2]) = (UInt8(c.0), UInt8(c.1), UInt8(c.2))
+                if alpha {
+                    let d = (Double(x - w / 2) * Double(x - w / 2) + Double(y - h / 2) * Double(y - h / 2)).squareRoot()
+                    p[i + 3] = UInt8(max(0, min(255, 255 - (d - Double(min(w, h)) / 3) * 8)))
+                }
+            }
+        }
+        return p
+    }
+
+    static func blocks(
+        _ image: [UInt8], _ w: Int, _ h: Int, _ format: TextureSettings.Format, _ rdo: TextureSettings.RDO?
+    ) throws -> [UInt8] {
+        try BC.blocks(image, width: w, height: h, format: format, quality: .medium, rdo: rdo)
+    }
+
+    /// PSNR from the squared errors of decoded texels against the image, computed here:
+    /// 10 · log10(255² / MSE) over R, G, B, and over alpha on its own.
+    static func psnr(_ decoded: [UInt8], _ image: [UInt8]) -> (rgb: Double, alpha: Double) {
+        var se = [0.0, 0.0]
+        for i in 0..<image.count {
+            let d = Double(Int(decoded[i]) - Int(image[i]))
+            se[i % 4 == 3 ? 1 : 0] += d * d
+        }
+        let n = Double(image.count / 4)
+        func db(_ s: Double, _ samples: Double) -> Double {
+            s == 0 ? 99 : min(99, 10 * log10(255 * 255 / (s / samples)))
+        }
+        return (db(se[0], 3 * n), db(se[1], n))
+    }
+
+    @Test(Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"), arguments: formats)
+    func optimisedBlocksDecodeAsTheReferenceDecodes(_ format: TextureSettings.Format) throws {
+        for (w, h) in [(64, 48), (37, 29), (5, 3)] {
+            let image = Self.scene(w, h, seed: UInt64(w), alpha: format != .bc1)
+            for rdo in [TextureSettings.RDO.lambda(16), .lambda(1000), .maxLoss(1)] {
+                let blocks = try Self.blocks(image, w, h, format, rdo)
+                #expect(blocks.count == format.info.levelBytes(w, h))
+                let ours = try BC.decode(blocks, format: format, width: w, height: h)
+                let theirs = try BCTests.reference(blocks, format, w, h)
+                if format == .bc1 {
+                    // texture2ddecoder gives BC1's 3-color index 3 opaque black, the format
+                    // transparent black: colors everywhere, alpha where opaque.
+                    for i in stride(from: 0, to: ours.count, by: 4) {
+                        #expect(Array(ours[i..<(i + 3)]) == Array(theirs[i..<(i + 3)]), "\(w)×\(h) texel \(i / 4)")
+                        #expect(ours[i + 3] == 255 || ours[i..<(i + 3)].allSatisfy { $0 == 0 })
+                    }
+                } else {
+                    #expect(ours == theirs, "\(format) \(w)×\(h) \(rdo)")
+                }
+            }
+        }
+    }
+
+    /// `maxLoss: d` loses at most d dB of PSNR against the same encoder without RDO, on RGB and
+    /// on alpha, measured here from the decoded pixels; and it does change blocks.
+    @Test(arguments: formats)
+    func maxLossHoldsOnEveryTestImage(_ format: TextureSettings.Format) throws {
+        var changed = false
+        for (k, (w, h)) in [(64, 48), (37, 29)].enumerated() {
+            let image = Self.scene(w, h, seed: UInt64(k + 7), alpha: format != .bc1)
+            let plain = try Self.blocks(image, w, h, format, nil)
+            let before = Self.psnr(try BC.decode(plain, format: format, width: w, height: h), image)
+            for d in [0.5, 2.0] {
+                let blocks = try Self.blocks(image, w, h, format, .maxLoss(d))
+                let after = Self.psnr(try BC.decode(blocks, format: format, width: w, height: h), image)
+                #expect(before.rgb - after.rgb <= d + 1e-9, "\(format) \(w)×\(h) maxLoss \(d): RGB")
+                if format != .bc1 { #expect(before.alpha - after.alpha <= d + 1e-9, "\(format) \(w)×\(h): alpha") }
+                changed = changed || blocks != plain
+            }
+        }
+        #expect(changed)
+    }
+
+    /// zstd (Python's zstandard, level 19) stores the optimised blocks in fewer bytes: at least a
+    /// quarter of a block (BC3: of a half) for every block that now repeats one of the 32 before
+    /// it and did not.
+    @Test(Reference.needs(Python.has("zstandard"), "python3 zstandard"), arguments: formats)
+    func zstdStoresThemSmaller(_ format: TextureSettings.Format) throws {
+        let (w, h) = (128, 128)
+        let image = Self.scene(w, h, seed: 3, alpha: format != .bc1)
+        let plain = try Self.blocks(image, w, h, format, nil)
+        let optimised = try Self.blocks(image, w, h, format, .maxLoss(1))
+        // BC3's alpha and color blocks repeat on their own: 8-byte units; else whole blocks.
+        let unit = format == .bc3 ? 8 : format.info.blockBytes
+        func repeats(_ b: [UInt8]) -> Int {
+            let units = b.count / unit
+            let perBlock = format.info.blockBytes / unit
+            return (0..<units).filter { i in
+                stride(from: i - perBlock, through: max(0, i - perBlock * RDO.window), by: -perBlock).contains { j in
+                    j >= 0 && b[(j * unit)..<(j * unit + unit)] == b[(i * unit)..<(i * unit + unit)]
+                }
+            }.count
+        }
+        let gained = repeats(optimised) - repeats(plain)
+        #expect(gained > 0)
+        func zstd(_ b: [UInt8]) throws -> Int {
+            let t = TempDir()
+            t.write("b", b)
+            let out = try Python.run(
+                "import sys, zstandard; print(len(zstandard.ZstdCompressor(level=19).compress(open(sys.argv[1], 'rb').read())))",
+                t.path + "/b")
+            return Int(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        let (a, b) = (try zstd(plain), try zstd(optimised))
+        #expect(b > 0 && a - b >= gained * unit / 4, "\(format): \(a) → \(b) bytes, \(gained) more repeats")
+    }
+
+    /// Slices are fixed, so the bytes do not depend on how many cores run them, nor on the run.
+    @Test(arguments: formats)
+    func theBytesDoNotDependOnTheCores(_ format: TextureSettings.Format) throws {
+        let (w, h) = (192, 128)  // 1,536 blocks: two slices
+        let image = Self.scene(w, h, seed: 9, alpha: true)
+        let plain = try Self.blocks(image, w, h, format, nil)
+        guard case .bc(let variant) = format.info.codec else { return }
+        let one = RDO.optimized(plain, image, width: w, height: h, variant: variant, .lambda(32), rows: SerialRows())
+        let lender = BCTests.CoreLenderStandIn()
+        let many = RDO.optimized(plain, image, width: w, height: h, variant: variant, .lambda(32), rows: lender)
+        let again = RDO.optimized(plain, image, width: w, height: h, variant: variant, .lambda(32), rows: SerialRows())
+        #expect(one == many && one == again && lender.bands > 1 && one != plain)
+    }
+
+    /// Every other format refuses it: a manifest error naming the formats that take it.
+    @Test(arguments: ["bc4", "bc5", "astc-4x4", "rgba8", "etc2-rgb"])
+    func otherFormatsAreAManifestError(_ format: String) {
+        let t = TempDir()
+        t.png("in/a.png")
+        let errors = t.errors(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "p", "inputs": ["in/*.png"], "output": "{file}.ktx2", "stages": [],
+                "texture": { "format": "\(format)", "rdo": { "maxLoss": 1 } } } ] }
+            """)
+        #expect(
+            errors == [
+                "error: $T/pipeline.json: pipelines[0].texture.rdo: rdo applies to bc1, bc3, bc7, not \(format) (remove rdo or change the format)"
+            ])
+    }
+
+    @Test func eitherLambdaOrMaxLoss() {
+        let t = TempDir()
+        t.png("in/a.png")
+        func errors(_ rdo: String) -> [String] {
+            t.errors(
+                """
+                { "version": 1, "output": "out", "pipelines": [
+                  { "name": "p", "inputs": ["in/*.png"], "output": "{file}.ktx2", "stages": [],
+                    "texture": { "format": "bc7", "rdo": \(rdo) } } ] }
+                """)
+        }
+        #expect(
+            errors("{}") == [
+                "error: $T/pipeline.json: pipelines[0].texture.rdo: expected \"lambda\" or \"maxLoss\" in rdo, found neither"
+            ])
+        #expect(
+            errors(#"{"lambda": 2, "maxLoss": 1}"#)
+                == [
+                    "error: $T/pipeline.json: pipelines[0].texture.rdo: expected one of \"lambda\" or \"maxLoss\" in rdo, found both"
+                ])
+        #expect(errors(#"{"lambda": 2}"#).isEmpty)
+        #expect(errors(#"{"maxLoss": 0}"#).count == 1)  // out of range: 0.01…20
+    }
+}
