@@ -15,7 +15,8 @@ enum TextureCodecs {
         case .uncompressed: rgba
         case .bc(let variant):
             RDO.applied(
-                settings.rdo, to: BC.encode(
+                settings.rdo,
+                to: BC.encode(
                     rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows),
                 rgba, width: width, height: height, variant: variant, rows: rows)
         case .astc: try ASTC.compress(rgba, width, height, settings, rows: rows)
