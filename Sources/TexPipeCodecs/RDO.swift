@@ -209,9 +209,13 @@ enum RDO {
                     )
                     let previous = k == 0 ? lastDistance.0 : lastDistance.1
                     @inline(__always) func consider(_ v: UInt128, literals: Int, distance d: Int) {
-                        let e = error(v)
+                        if case .color(_, false) = part, !fourColorOnly(UInt64(truncatingIfNeeded: v)) { return }
                         let bits = 8 * literals + (d == previous ? 8 : 24)
-                        let cost = Double(e.wrappedSum()) + lambda * Double(bits)
+                        // Its rate alone already costs more: no need to decode it.
+                        let rate = lambda * Double(bits)
+                        if rate >= best.cost { return }
+                        let e = error(v)
+                        let cost = Double(e.wrappedSum()) + rate
                         if cost < best.cost { best = (cost, v, e, d) }
                     }
                     // For BC7: the bytes holding only indices, for a block of the original's mode.
@@ -223,9 +227,13 @@ enum RDO {
                         case .bc7: mode < 8 ? bc7IndexBytes[mode] : 0
                         }
                     let keep: UInt128 = indexBytes >= n ? 0 : (UInt128(1) &<< UInt128(8 * (n - indexBytes))) &- 1
+                    var seen: UInt128 = original
                     for d in 1...max(1, min(window, i - range.lowerBound)) where i - d >= range.lowerBound {
                         let other = load(dst + (i - d) * size + offset, n)
-                        if other == original { continue }
+                        // The same bytes as the block just looked at (a flat area's run) give the
+                        // same candidates at a longer distance: nothing better.
+                        if other == original || other == seen { continue }
+                        seen = other
                         consider(other, literals: 0, distance: d)
                         let sameMode: Bool =
                             switch part {
@@ -233,9 +241,21 @@ enum RDO {
                             case .color, .alpha: true
                             }
                         if indexBytes >= 4 && sameMode {
-                            consider((original & keep) | (other & ~keep), literals: n - indexBytes, distance: d)
+                            // Its indices, with endpoints fitted to them by least squares (color
+                            // and alpha blocks) or its own (BC7).
+                            var fitted: UInt64?
+                            switch part {
+                            case .color: fitted = refitColor(t, UInt64(truncatingIfNeeded: other &>> 32))
+                            case .alpha: fitted = refitAlpha(t.a, UInt64(truncatingIfNeeded: other &>> 16))
+                            case .bc7: fitted = nil
+                            }
+                            let ends: UInt128 = fitted.map { UInt128($0) } ?? original
+                            consider((ends & keep) | (other & ~keep), literals: n - indexBytes, distance: d)
                         }
-                        if case .color(_, let three) = part {
+                        if case .color(_, let three) = part,
+                            UInt64(truncatingIfNeeded: other) & 0xFFFF_FFFF != UInt64(truncatingIfNeeded: original)
+                                & 0xFFFF_FFFF
+                        {
                             // The other block's endpoints, the best indices for them.
                             let ends = UInt64(truncatingIfNeeded: other) & 0xFFFF_FFFF
                             let c0 = Int(ends & 0xFFFF)
@@ -256,6 +276,53 @@ enum RDO {
             }
         }
         return (errors, base)
+    }
+
+    /// Whether a BC3 color block reads the same to a decoder that (against the format, as some
+    /// do) takes c0 ≤ c1 for BC1's three-color mode: c0 > c1, or c0 = c1 without index 3. The
+    /// encoder writes only such blocks, and so must RDO.
+    @inline(__always) static func fourColorOnly(_ block: UInt64) -> Bool {
+        let c0 = block & 0xFFFF
+        let c1 = (block >> 16) & 0xFFFF
+        if c0 != c1 { return c0 > c1 }
+        let s = block >> 32
+        // A selector of 3 has both bits set.
+        return s & (s >> 1) & 0x5555_5555 == 0
+    }
+
+    /// Four-color endpoints (c0 | c1 << 16) fitted by least squares to the texels for these 2-bit
+    /// selectors (0 → c0, 1 → c1, 2 → ⅔c0 + ⅓c1, 3 → ⅓c0 + ⅔c1), rounded to 5:6:5; nil when the
+    /// selectors do not span a line (all one weight).
+    static func refitColor(_ t: BC.Texels, _ selectors: UInt64) -> UInt64? {
+        let weights: SIMD4<Double> = [0, 1, 1.0 / 3, 2.0 / 3]
+        var (aa, ab, bb) = (0.0, 0.0, 0.0)
+        var ax = SIMD4<Double>()
+        var bx = SIMD4<Double>()
+        for i in 0..<16 {
+            let w = weights[Int((selectors >> UInt64(2 * i)) & 3)]
+            let a = 1 - w
+            let x = SIMD4<Double>(Double(t.r[i]), Double(t.g[i]), Double(t.b[i]), 0)
+            aa += a * a
+            ab += a * w
+            bb += w * w
+            ax += a * x
+            bx += w * x
+        }
+        let det = aa * bb - ab * ab
+        guard abs(det) > 1e-9 else { return nil }
+        let e0 = (ax * bb - bx * ab) / det
+        let e1 = (bx * aa - ax * ab) / det
+        return UInt64(BC.to565(e0[0], e0[1], e0[2])) | UInt64(BC.to565(e1[0], e1[1], e1[2])) << 16
+    }
+
+    /// BC4 endpoints (r0 | r1 << 8) fitted by least squares to the values for these 3-bit
+    /// indices in the eight-value mode (indices of the six-value mode, or a fit that comes out in
+    /// the other order, make a poor block that its error then rules out).
+    static func refitAlpha(_ a: V16, _ indices: UInt64) -> UInt64? {
+        var idx = V16()
+        for i in 0..<16 { idx[i] = Int32((indices >> UInt64(3 * i)) & 7) }
+        guard let (r0, r1) = BC.leastSquares(a, idx, eight: true) else { return nil }
+        return UInt64(r0) | UInt64(r1) << 8
     }
 
     /// 1 for the texels of block (bx, by) inside the image, 0 for the edge's repeats.

@@ -82,6 +82,25 @@ struct RDOTests {
         }
     }
 
+    /// BC3's color block is four colors whatever the endpoints' order, but some decoders (among
+    /// them texture2ddecoder) read c0 ≤ c1 as BC1's three-color mode: every color block RDO writes
+    /// reads the same either way (c0 > c1, or c0 = c1 without index 3), as the encoder's do.
+    @Test func bc3ColorBlocksReadTheSameInBothModes() throws {
+        for (w, h, seed) in [(64, 64, 1), (96, 40, 2), (128, 128, 3)] {
+            let image = Self.scene(w, h, seed: UInt64(seed), alpha: true)
+            for rdo in [TextureSettings.RDO.lambda(8), .lambda(200), .maxLoss(2)] {
+                let blocks = try Self.blocks(image, w, h, .bc3, rdo)
+                for at in stride(from: 8, to: blocks.count, by: 16) {
+                    let c0 = Int(blocks[at]) | Int(blocks[at + 1]) << 8
+                    let c1 = Int(blocks[at + 2]) | Int(blocks[at + 3]) << 8
+                    let selectors = (0..<16).map { Int(blocks[at + 4 + $0 / 4]) >> (2 * ($0 % 4)) & 3 }
+                    #expect(
+                        c0 > c1 || (c0 == c1 && !selectors.contains(3)), "block \(at / 16): \(c0), \(c1), \(selectors)")
+                }
+            }
+        }
+    }
+
     /// `maxLoss: d` loses at most d dB of PSNR against the same encoder without RDO, on RGB and
     /// on alpha, measured here from the decoded pixels; and it does change blocks.
     @Test(arguments: formats)
