@@ -24,7 +24,7 @@ internal import TexPipePixels
 /// alpha on its own) loses at most that many dB against the blocks without RDO.
 enum RDO {
     /// Blocks looked back.
-    static let window = 32
+    static let window = 16
     /// Blocks per slice: slices are optimised independently.
     static let sliceBlocks = 1024
     /// The λ that `maxLoss` chooses among (bits valued in squared 8-bit error).
@@ -329,7 +329,7 @@ enum RDO {
     @inline(__always) static func insideMask(_ bx: Int, _ by: Int, _ width: Int, _ height: Int) -> V16 {
         let x = V16(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3) &+ Int32(bx * 4)
         let y = V16(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3) &+ Int32(by * 4)
-        return V16(repeating: 0).replacing(with: 1, where: (x .< Int32(width)) .& (y .< Int32(height)))
+        return (x.below(V16(repeating: Int32(width))) & y.below(V16(repeating: Int32(height)))) & 1
     }
 
     /// A BC1/BC3 color block's squared error: RGB, and (BC1) alpha, which the three-color mode's
@@ -337,35 +337,37 @@ enum RDO {
     @inline(__always) static func colorError(
         _ block: UInt64, _ t: BC.Texels, _ inside: V16, alwaysFour: Bool, alpha: Bool
     ) -> SIMD2<Int32> {
-        let c0 = Int(block & 0xFFFF)
-        let c1 = Int((block >> 16) & 0xFFFF)
+        let c0 = Int32(truncatingIfNeeded: block & 0xFFFF)
+        let c1 = Int32(truncatingIfNeeded: (block >> 16) & 0xFFFF)
         let four = alwaysFour || c0 > c1
-        let palette = BC.colorPalette(c0, c1, four: four)
+        // The palette as the decoder makes it (BC.colorPalette), without divisions: ⌊x / 3⌋ is
+        // (x · 43691) >> 17 for x ≤ 765.
+        @inline(__always) func expand(_ c: Int32) -> SIMD4<Int32> {
+            let v = SIMD4<Int32>(c >> 11, (c >> 5) & 63, c & 31, 0)
+            let five = (v &<< 3) | (v &>> 2)
+            let six = (v &<< 2) | (v &>> 4)
+            return SIMD4(five[0], six[1], five[2], 0)
+        }
+        let e0 = expand(c0)
+        let e1 = expand(c1)
+        let p2 = four ? ((2 &* e0 &+ e1) &* 43691) &>> 17 : (e0 &+ e1) &>> 1
+        let p3 = four ? ((e0 &+ 2 &* e1) &* 43691) &>> 17 : SIMD4<Int32>()
         let selectors = Int32(truncatingIfNeeded: block >> 32)
         let idx = (V16(repeating: selectors) &>> V16(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)) & 3
-        var r = V16()
-        var g = V16()
-        var b = V16()
-        for k in 0..<3 {
-            let m = idx .== Int32(k)
-            r.replace(with: palette.r[k], where: m)
-            g.replace(with: palette.g[k], where: m)
-            b.replace(with: palette.b[k], where: m)
+        @inline(__always) func distance(_ p: SIMD4<Int32>) -> V16 {
+            let dr = t.r &- p[0]
+            let dg = t.g &- p[1]
+            let db = t.b &- p[2]
+            return dr &* dr &+ dg &* dg &+ db &* db
         }
-        let last = idx .== 3
-        var a = V16(repeating: 255)
-        if four {
-            r.replace(with: palette.r[3], where: last)
-            g.replace(with: palette.g[3], where: last)
-            b.replace(with: palette.b[3], where: last)
-        } else {
-            a.replace(with: 0, where: last)
-        }
-        let dr = r &- t.r
-        let dg = g &- t.g
-        let db = b &- t.b
-        let rgb = ((dr &* dr &+ dg &* dg &+ db &* db) &* inside).wrappedSum()
+        // Masks as plain vector instructions (SIMD+Lanes.swift): the standard library's go lane
+        // by lane.
+        let d = distance(e0).choosing(distance(e1), where: idx.equals(1)).choosing(distance(p2), where: idx.equals(2))
+            .choosing(distance(p3), where: idx.equals(3))
+        let rgb = (d &* inside).wrappedSum()
         guard alpha else { return SIMD2(rgb, 0) }
+        // The three-color mode's fourth entry is transparent: alpha 0 there, else 255.
+        let a = four ? V16(repeating: 255) : V16(repeating: 255) & ~idx.equals(3)
         let da = a &- t.a
         return SIMD2(rgb, (da &* da &* inside).wrappedSum())
     }
