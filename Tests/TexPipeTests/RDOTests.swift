@@ -101,6 +101,19 @@ struct RDOTests {
         }
     }
 
+    /// texpipe's BC1 is opaque: RDO never picks the three-color mode's transparent entry, even
+    /// for texels given with alpha (as `encode-blocks` takes them), where it would have matched.
+    @Test func bc1StaysOpaque() throws {
+        let (w, h) = (64, 64)
+        // The bottom half transparent: there the three-color mode's fourth entry would match alpha.
+        var image = Self.scene(w, h, seed: 4, alpha: false)
+        for i in stride(from: image.count / 2 + 3, to: image.count, by: 4) { image[i] = 0 }
+        for rdo in [TextureSettings.RDO.lambda(8), .lambda(500)] {
+            let decoded = try BC.decode(try Self.blocks(image, w, h, .bc1, rdo), format: .bc1, width: w, height: h)
+            #expect(stride(from: 3, to: decoded.count, by: 4).allSatisfy { decoded[$0] == 255 }, "\(rdo)")
+        }
+    }
+
     /// `maxLoss: d` loses at most d dB of PSNR against the same encoder without RDO, on RGB and
     /// on alpha, measured here from the decoded pixels; and it does change blocks.
     @Test(arguments: formats)
