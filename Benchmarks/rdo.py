@@ -11,6 +11,8 @@ them; the change against no RDO. Writes the rate-distortion plot to docs/img/rdo
 --plot.
 
   Benchmarks/rdo.sh [--formats bc1,bc7] [--limit N] [--plot]
+  Benchmarks/rdo.sh --plot-from TABLE.md...   # the plot again from printed tables (rows of a
+                                              # format in a later file replace an earlier one's)
 """
 import argparse
 import os
@@ -36,7 +38,20 @@ def main():
     ap.add_argument("--formats", default="bc1,bc3,bc7")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--plot", action="store_true")
+    ap.add_argument("--plot-from", nargs="+", metavar="TABLE")
     args = ap.parse_args()
+    if args.plot_from:
+        plot, title = {}, ""
+        for path in args.plot_from:
+            rows = {}
+            for line in open(path):
+                if line.startswith("| bc"):
+                    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                    rows.setdefault(cells[0], []).append((cells[1], float(cells[3]), 1 + float(cells[5].split()[0]) / 100))
+                elif "images," in line:
+                    title = line.split(",")[0:2]
+            plot.update(rows)
+        return draw(plot, f"texpipe rdo, {title[0].split()[0]} textures ({title[1].strip()}), medium")
     files = compare_peers.corpus()
     if args.limit:
         files = files[:args.limit]
@@ -74,24 +89,29 @@ def main():
                       f"{100 * (zs / base[1] - 1):+.1f} % | {dz:,} | {100 * (dz / base[2] - 1):+.1f} % |", flush=True)
                 plot.setdefault(fmt, []).append((name, psnr, zs / base[1]))
     if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
-        for fmt, points in plot.items():
-            sweep = [p for p in points if not p[0].startswith("maxLoss")]
-            ax.plot([100 * p[2] for p in sweep], [p[1] for p in sweep], marker="o", label=fmt.upper() + " (λ sweep)")
-            loss = [p for p in points if p[0].startswith("maxLoss")]
-            ax.scatter([100 * p[2] for p in loss], [p[1] for p in loss], marker="x", s=60,
-                       label=fmt.upper() + " maxLoss 0.5 / 1 / 2")
-        ax.set_xlabel("zstd-19 bytes, % of no RDO")
-        ax.set_ylabel("mean PSNR (RGB), dB")
-        ax.set_title(f"texpipe rdo, {len(images)} textures ({mp:.1f} MP), medium")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(os.path.join(ROOT, "docs", "img", "rdo.png"))
-        print("\nwrote docs/img/rdo.png")
+        draw(plot, f"texpipe rdo, {len(images)} textures ({mp:.1f} MP), medium")
+
+
+def draw(plot, title):
+    """docs/img/rdo.png: mean PSNR against zstd-19 bytes (% of no RDO), per format."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    for fmt, points in plot.items():
+        sweep = [p for p in points if not p[0].startswith("maxLoss")]
+        ax.plot([100 * p[2] for p in sweep], [p[1] for p in sweep], marker="o", label=fmt.upper() + " (λ sweep)")
+        loss = [p for p in points if p[0].startswith("maxLoss")]
+        ax.scatter([100 * p[2] for p in loss], [p[1] for p in loss], marker="x", s=60,
+                   label=fmt.upper() + " maxLoss 0.5 / 1 / 2")
+    ax.set_xlabel("zstd-19 bytes, % of no RDO")
+    ax.set_ylabel("mean PSNR (RGB), dB")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(ROOT, "docs", "img", "rdo.png"))
+    print("\nwrote docs/img/rdo.png")
 
 
 if __name__ == "__main__":
