@@ -488,9 +488,10 @@ package enum BC {
         var bb = 0.0
         var ax = (0.0, 0.0, 0.0)
         var bx = (0.0, 0.0, 0.0)
+        // Constants, not array literals: no array per texel.
+        let weights: SIMD4<Double> = four ? [0, 1, 1.0 / 3, 2.0 / 3] : [0, 1, 0.5, 0]
         for i in 0..<16 {
-            let k = Int(idx[i])
-            let w = four ? [0.0, 1.0, 1.0 / 3, 2.0 / 3][k] : [0.0, 1.0, 0.5, 0][k]
+            let w = weights[Int(idx[i])]
             let a = 1 - w
             aa += a * a
             ab += a * w

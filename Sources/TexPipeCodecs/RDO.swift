@@ -290,29 +290,18 @@ enum RDO {
         return s & (s >> 1) & 0x5555_5555 == 0
     }
 
+    /// A color block's 16 2-bit selectors (the low 32 bits), one a lane.
+    @inline(__always) static func selectorLanes(_ selectors: UInt64) -> V16 {
+        let s = Int32(truncatingIfNeeded: selectors)
+        return (V16(repeating: s) &>> V16(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)) & 3
+    }
+
     /// Four-color endpoints (c0 | c1 << 16) fitted by least squares to the texels for these 2-bit
-    /// selectors (0 → c0, 1 → c1, 2 → ⅔c0 + ⅓c1, 3 → ⅓c0 + ⅔c1), rounded to 5:6:5; nil when the
-    /// selectors do not span a line (all one weight).
+    /// selectors (the encoder's own refinement, `BC.colorLeastSquares`); nil when the selectors
+    /// do not span a line (all one weight).
     static func refitColor(_ t: BC.Texels, _ selectors: UInt64) -> UInt64? {
-        let weights: SIMD4<Double> = [0, 1, 1.0 / 3, 2.0 / 3]
-        var (aa, ab, bb) = (0.0, 0.0, 0.0)
-        var ax = SIMD4<Double>()
-        var bx = SIMD4<Double>()
-        for i in 0..<16 {
-            let w = weights[Int((selectors >> UInt64(2 * i)) & 3)]
-            let a = 1 - w
-            let x = SIMD4<Double>(Double(t.r[i]), Double(t.g[i]), Double(t.b[i]), 0)
-            aa += a * a
-            ab += a * w
-            bb += w * w
-            ax += a * x
-            bx += w * x
-        }
-        let det = aa * bb - ab * ab
-        guard abs(det) > 1e-9 else { return nil }
-        let e0 = (ax * bb - bx * ab) / det
-        let e1 = (bx * aa - ax * ab) / det
-        return UInt64(BC.to565(e0[0], e0[1], e0[2])) | UInt64(BC.to565(e1[0], e1[1], e1[2])) << 16
+        guard let (c0, c1) = BC.colorLeastSquares(t, selectorLanes(selectors), four: true) else { return nil }
+        return UInt64(c0) | UInt64(c1) << 16
     }
 
     /// BC4 endpoints (r0 | r1 << 8) fitted by least squares to the values for these 3-bit
@@ -353,8 +342,7 @@ enum RDO {
         let e1 = expand(c1)
         let p2 = four ? ((2 &* e0 &+ e1) &* 43691) &>> 17 : (e0 &+ e1) &>> 1
         let p3 = four ? ((e0 &+ 2 &* e1) &* 43691) &>> 17 : SIMD4<Int32>()
-        let selectors = Int32(truncatingIfNeeded: block >> 32)
-        let idx = (V16(repeating: selectors) &>> V16(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)) & 3
+        let idx = selectorLanes(block >> 32)
         @inline(__always) func distance(_ p: SIMD4<Int32>) -> V16 {
             let dr = t.r &- p[0]
             let dg = t.g &- p[1]
