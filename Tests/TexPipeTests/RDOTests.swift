@@ -135,7 +135,7 @@ struct RDOTests {
     }
 
     /// zstd (Python's zstandard, level 19) stores the optimised blocks in fewer bytes: at least a
-    /// quarter of a block (BC3: of a half) for every block that now repeats one of the 32 before
+    /// quarter of a block (BC3: of a half) for every block that now repeats one of the `RDO.window` before
     /// it and did not.
     @Test(Reference.needs(Python.has("zstandard"), "python3 zstandard"), arguments: formats)
     func zstdStoresThemSmaller(_ format: TextureSettings.Format) throws {
