@@ -10,7 +10,7 @@ code), and the corpus's bytes after zstd level 19 (Python's zstandard) and after
 them; the change against no RDO. Writes the rate-distortion plot to docs/img/rdo.png with
 --plot.
 
-  Benchmarks/rdo.sh [--formats bc1,bc7] [--limit N] [--plot]
+  Benchmarks/rdo.sh [--formats bc1,bc7] [--limit N] [--settings "λ 8,maxLoss 1"] [--plot]
   Benchmarks/rdo.sh --plot-from TABLE.md...   # the plot again from printed tables (rows of a
                                               # format in a later file replace an earlier one's)
 """
@@ -37,6 +37,7 @@ def main():
     ap.add_argument("--texpipe", default=os.path.join(ROOT, ".build", "release", "texpipe"))
     ap.add_argument("--formats", default="bc1,bc3,bc7")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--settings", help="only these rows, by name, comma-separated (\"no rdo\" is always run)")
     ap.add_argument("--plot", action="store_true")
     ap.add_argument("--plot-from", nargs="+", metavar="TABLE")
     args = ap.parse_args()
@@ -70,7 +71,10 @@ def main():
         z = zstandard.ZstdCompressor(level=19)
         for fmt in args.formats.split(","):
             base = None
+            chosen = args.settings.split(",") if args.settings else None
             for name, extra in SETTINGS:
+                if chosen and name != "no rdo" and name not in chosen:
+                    continue
                 seconds = psnr = 0.0
                 zs = dz = 0
                 for (w, h, px), raw in zip(images, raws):

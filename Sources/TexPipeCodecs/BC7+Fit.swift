@@ -86,17 +86,31 @@ extension BC7 {
             let top = Int32(1 << q.bits)
             let weights = BC7.weights[indexBits - 2]
             var entries = [Int32](repeating: 0, count: pairs.count * steps * 256)
+            // Every pair's decoded value, each end expanded once (a table per p-bit): the loop runs
+            // 1.7 million times over all the tables, once per process.
+            let expanded: [[Int32]] = (0..<2).map { p in
+                (0..<top).map { x in BC7.expand(hasP ? x << 1 | Int32(p) : x, n) }
+            }
+            var cost = [Int32](repeating: Int32.max, count: 256)
+            var found = [Int32](repeating: -1, count: 256)
             for (pi, (p0, p1)) in pairs.enumerated() {
                 for k in 0..<steps {
-                    var cost = [Int32](repeating: Int32.max, count: 256)
-                    var found = [Int32](repeating: -1, count: 256)
-                    for x0 in 0..<top {
-                        let e0 = BC7.expand(hasP ? x0 << 1 | p0 : x0, n)
-                        for x1 in 0..<top {
-                            let e1 = BC7.expand(hasP ? x1 << 1 | p1 : x1, n)
-                            let v = Int(e0 + ((weights[k] * (e1 - e0) + 32) >> 6))
-                            let c = abs(x0 - x1)
-                            if c < cost[v] { (cost[v], found[v]) = (c, x0 | x1 << 8) }
+                    let w = weights[k]
+                    for v in 0..<256 { (cost[v], found[v]) = (Int32.max, -1) }
+                    expanded[Int(p0)].withUnsafeBufferPointer { ends0 in
+                        expanded[Int(p1)].withUnsafeBufferPointer { ends1 in
+                            cost.withUnsafeMutableBufferPointer { cost in
+                                found.withUnsafeMutableBufferPointer { found in
+                                    for x0 in 0..<Int(top) {
+                                        let e0 = ends0[x0]
+                                        for x1 in 0..<Int(top) {
+                                            let v = Int(e0 + ((w * (ends1[x1] - e0) + 32) >> 6))
+                                            let c = Int32(abs(x0 - x1))
+                                            if c < cost[v] { (cost[v], found[v]) = (c, Int32(x0 | x1 << 8)) }
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                     // Values no pair gives take the nearest that one does (below first on a tie).

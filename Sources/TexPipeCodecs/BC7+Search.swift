@@ -314,6 +314,15 @@ extension BC7 {
     /// gave alpha +5 dB and RGB −1.5 dB).
     static let alphaWeight: Float = 0.25
 
+    /// Whether a color channel holds one even value throughout (0 most often): an opaque block's
+    /// mode 6 stores only odd ends (alpha 255 takes p-bits of 1), so it is off by one on every
+    /// texel there, which modes 1 and 3 (alpha 255 by the mode) are not.
+    static func evenFlat(_ block: Block) -> Bool {
+        let (r, g, b, _) = block.x
+        @inline(__always) func flatEven(_ c: V16) -> Bool { c[0] & 1 == 0 && c == V16(repeating: c[0]) }
+        return flatEven(r) || flatEven(g) || flatEven(b)
+    }
+
     /// Whether the block holds at most two colors: those a partition with one color per subset
     /// stores exactly, however small mode 6's error already is.
     static func twoColors(_ block: Block) -> Bool {
@@ -346,7 +355,7 @@ extension BC7 {
         // The whole block's line: mode 6's start and the clusters' first centers.
         let whole = lines(block, first: 0, count: 4, subsets: 1, lanes: V16())
         tryJoint(block, mode: 6, partition: 0, search: search, start: whole, into: &best)
-        if best.error > search.enough || (best.error > 0 && twoColors(block)) {
+        if best.error > search.enough || (best.error > 0 && (twoColors(block) || (opaque && evenFlat(block)))) {
             if opaque {
                 let two =
                     search.exhaustive

@@ -137,6 +137,23 @@ struct BC7Tests {
         }
     }
 
+    /// An opaque block whose green and blue are 0 throughout and whose red is a ramp: mode 6 must
+    /// keep alpha at 255 with p-bits of 1, so its ends are odd and it is off by one in green and
+    /// blue on every texel — a squared error of at least 32. Modes 1 and 3 (alpha 255 by the mode,
+    /// even ends) hold 0 exactly; every effort looks for them (checked with texture2ddecoder).
+    @Test(Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"))
+    func anOpaqueBlockWithAChannelAtZeroKeepsItExact() throws {
+        let image = [UInt8]((0..<16).flatMap { i in [UInt8(56 + i), 0, 0, 255] })
+        for quality in TextureSettings.Quality.allCases {
+            let blocks = try BC.blocks(image, width: 4, height: 4, format: .bc7, quality: quality)
+            let d = try BCTests.reference(blocks, .bc7, 4, 4)
+            #expect(
+                stride(from: 0, to: 64, by: 4).allSatisfy { d[$0 + 1] == 0 && d[$0 + 2] == 0 && d[$0 + 3] == 255 },
+                "\(quality): \(d)")
+            #expect(Self.error(d, image) < 32, "\(quality): \(Self.error(d, image))")
+        }
+    }
+
     @Test func aBlockWithoutAModeDecodesToTransparentBlack() throws {
         // A low byte of zero names no mode (reserved): Direct3D returns 0 in every channel.
         let d = try BC.decode([0] + [UInt8](repeating: 0xA5, count: 15), format: .bc7, width: 4, height: 4)
