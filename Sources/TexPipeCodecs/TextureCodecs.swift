@@ -22,6 +22,7 @@ enum TextureCodecs {
         case .astc: try ASTC.compress(rgba, width, height, settings, rows: rows)
         case .etc(let variant):
             ETC.encode(rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows)
+        case .uastc: UASTC.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows)
         }
     }
 
@@ -40,6 +41,7 @@ enum TextureCodecs {
         case .bc(let variant): try BC.decode(blocks, variant: variant, width: width, height: height)
         case .astc: try ASTC.decompress(blocks, width: width, height: height, format: format, srgb: srgb)
         case .etc(let variant): try ETCDecoder.decode(blocks, variant: variant, width: width, height: height)
+        case .uastc: try UASTCDecoder.decode(blocks, width: width, height: height)
         }
     }
 }

@@ -72,10 +72,9 @@ public struct TextureFile: Sendable {
         let f = Fields(bytes: bytes)
         container = .ktx2
         let vk = f.u32(12)
-        guard let (format, srgb) = TextureSettings.Format.forVulkan(vk) else {
-            throw CodecError(.unknownTextureFormat("KTX2 vkFormat", vk))
-        }
-        (self.format, self.srgb) = (format, srgb)
+        // VK_FORMAT_UNDEFINED is named by the descriptor's colour model (read below).
+        var known = TextureSettings.Format.forVulkan(vk)
+        if vk != 0 && known == nil { throw CodecError(.unknownTextureFormat("KTX2 vkFormat", vk)) }
         (width, height) = try Self.checkedSize("KTX2", f.u32(20), f.u32(24), maxPixels: maxPixels)
         guard f.u32(28) == 0 else { throw CodecError(.textureShape("KTX2 pixelDepth \(f.u32(28)) (a 3D texture)")) }
         guard f.u32(32) <= UInt32(Self.maxLayers) else {
@@ -106,6 +105,17 @@ public struct TextureFile: Sendable {
             Int(f.u32(dfdOffset)) == dfdLength
         else { throw CodecError(.badDFD(dfdOffset, dfdLength)) }
         alphaMode = bytes[dfdOffset + 15] & 1 != 0 ? "premultiplied" : "straight"
+        if vk == 0 {
+            // A Basis Universal payload: UASTC by its colour model (byte 12 of the descriptor),
+            // sRGB by its transfer function (byte 14).
+            let model = bytes[dfdOffset + 12]
+            known = TextureSettings.Format.forVulkan(0, model: model).map { ($0.format, bytes[dfdOffset + 14] == 2) }
+            if known == nil {
+                throw CodecError(.unknownTextureFormat("KTX2 vkFormat 0 with DFD colour model", UInt32(model)))
+            }
+        }
+        guard let (format, srgb) = known else { throw CodecError(.unknownTextureFormat("KTX2 vkFormat", vk)) }
+        (self.format, self.srgb) = (format, srgb)
         let (kvdOffset, kvdLength) = (Int(f.u32(56)), Int(f.u32(60)))
         guard kvdLength == 0 || (kvdOffset >= indexEnd && kvdOffset + kvdLength <= bytes.count) else {
             throw CodecError(.rangePastTheEnd("KTX2 key/value data"))

@@ -42,7 +42,7 @@ public struct TextureFormatInfo: Sendable {
     public var takesRDO: Bool {
         switch codec {
         case .bc(let v): v == .bc1 || v == .bc3 || v == .bc7
-        case .uncompressed, .astc, .etc: false
+        case .uncompressed, .astc, .etc, .uastc: false
         }
     }
 
@@ -75,6 +75,9 @@ public enum TextureCodec: Sendable, Equatable {
     case astc
     /// texpipe's own ETC2 and EAC encoders (`ETC.swift`) and decoder (`ETC+Decode.swift`).
     case etc(ETCVariant)
+    /// texpipe's own Basis Universal UASTC encoder (`UASTC.swift`) and decoder
+    /// (`UASTC+Decode.swift`).
+    case uastc
 }
 
 /// The ETC formats texpipe encodes: ETC2 RGB, ETC2 RGBA (EAC alpha block, then the colour
@@ -102,11 +105,17 @@ extension TextureSettings.Format {
         case .etc2RGBA: Rows.etc2RGBA
         case .eacR11: Rows.eacR11
         case .eacRG11: Rows.eacRG11
+        case .uastc: Rows.uastc
         }
     }
 
     /// The format and colour space a KTX2 `vkFormat` stands for (nil: none texpipe knows).
-    public static func forVulkan(_ code: UInt32) -> (format: Self, srgb: Bool)? {
+    /// `VK_FORMAT_UNDEFINED` (0) is a Basis Universal payload, which the data format descriptor's
+    /// colour model names (`model`: UASTC's 166 is texpipe's; ETC1S is not).
+    public static func forVulkan(_ code: UInt32, model: UInt8? = nil) -> (format: Self, srgb: Bool)? {
+        if code == 0 {
+            return allCases.first { $0.info.vulkan.unorm == 0 && $0.info.colorModel == model }.map { ($0, false) }
+        }
         for f in allCases {
             let v = f.info.vulkan
             if v.unorm == code || v.srgb == code { return (f, v.srgb == code) }
@@ -191,4 +200,12 @@ private enum Rows {
     static let etc2RGBA = etc(151, srgb: 152, bytes: 16, [15, 2], .rgba, .rgba, "ETC2")
     static let eacR11 = etc(153, srgb: nil, bytes: 8, [0], .r, .r11, "EAC")
     static let eacRG11 = etc(155, srgb: nil, bytes: 16, [0, 1], .rg, .rg11, "EAC")
+
+    /// Basis Universal UASTC LDR 4×4: KTX2 only, `VK_FORMAT_UNDEFINED` in either colour space (the
+    /// descriptor's transfer function says which), colour model KHR_DF_MODEL_UASTC (166), one
+    /// 128-bit sample of channel KHR_DF_CHANNEL_UASTC_RGBA (3).
+    static let uastc = TextureFormatInfo(
+        block: (4, 4), blockBytes: 16, vulkan: (0, 0), dxgi: nil, colorModel: 166,
+        samples: [.init(bitOffset: 0, bitLength: 128, channel: 3, upper: .max)], containers: [.ktx2], hdr: false,
+        channels: .rgba, codec: .uastc, familyName: "UASTC")
 }

@@ -13,6 +13,7 @@ public struct TextureSettings: Sendable, Equatable {
         case etc2RGBA = "etc2-rgba"
         case eacR11 = "eac-r11"
         case eacRG11 = "eac-rg11"
+        case uastc
     }
 
     public enum ColorSpace: String, Sendable, CaseIterable { case srgb, linear }

@@ -108,6 +108,7 @@ public enum TextureReference {
         case .bc: "texpipe's BC encoder"
         case .astc: "Arm's astcenc"
         case .etc: "texpipe's ETC2/EAC encoder"
+        case .uastc: "texpipe's UASTC encoder"
         }
     }
 

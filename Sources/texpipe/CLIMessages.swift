@@ -16,6 +16,6 @@ enum CLIMessage {
     static func manifestHasErrors(_ manifest: String) -> String { "watch: \(manifest) has errors; waiting for a fix" }
     static func cannotWriteReport(_ why: any Error) -> String { "cannot write the report: \(why)" }
     static func willFail(_ input: String, _ failure: String) -> String { "\(input): \(failure) (this job will fail)" }
-    static let notBCFormat = "--format: a BC or ETC2/EAC format texpipe encodes"
+    static let notBCFormat = "--format: a BC, ETC2/EAC or UASTC format texpipe encodes"
     static func rawSize(_ input: String, _ bytes: Int) -> String { "\(input): expected \(bytes) bytes of RGBA8" }
 }

@@ -11,7 +11,7 @@ struct EncodeBlocks: ParsableCommand {
         abstract: "Encode raw RGBA8 (width × height) into one format's blocks; print the seconds taken.",
         shouldDisplay: false)
 
-    @Option(help: "A format texpipe encodes itself (bc1, bc3, bc4, bc5, bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11).")
+    @Option(help: "A format texpipe encodes itself (bc1…bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11, uastc).")
     var format: TextureSettings.Format
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
     @Option(help: "rdo with this λ (bc1, bc3, bc7).") var rdoLambda: Double?
@@ -23,7 +23,7 @@ struct EncodeBlocks: ParsableCommand {
 
     func run() throws {
         switch format.info.codec {
-        case .bc, .etc: break
+        case .bc, .etc, .uastc: break
         case .uncompressed, .astc: throw ValidationError(CLIMessage.notBCFormat)
         }
         guard let data = FileManager.default.contents(atPath: input), data.count == width * height * 4 else {
@@ -34,6 +34,8 @@ struct EncodeBlocks: ParsableCommand {
         let blocks =
             if case .etc = format.info.codec {
                 try ETC.blocks(rgba, width: width, height: height, format: format, quality: quality)
+            } else if case .uastc = format.info.codec {
+                UASTC.blocks(rgba, width: width, height: height, quality: quality)
             } else {
                 try BC.blocks(
                     rgba, width: width, height: height, format: format, quality: quality,

@@ -160,6 +160,8 @@ struct TextureTests {
                                 161, 3 | 3 << 8, 16,
                                 [[63 << 16, 0, 0, 0xFFFF_FFFF], [64 | 63 << 16 | 1 << 24, 0, 0, 0xFFFF_FFFF]]
                             )
+                        // UASTC (model 166): one 128-bit sample, channel KHR_DF_CHANNEL_UASTC_RGBA (3).
+                        case .uastc: (166, 3 | 3 << 8, 16, [[127 << 16 | 3 << 24, 0, 0, 0xFFFF_FFFF]])
                         }
                     let block = UInt32(24 + 16 * samples.count)
                     let transfer: UInt32 = srgb ? 2 : 1

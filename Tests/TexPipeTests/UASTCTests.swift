@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+@testable import TexPipeCodecs
+@testable import TexPipeFormats
+@testable import TexPipePixels
+
+/// UASTC: texpipe's decoder against the Basis Universal transcoder itself (PyPI's opengl-basisu)
+/// on blocks of basisu's own encoder (alktx2), which uses every mode; texpipe's encoder's files
+/// opened and transcoded by that transcoder — RGBA8 equal to texpipe's decode, BC7 and ETC2 within
+/// a floor of it —, the descriptor read back with the spec-written KTX2 reader, and hand-built
+/// blocks decoded as the spec says.
+@Suite("UASTC")
+struct UASTCTests {
+    static var available: Bool { Python.has("alktx2") && Python.has("opengl_basisu") }
+    static let script =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+        + "/Support/basisu_reference.py"
+
+    /// Test images: noise with alpha, gradients, flat areas and edges (as `BCTests.picture`).
+    static func image(_ w: Int, _ h: Int, seed: UInt64, alpha: Bool) -> [UInt8] {
+        BCTests.picture(w, h, seed: seed, alpha: alpha)
+    }
+
+    static func run(_ args: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", script] + args
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "basisu_reference.py \(args)")
+    }
+
+    static func psnr(_ a: [UInt8], _ b: [UInt8], channels: [Int] = [0, 1, 2]) -> Double {
+        var se = 0.0
+        for i in stride(from: 0, to: a.count, by: 4) {
+            for c in channels {
+                let d = Double(a[i + c]) - Double(b[i + c])
+                se += d * d
+            }
+        }
+        let mse = se / Double(a.count / 4 * channels.count)
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    @Test(Reference.needs(UASTCTests.available, "python3 alktx2 and opengl_basisu"), arguments: [false, true])
+    func decoderMatchesTheTranscoderOnBasisusBlocks(alpha: Bool) throws {
+        let t = TempDir()
+        for (w, h, seed) in [(32, 32, 1), (24, 20, 2), (64, 16, 3)] {
+            let pixels = Self.image(w, h, seed: UInt64(seed), alpha: alpha)
+            t.write("in.rgba", pixels)
+            for effort in [0, 2] {
+                try Self.run(["encode", t.path + "/in.rgba", "\(w)", "\(h)", "\(effort)", t.path + "/b", t.path + "/r"])
+                let blocks = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/b")))
+                let expected = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/r")))
+                let ours = try UASTCDecoder.decode(blocks, width: w, height: h)
+                #expect(ours == expected, "\(w)×\(h) effort \(effort) alpha \(alpha)")
+                // basisu's modes, so the comparison covers them: the decoder must see them all.
+                var modes = Set<Int>()
+                for k in stride(from: 0, to: blocks.count, by: 16) {
+                    modes.insert(UASTCDecoder.modeOf[Int(blocks[k] & 127)])
+                }
+                if seed == 1 && effort == 2 { print("basisu modes (alpha \(alpha)): \(modes.sorted())") }
+            }
+        }
+    }
+
+    @Test(Reference.needs(UASTCTests.available, "python3 alktx2 and opengl_basisu"), arguments: [false, true])
+    func encodedFilesTranscodeToOurDecode(alpha: Bool) throws {
+        let t = TempDir()
+        for (w, h, seed) in [(37, 29, 4), (64, 64, 5), (1, 1, 6), (5, 3, 7)] {
+            let pixels = Self.image(w, h, seed: UInt64(seed), alpha: alpha)
+            for quality in TextureSettings.Quality.allCases {
+                var settings = TextureSettings.standard
+                settings.format = .uastc
+                settings.quality = quality
+                // sRGB or linear: the same blocks (the descriptor's transfer function differs), the
+                // same RGBA8 from the transcoder.
+                settings.colorSpace = quality == .medium ? .srgb : .linear
+                let bytes = try TextureEncoder.encode(
+                    [Image(width: w, height: h, pixels: .rgba8(pixels))], settings, container: .ktx2)
+                let f = try #require(KTX2File(bytes))
+                #expect(f.vkFormat == 0 && f.colorModel == 166 && f.texelBlockDimension == [3, 3, 0, 0])
+                #expect(f.transferFunction == (quality == .medium ? 2 : 1))
+                let blocks = f.levelData(0)
+                #expect(blocks.count == ((w + 3) / 4) * ((h + 3) / 4) * 16)
+                let ours = try UASTCDecoder.decode(blocks, width: w, height: h)
+                t.write("out.ktx2", bytes)
+                try Self.run(["transcode", t.path + "/out.ktx2", "rgba8", t.path + "/rgba"])
+                let rgba = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/rgba")))
+                #expect(rgba == ours, "\(w)×\(h) \(quality) alpha \(alpha)")
+                // (The 5×3 image is one block of three crossing gradients: no single line holds it.)
+                let own = Self.psnr(ours, pixels)
+                #expect(w < 37 || own > 33, "\(w)×\(h): \(own) dB")
+                if w == 64 {
+                    // The transcoder's BC7 and ETC2 (decoded by texture2ddecoder) of this file, and
+                    // of basisu's own UASTC of the image (effort 2), measured here.
+                    t.write("in.rgba", pixels)
+                    try Self.run(["encode-ktx2", t.path + "/in.rgba", "\(w)", "\(h)", "2", t.path + "/basisu.ktx2"])
+                    for target in ["bc7", "etc2"] {
+                        func transcoded(_ file: String) throws -> Double {
+                            try Self.run(["transcode", t.path + "/" + file, target, t.path + "/" + target])
+                            let data = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/" + target)))
+                            // ETC2 with an EAC alpha block when the file says RGBA (16 bytes a block).
+                            let decoder = target == "bc7" ? "bc7" : data.count == w * h ? "etc2a8" : "etc2"
+                            return Self.psnr(try BCTests.reference(data, decoder: decoder, w, h), pixels)
+                        }
+                        let ours = try transcoded("out.ktx2")
+                        let theirs = try transcoded("basisu.ktx2")
+                        print(
+                            "uastc \(quality) alpha \(alpha): own \(own) dB; \(target): \(ours) dB, basisu's \(theirs)")
+                        #expect(ours > theirs - 6, "\(target): \(ours) dB, basisu's \(theirs)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Mode 8 by hand (the spec's bit layout: code 10111 in the low five bits, then R, G, B, A
+    /// bytes): every texel that color, whatever the hint bits above.
+    @Test func aSolidBlockIsItsColor() throws {
+        var bits: UInt128 = 23
+        bits |= UInt128(200) << 5 | UInt128(100) << 13 | UInt128(7) << 21 | UInt128(255) << 29
+        bits |= UInt128(0x1F_FFFF) << 37  // hints, all ones
+        let block = (0..<16).map { UInt8(truncatingIfNeeded: bits >> UInt128(8 * $0)) }
+        let d = try UASTCDecoder.decode(block, width: 4, height: 4)
+        #expect(d == [UInt8]((0..<16).flatMap { _ in [200, 100, 7, 255] }))
+        // texpipe's encoder writes a one-color block as mode 8.
+        let ours = try UASTCDecoder.decode(
+            UASTC.blocks([UInt8]((0..<16).flatMap { _ in [9, 250, 33, 77] }), width: 4, height: 4, quality: .medium),
+            width: 4, height: 4)
+        #expect(ours == [UInt8]((0..<16).flatMap { _ in [9, 250, 33, 77] }))
+    }
+
+    /// ASTC's color unquantization (Table C.2.13) evaluated here for a few stored values: trit
+    /// range 19 (192 levels: 6 bits and a trit), value (D 2, bits 0b101101): A = 0x1FF, B from
+    /// "fedcb000f" with f..b = 1,0,1,1,0 → 0b1_0110_0001, C = 5: T = 2·5 + 353 = 363, XOR 0x1FF =
+    /// 148, result (0x80 & 0x1FF) | 148 >> 2 = 128 | 37 = 165.
+    @Test func unquantizationFollowsTheSpec() {
+        #expect(UASTCDecoder.unquantize((2, 0b101101), range: 19) == 165)
+        #expect(UASTC.Quantizer.unquantize(2, 0b101101, radix: 3, bits: 6) == 165)
+        // Pure bits replicate: 5 bits 0b10110 → 10110101 = 181.
+        #expect(UASTCDecoder.unquantize((0, 0b10110), range: 11) == 181)
+        // Every range's values in both: the decoder's and the encoder's tables agree, and each
+        // range spans 0…255.
+        for range in [11, 13, 19, 20] {
+            let q = UASTC.Quantizer(range: range)
+            var seen = Set<Int32>()
+            for v in 0..<256 {
+                let n = q.nearest[v]
+                #expect(UASTCDecoder.unquantize((Int(n >> 16), Int((n >> 8) & 255)), range: range) == Int(n & 255))
+                seen.insert(n & 255)
+            }
+            #expect(seen.contains(0) && seen.contains(255))
+        }
+    }
+}
