@@ -35,7 +35,7 @@ import zstandard  # noqa: E402
 
 def ktx2(blocks, w, h):
     """A one-level KTX2 of UASTC blocks (vkFormat 0, DFD colour model UASTC, linear, RGBA)."""
-    dfd = struct.pack("<IIIIIIII", 44, 0, 2 | 40 << 16, 166 | 1 << 8 | 1 << 16, 3 | 3 << 8, 16, 0, 0)
+    dfd = struct.pack("<IIIIIII", 44, 0, 2 | 40 << 16, 166 | 1 << 8 | 1 << 16, 3 | 3 << 8, 16, 0)
     dfd += struct.pack("<IIII", 127 << 16 | 3 << 24, 0, 0, 0xFFFFFFFF)
     data_at = 160
     head = b"\xabKTX 20\xbb\r\n\x1a\n" + struct.pack("<IIIIIIIII", 0, 1, w, h, 0, 0, 1, 1, 0)

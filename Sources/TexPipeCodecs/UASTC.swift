@@ -27,33 +27,50 @@ package enum UASTC {
     typealias F16 = SIMD16<Float>
     typealias V16 = SIMD16<Int32>
 
-    /// A single-subset mode: its number, code, endpoint BISE range, weight bits and whether it
-    /// stores alpha.
+    /// A mode: its number, code, endpoint BISE range, weight bits, whether it stores alpha, its
+    /// subsets and planes.
     struct Mode {
         let number: Int
         let code: (Int, Int)
         let range: Int
         let weightBits: Int
         let alpha: Bool
+        var subsets = 1
+        var planes = 1
         /// Hint bits: BC1 (2, or 1 for modes 10–12), ETC1 flip, differential, two tables (8), a
         /// 5-bit ETC1 bias (not for modes 10–12), then EAC's table and multiplier with alpha.
         var short: Bool { number >= 10 && number <= 12 }
     }
     static let mode0 = Mode(number: 0, code: (1, 4), range: 19, weightBits: 4, alpha: false)
     static let mode1 = Mode(number: 1, code: (53, 6), range: 20, weightBits: 2, alpha: false)
+    static let mode2 = Mode(number: 2, code: (29, 5), range: 8, weightBits: 3, alpha: false, subsets: 2)
+    static let mode4 = Mode(number: 4, code: (19, 5), range: 12, weightBits: 2, alpha: false, subsets: 2)
     static let mode5 = Mode(number: 5, code: (11, 5), range: 20, weightBits: 3, alpha: false)
-    static let mode18 = Mode(number: 18, code: (9, 4), range: 11, weightBits: 5, alpha: false)
+    static let mode6 = Mode(number: 6, code: (27, 5), range: 18, weightBits: 2, alpha: false, planes: 2)
+    static let mode9 = Mode(number: 9, code: (15, 5), range: 8, weightBits: 2, alpha: true, subsets: 2)
     static let mode10 = Mode(number: 10, code: (2, 3), range: 13, weightBits: 4, alpha: true)
+    static let mode11 = Mode(number: 11, code: (0, 2), range: 13, weightBits: 2, alpha: true, planes: 2)
     static let mode12 = Mode(number: 12, code: (6, 3), range: 19, weightBits: 3, alpha: true)
     static let mode14 = Mode(number: 14, code: (13, 5), range: 20, weightBits: 2, alpha: true)
+    static let mode18 = Mode(number: 18, code: (9, 4), range: 11, weightBits: 5, alpha: false)
 
-    /// The modes tried per effort, opaque blocks and blocks with alpha.
+    /// The single-subset, single-plane modes tried per effort, opaque blocks and blocks with alpha.
     static func modes(_ quality: TextureSettings.Quality, opaque: Bool) -> [Mode] {
         switch (quality, opaque) {
         case (.fast, true): [mode0]
         case (.fast, false): [mode10]
         case (_, true): [mode0, mode18, mode5, mode1]
         case (_, false): [mode10, mode12, mode14]
+        }
+    }
+
+    /// Per effort: two-subset patterns fitted (the best by the subsets' spread), and the squared
+    /// error (summed over the block) above which the two-subset and dual-plane modes are tried.
+    static func search(_ quality: TextureSettings.Quality) -> (patterns: Int, enough: Int32) {
+        switch quality {
+        case .fast: (1, 16 * 3 * 16)
+        case .medium: (3, 16 * 3 * 2)
+        case .thorough: (8, 0)
         }
     }
 
@@ -124,7 +141,7 @@ package enum UASTC {
     }
 
     static let quantizers: [Int: Quantizer] = Dictionary(
-        uniqueKeysWithValues: [11, 13, 19, 20].map { ($0, Quantizer(range: $0)) })
+        uniqueKeysWithValues: [8, 11, 12, 13, 18, 19, 20].map { ($0, Quantizer(range: $0)) })
 
     /// ASTC's unquantized weights (0…64) for 1…5 bits.
     static let weightValues: [[Int32]] = (0...5).map { bits in
@@ -171,14 +188,30 @@ package enum UASTC {
 
     // MARK: Block
 
-    /// A fitted single-subset block: quantized endpoints (digit << 8 | bits, per channel and end),
-    /// their 8-bit values, each texel's weight index and the squared error.
-    struct Fit {
+    /// One line of a block: the texels of one subset (`member`, a lane mask) over some channels
+    /// (`channels`, 1 for each channel the line holds), with one weight per texel. A single-subset
+    /// block is one part; a two-subset block one per subset; a dual-plane block one per plane.
+    struct Part {
+        /// Quantized ends (digit << 8 | bits) per channel, and the 8-bit values they decode to.
         var codes = (SIMD4<Int32>(), SIMD4<Int32>())
         var ends = (SIMD4<Int32>(), SIMD4<Int32>())
+        /// Each member texel's weight index (others 0).
         var weights = V16()
         var error = Int32.max
     }
+
+    /// A block: its mode, its parts, and the pattern (two subsets) or plane-two channel.
+    struct Fit {
+        var mode = mode0
+        var parts: [Part] = []
+        var pattern = 0
+        var plane2 = 3
+        var error = Int32.max
+    }
+
+    typealias Texels = (V16, V16, V16, V16)
+    typealias Floats = (F16, F16, F16, F16)
+    static let all = V16(repeating: -1)
 
     static func encodeBlock(_ packed: V16, _ quality: TextureSettings.Quality) -> (UInt64, UInt64) {
         let x = (packed & 255, (packed &>> 8) & 255, (packed &>> 16) & 255, (packed &>> 24) & 255)
@@ -187,24 +220,97 @@ package enum UASTC {
         }
         let opaque = x.3.min() == 255
         let f = (BC7.float(x.0), BC7.float(x.1), BC7.float(x.2), BC7.float(x.3))
-        let channels = opaque ? 3 : 4
-        let line = principalLine(f, channels)
-        var best = (fit: Fit(), mode: mode0)
+        let channels = opaque ? SIMD4<Int32>(1, 1, 1, 0) : SIMD4<Int32>(1, 1, 1, 1)
+        let refine = quality == .fast ? 1 : 2
+        let line = principalLine(f, channels, all)
+        var best = Fit()
         for mode in modes(quality, opaque: opaque) {
-            let fit = fitMode(x, f, channels, mode, line, refine: quality == .fast ? 1 : 2)
-            if fit.error < best.fit.error { best = (fit, mode) }
+            let part = fitPart(x, f, channels, all, mode, line, refine: refine)
+            if part.error < best.error { best = Fit(mode: mode, parts: [part], error: part.error) }
         }
-        return pack(best.fit, best.mode, x, f, opaque: opaque, quality)
+        let (patterns, enough) = search(quality)
+        if best.error > enough {
+            // Two subsets: the patterns whose subsets spread least about their means.
+            for pattern in ranked(f, channels, count: patterns) {
+                let lanes = patternLanes[pattern]
+                for mode in opaque ? [mode2, mode4] : [mode9] where best.error > 0 {
+                    var parts: [Part] = []
+                    var error: Int32 = 0
+                    for s in 0..<2 {
+                        let member = lanes.equals(Int32(s))
+                        let p = fitPart(
+                            x, f, channels, member, mode, principalLine(f, channels, member), refine: refine)
+                        error &+= p.error
+                        parts.append(p)
+                    }
+                    if error < best.error { best = Fit(mode: mode, parts: parts, pattern: pattern, error: error) }
+                }
+            }
+            // Two planes: alpha on its own (mode 11), or for an opaque block one color channel
+            // (mode 6).
+            for plane2 in opaque ? [0, 1, 2] : [3] where best.error > 0 {
+                let mode = opaque ? mode6 : mode11
+                var one = channels
+                one[plane2] = 0
+                var two = SIMD4<Int32>()
+                two[plane2] = 1
+                let a = fitPart(x, f, one, all, mode, principalLine(f, one, all), refine: refine)
+                if a.error >= best.error { continue }
+                let b = fitPart(x, f, two, all, mode, principalLine(f, two, all), refine: refine)
+                let error = a.error &+ b.error
+                if error < best.error { best = Fit(mode: mode, parts: [a, b], plane2: plane2, error: error) }
+            }
+        }
+        return pack(best, x, opaque: opaque)
     }
 
-    /// The segment through the texels' mean along their principal axis (power iteration on the
-    /// covariance), covering every texel's projection.
-    static func principalLine(_ f: (F16, F16, F16, F16), _ channels: Int) -> (SIMD4<Float>, SIMD4<Float>) {
-        let mean = SIMD4<Float>(f.0.sum(), f.1.sum(), f.2.sum(), channels == 4 ? f.3.sum() : 0) / 16
-        let d = (f.0 - mean[0], f.1 - mean[1], f.2 - mean[2], channels == 4 ? f.3 - mean[3] : F16())
-        let ds = [d.0, d.1, d.2, d.3]
+    /// The 30 two-subset patterns as lanes (0 or 1 per texel).
+    static let patternLanes: [V16] = UASTCDecoder.patterns2.map { p in
+        var v = V16()
+        for i in 0..<16 { v[i] = Int32(p[i]) }
+        return v
+    }
+
+    /// The `count` patterns whose two subsets spread least about their own means (squared
+    /// distances summed over the channels): a split along the block's colors.
+    static func ranked(_ f: Floats, _ channels: SIMD4<Int32>, count: Int) -> [Int] {
+        var scores: [(Float, Int)] = []
+        scores.reserveCapacity(30)
+        let fs = [f.0, f.1, f.2, f.3]
+        for (k, lanes) in patternLanes.enumerated() {
+            let one = F16.ones(lanes.equals(1))
+            let zero = 1 - one
+            let n1 = one.sum()
+            let n0 = 16 - n1
+            var score: Float = 0
+            for c in 0..<4 where channels[c] != 0 {
+                let v = fs[c]
+                let (s0, s1) = ((v * zero).sum(), (v * one).sum())
+                score += (v * v).sum() - s0 * s0 / max(n0, 1) - s1 * s1 / max(n1, 1)
+            }
+            scores.append((score, k))
+        }
+        scores.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
+        return scores.prefix(count).map(\.1)
+    }
+
+    /// The segment through the member texels' mean along their principal axis (power iteration
+    /// on the covariance of the channels given), covering every member's projection.
+    static func principalLine(_ f: Floats, _ channels: SIMD4<Int32>, _ member: V16) -> (SIMD4<Float>, SIMD4<Float>) {
+        let m = F16.ones(member)
+        let n = max(1, m.sum())
+        let fs = [f.0, f.1, f.2, f.3]
+        var mean = SIMD4<Float>()
+        for c in 0..<4 where channels[c] != 0 { mean[c] = (fs[c] * m).sum() / n }
+        var d = [F16](repeating: F16(), count: 4)
+        for c in 0..<4 where channels[c] != 0 { d[c] = (fs[c] - mean[c]) * m }
         var cov = [[Float]](repeating: [0, 0, 0, 0], count: 4)
-        for i in 0..<4 { for j in i..<4 { cov[i][j] = (ds[i] * ds[j]).sum(); cov[j][i] = cov[i][j] } }
+        for i in 0..<4 {
+            for j in i..<4 {
+                cov[i][j] = (d[i] * d[j]).sum()
+                cov[j][i] = cov[i][j]
+            }
+        }
         // Start from the channel of largest spread.
         var axis = SIMD4<Float>()
         let start = (0..<4).max { cov[$0][$0] < cov[$1][$1] }!
@@ -212,90 +318,93 @@ package enum UASTC {
         for _ in 0..<4 {
             var next = SIMD4<Float>()
             for i in 0..<4 { for j in 0..<4 { next[i] += cov[i][j] * axis[j] } }
-            let n = (next * next).sum().squareRoot()
-            if n < 1e-9 { break }
-            axis = next / n
+            let norm = (next * next).sum().squareRoot()
+            if norm < 1e-9 { break }
+            axis = next / norm
         }
-        var t: F16 = d.0 * axis[0]
-        t += d.1 * axis[1]
-        t += d.2 * axis[2]
-        t += d.3 * axis[3]
-        return (mean + axis * t.min(), mean + axis * t.max())
+        var t: F16 = d[0] * axis[0]
+        t += d[1] * axis[1]
+        t += d[2] * axis[2]
+        t += d[3] * axis[3]
+        // Extremes over the members only.
+        let big = F16(repeating: 1e9)
+        let low = t.choosing(big, where: ~member).min()
+        let high = t.choosing(-big, where: ~member).max()
+        return (mean + axis * low, mean + axis * high)
     }
 
-    /// One mode's block from a line: endpoints quantized, weights picked, then `refine` rounds of
-    /// least squares while the error falls.
-    static func fitMode(
-        _ x: (V16, V16, V16, V16), _ f: (F16, F16, F16, F16), _ channels: Int, _ mode: Mode,
+    /// One part from a line: ends quantized, weights picked, then `refine` rounds of least squares
+    /// while the error falls.
+    static func fitPart(
+        _ x: Texels, _ f: Floats, _ channels: SIMD4<Int32>, _ member: V16, _ mode: Mode,
         _ line: (SIMD4<Float>, SIMD4<Float>), refine: Int
-    ) -> Fit {
+    ) -> Part {
         let q = quantizers[mode.range]!
-        var best = evaluate(x, channels, mode, q, line.0, line.1)
+        var best = evaluate(x, channels, member, mode, q, line.0, line.1)
         for _ in 0..<refine {
-            guard best.error > 0, let next = leastSquares(f, channels, best.weights, mode.weightBits) else { break }
-            let fit = evaluate(x, channels, mode, q, next.0, next.1)
-            if fit.error >= best.error { break }
-            best = fit
+            guard best.error > 0, let next = leastSquares(f, channels, member, best.weights, mode.weightBits) else {
+                break
+            }
+            let part = evaluate(x, channels, member, mode, q, next.0, next.1)
+            if part.error >= best.error { break }
+            best = part
         }
         return best
     }
 
-    /// Endpoints quantized to the nearest stored values, each texel's nearest palette entry (the
-    /// exact ASTC interpolation), and the squared error.
+    /// Ends quantized to the nearest stored values, each member texel's nearest palette entry (the
+    /// exact ASTC interpolation), and the squared error over the members and channels.
     static func evaluate(
-        _ x: (V16, V16, V16, V16), _ channels: Int, _ mode: Mode, _ q: Quantizer, _ a: SIMD4<Float>,
+        _ x: Texels, _ channels: SIMD4<Int32>, _ member: V16, _ mode: Mode, _ q: Quantizer, _ a: SIMD4<Float>,
         _ b: SIMD4<Float>
-    ) -> Fit {
-        var fit = Fit()
-        for c in 0..<4 {
-            let va = c < channels ? Int(min(255, max(0, a[c] + 0.5))) : 255
-            let vb = c < channels ? Int(min(255, max(0, b[c] + 0.5))) : 255
-            let na = q.nearest[va]
-            let nb = q.nearest[vb]
-            fit.codes.0[c] = na >> 8
-            fit.codes.1[c] = nb >> 8
-            fit.ends.0[c] = c < channels ? na & 255 : 255
-            fit.ends.1[c] = c < channels ? nb & 255 : 255
+    ) -> Part {
+        var part = Part()
+        for c in 0..<4 where channels[c] != 0 {
+            let na = q.nearest[Int(min(255, max(0, a[c] + 0.5)))]
+            let nb = q.nearest[Int(min(255, max(0, b[c] + 0.5)))]
+            part.codes.0[c] = na >> 8
+            part.codes.1[c] = nb >> 8
+            part.ends.0[c] = na & 255
+            part.ends.1[c] = nb & 255
         }
-        let l = fit.ends.0 &* 257
-        let h = fit.ends.1 &* 257
+        let l = part.ends.0 &* 257
+        let h = part.ends.1 &* 257
         var bestError = V16(repeating: Int32.max)
         var bestIndex = V16()
-        let values = weightValues[mode.weightBits]
-        for (k, w) in values.enumerated() {
+        let xs = [x.0, x.1, x.2, x.3]
+        for (k, w) in weightValues[mode.weightBits].enumerated() {
             let p = ((l &* (64 &- w) &+ h &* w &+ 32) &>> 6) &>> 8
-            let dr = x.0 &- p[0]
-            let dg = x.1 &- p[1]
-            let db = x.2 &- p[2]
-            var e = dr &* dr &+ dg &* dg &+ db &* db
-            if channels == 4 {
-                let da = x.3 &- p[3]
-                e = e &+ da &* da
+            var e = V16()
+            for c in 0..<4 where channels[c] != 0 {
+                let d = xs[c] &- p[c]
+                e = e &+ d &* d
             }
             let better = e.below(bestError)
             bestError = bestError.choosing(e, where: better)
             bestIndex = bestIndex.choosing(V16(repeating: Int32(k)), where: better)
         }
-        fit.weights = bestIndex
-        fit.error = bestError.wrappedSum()
-        return fit
+        part.weights = bestIndex & member
+        part.error = (bestError & member).wrappedSum()
+        return part
     }
 
-    /// Endpoints minimising the squared error for these weights, per channel; nil when every
-    /// texel has the same weight.
-    static func leastSquares(_ f: (F16, F16, F16, F16), _ channels: Int, _ indices: V16, _ bits: Int) -> (
-        SIMD4<Float>, SIMD4<Float>
-    )? {
+    /// Ends minimising the squared error of the member texels for these weights, per channel;
+    /// nil when every member has the same weight.
+    static func leastSquares(
+        _ f: Floats, _ channels: SIMD4<Int32>, _ member: V16, _ indices: V16, _ bits: Int
+    ) -> (SIMD4<Float>, SIMD4<Float>)? {
         let values = weightValues[bits]
+        let m = F16.ones(member)
         var w = F16()
         for i in 0..<16 { w[i] = Float(values[Int(indices[i])]) / 64 }
-        let u = 1 - w
+        let u = (1 - w) * m
+        w *= m
         let (aa, ab, bb) = ((u * u).sum(), (u * w).sum(), (w * w).sum())
         let det = aa * bb - ab * ab
         guard abs(det) > 1e-6 else { return nil }
         var e0 = SIMD4<Float>()
         var e1 = SIMD4<Float>()
-        for (c, v) in [f.0, f.1, f.2, f.3].enumerated() where c < channels {
+        for (c, v) in [f.0, f.1, f.2, f.3].enumerated() where channels[c] != 0 {
             let (d0, d1) = ((u * v).sum(), (w * v).sum())
             e0[c] = (bb * d0 - ab * d1) / det
             e1[c] = (aa * d1 - ab * d0) / det
@@ -305,24 +414,36 @@ package enum UASTC {
 
     // MARK: Packing
 
-    /// The block's 128 bits: mode code, hints, endpoints (trits or quints packed first, then the
-    /// bits), then the weights with the first texel's top bit implied 0 (the ends swapped and the
-    /// weights mirrored where it is 1).
-    static func pack(
-        _ fit: Fit, _ mode: Mode, _ x: (V16, V16, V16, V16), _ f: (F16, F16, F16, F16), opaque: Bool,
-        _ quality: TextureSettings.Quality
-    ) -> (UInt64, UInt64) {
-        var fit = fit
+    /// The block's 128 bits: mode code, hints, the plane-two channel (dual-plane RGB modes), the
+    /// pattern (two subsets), the endpoints (subset by subset, r0 r1 g0 g1 b0 b1 (a0 a1); trits or
+    /// quints packed first, then the bits), then the weights texel by texel (both planes' in
+    /// turn), each subset's anchor texel one bit short — its top bit implied 0, the subset's (or
+    /// plane's) ends swapped and weights mirrored where it would be 1.
+    static func pack(_ fit: Fit, _ x: Texels, opaque: Bool) -> (UInt64, UInt64) {
+        let mode = fit.mode
+        var parts = fit.parts
         let top = Int32((1 << mode.weightBits) - 1)
-        if fit.weights[0] > top / 2 {
-            fit.codes = (fit.codes.1, fit.codes.0)
-            fit.ends = (fit.ends.1, fit.ends.0)
-            fit.weights = V16(repeating: top) &- fit.weights
+        let anchors = mode.subsets == 2 ? UASTCDecoder.anchors2[fit.pattern] : [0]
+        let lanes = mode.subsets == 2 ? patternLanes[fit.pattern] : V16()
+        for (k, anchor) in anchors.enumerated() {
+            // Subset k's part (two subsets), or each plane's part at texel 0.
+            for p in (mode.subsets == 2 ? [k] : Array(parts.indices)) where parts[p].weights[anchor] > top / 2 {
+                parts[p].codes = (parts[p].codes.1, parts[p].codes.0)
+                parts[p].ends = (parts[p].ends.1, parts[p].ends.0)
+                let member = mode.subsets == 2 ? lanes.equals(Int32(k)) : all
+                parts[p].weights = parts[p].weights.choosing(V16(repeating: top) &- parts[p].weights, where: member)
+            }
+        }
+        // Per subset, the ends of each channel (a dual-plane block's plane-two channel from its
+        // second part).
+        func codes(_ s: Int, _ c: Int) -> (Int32, Int32) {
+            let p = mode.planes == 2 && c == fit.plane2 ? parts[1] : parts[mode.subsets == 2 ? s : 0]
+            return (p.codes.0[c], p.codes.1[c])
         }
         var w = BC7.BitWriter()
         w.write(Int32(mode.code.0), mode.code.1)
         // Hints, from the block as it decodes.
-        let decoded = decode(fit, mode)
+        let decoded = decode(parts, fit, lanes)
         let etc = etc1Hints(decoded)
         w.write(0, mode.short ? 1 : 2)  // BC1 hints: clear
         w.write(etc.flip, 1)
@@ -331,17 +452,22 @@ package enum UASTC {
         w.write(etc.table2, 3)
         // ETC1 bias: none (13: each channel's digit in base 3 is 1, "add 0").
         if !mode.short { w.write(13, 5) }
-        if mode.alpha { w.write(eacHint(decoded.3, quality), 8) }
-        // Endpoints in the spec's order: r0 r1 g0 g1 b0 b1 (a0 a1).
-        let count = mode.alpha ? 8 : 6
+        if mode.alpha { w.write(eacHint(decoded.3), 8) }
+        if mode.planes == 2 && !mode.alpha { w.write(Int32(fit.plane2), 2) }
+        if mode.planes == 2 && mode.alpha { w.write(3, 2) }
+        if mode.subsets == 2 { w.write(Int32(fit.pattern), 5) }
         var digits: [Int32] = []
         var lows: [Int32] = []
-        for c in 0..<(count / 2) {
-            for e in [fit.codes.0[c], fit.codes.1[c]] {
-                digits.append(e >> 8)
-                lows.append(e & 255)
+        for s in 0..<mode.subsets {
+            for c in 0..<(mode.alpha ? 4 : 3) {
+                let (e0, e1) = codes(s, c)
+                for e in [e0, e1] {
+                    digits.append(e >> 8)
+                    lows.append(e & 255)
+                }
             }
         }
+        let count = digits.count
         let q = quantizers[mode.range]!
         if q.radix > 1 {
             let per = q.radix == 3 ? 5 : 3
@@ -356,21 +482,34 @@ package enum UASTC {
             }
         }
         for low in lows { w.write(low, q.bits) }
-        for i in 0..<16 { w.write(fit.weights[i], mode.weightBits - (i == 0 ? 1 : 0)) }
+        // A single-subset block's weights are its part's (plane two's from the second part); two
+        // subsets' the union of their parts' (each zero outside its members).
+        let plane0 = mode.subsets == 2 ? parts[0].weights | parts[1].weights : parts[0].weights
+        for i in 0..<16 {
+            let bits = mode.weightBits - (anchors.contains(i) ? 1 : 0)
+            w.write(plane0[i], bits)
+            if mode.planes == 2 { w.write(parts[1].weights[i], bits) }
+        }
         return (w.lo, w.hi)
     }
 
-    /// The texels a fit decodes to (channels as lanes).
-    static func decode(_ fit: Fit, _ mode: Mode) -> (V16, V16, V16, V16) {
-        let values = weightValues[mode.weightBits]
-        var w = V16()
-        for i in 0..<16 { w[i] = values[Int(fit.weights[i])] }
+    /// The texels a block decodes to (channels as lanes).
+    static func decode(_ parts: [Part], _ fit: Fit, _ lanes: V16) -> Texels {
+        let values = weightValues[fit.mode.weightBits]
         func channel(_ c: Int) -> V16 {
-            let l = V16(repeating: fit.ends.0[c] * 257)
-            let h = V16(repeating: fit.ends.1[c] * 257)
-            return ((l &* (64 &- w) &+ h &* w &+ 32) &>> 6) &>> 8
+            if c == 3 && !fit.mode.alpha { return V16(repeating: 255) }
+            var out = V16()
+            for i in 0..<16 {
+                let p =
+                    fit.mode.planes == 2
+                    ? parts[c == fit.plane2 ? 1 : 0] : parts[fit.mode.subsets == 2 ? Int(lanes[i]) : 0]
+                let w = values[Int(p.weights[i])]
+                let (l, h) = (p.ends.0[c] * 257, p.ends.1[c] * 257)
+                out[i] = ((l * (64 - w) + h * w + 32) >> 6) >> 8
+            }
+            return out
         }
-        return (channel(0), channel(1), channel(2), mode.alpha ? channel(3) : V16(repeating: 255))
+        return (channel(0), channel(1), channel(2), channel(3))
     }
 
     /// ETC1's flip, differential bit and the subblocks' intensity tables for these texels:
@@ -392,8 +531,8 @@ package enum UASTC {
 
     /// EAC's table (low four bits) and multiplier (high four) for the alpha values: texpipe's own
     /// EAC search.
-    static func eacHint(_ a: V16, _ quality: TextureSettings.Quality) -> Int32 {
-        let block = ETC.eacBlock(BC7.float(a), r11: false, ETC.Effort.of(quality))
+    static func eacHint(_ a: V16) -> Int32 {
+        let block = ETC.eacBlock(BC7.float(a), r11: false, ETC.Effort.of(.medium))
         let multiplier = Int32((block >> 52) & 15)
         let table = Int32((block >> 48) & 15)
         return table | multiplier << 4

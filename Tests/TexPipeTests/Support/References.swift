@@ -21,6 +21,7 @@ enum Reference {
             ("python3 rectpack", Python.has("rectpack")), ("python3 jsonschema", Python.has("jsonschema")),
             ("astcenc", ASTCTool.available), ("ImageMagick's composite", imageMagickComposite),
             ("pngcheck", FileManager.default.isExecutableFile(atPath: "/usr/bin/pngcheck")),
+            ("python3 alktx2", Python.has("alktx2")), ("python3 opengl_basisu", Python.has("opengl_basisu")),
         ]
     }
 }
