@@ -89,7 +89,7 @@ def main():
     print("| encoder | MP/s (1 core) | mean PSNR | worst PSNR | BC7 transcode mean | ETC2 transcode mean | zstd-19 bytes |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     z = zstandard.ZstdCompressor(level=19)
-    rows = [("basisu effort " + e, "basisu", int(e)) for e in args.efforts.split(",")]
+    rows = [("basisu effort " + e, "basisu", int(e)) for e in args.efforts.split(",") if e]
     rows += [("texpipe " + q, "texpipe", q) for q in args.qualities.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         for name, kind, setting in rows:

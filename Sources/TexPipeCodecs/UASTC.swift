@@ -299,33 +299,33 @@ package enum UASTC {
     static func principalLine(_ f: Floats, _ channels: SIMD4<Int32>, _ member: V16) -> (SIMD4<Float>, SIMD4<Float>) {
         let m = F16.ones(member)
         let n = max(1, m.sum())
-        let fs = [f.0, f.1, f.2, f.3]
-        var mean = SIMD4<Float>()
-        for c in 0..<4 where channels[c] != 0 { mean[c] = (fs[c] * m).sum() / n }
-        var d = [F16](repeating: F16(), count: 4)
-        for c in 0..<4 where channels[c] != 0 { d[c] = (fs[c] - mean[c]) * m }
-        var cov = [[Float]](repeating: [0, 0, 0, 0], count: 4)
-        for i in 0..<4 {
-            for j in i..<4 {
-                cov[i][j] = (d[i] * d[j]).sum()
-                cov[j][i] = cov[i][j]
-            }
-        }
+        let on = SIMD4<Float>(channels)
+        let mean = SIMD4<Float>((f.0 * m).sum(), (f.1 * m).sum(), (f.2 * m).sum(), (f.3 * m).sum()) / n * on
+        let d = (
+            (f.0 - mean[0]) * m * on[0], (f.1 - mean[1]) * m * on[1], (f.2 - mean[2]) * m * on[2],
+            (f.3 - mean[3]) * m * on[3]
+        )
+        // The covariance, row by row.
+        let r0 = SIMD4<Float>((d.0 * d.0).sum(), (d.0 * d.1).sum(), (d.0 * d.2).sum(), (d.0 * d.3).sum())
+        let r1 = SIMD4<Float>(r0[1], (d.1 * d.1).sum(), (d.1 * d.2).sum(), (d.1 * d.3).sum())
+        let r2 = SIMD4<Float>(r0[2], r1[2], (d.2 * d.2).sum(), (d.2 * d.3).sum())
+        let r3 = SIMD4<Float>(r0[3], r1[3], r2[3], (d.3 * d.3).sum())
         // Start from the channel of largest spread.
+        let diagonal = SIMD4<Float>(r0[0], r1[1], r2[2], r3[3])
+        var start = 0
+        for c in 1..<4 where diagonal[c] > diagonal[start] { start = c }
         var axis = SIMD4<Float>()
-        let start = (0..<4).max { cov[$0][$0] < cov[$1][$1] }!
         axis[start] = 1
         for _ in 0..<4 {
-            var next = SIMD4<Float>()
-            for i in 0..<4 { for j in 0..<4 { next[i] += cov[i][j] * axis[j] } }
+            let next = SIMD4<Float>((r0 * axis).sum(), (r1 * axis).sum(), (r2 * axis).sum(), (r3 * axis).sum())
             let norm = (next * next).sum().squareRoot()
             if norm < 1e-9 { break }
             axis = next / norm
         }
-        var t: F16 = d[0] * axis[0]
-        t += d[1] * axis[1]
-        t += d[2] * axis[2]
-        t += d[3] * axis[3]
+        var t: F16 = d.0 * axis[0]
+        t += d.1 * axis[1]
+        t += d.2 * axis[2]
+        t += d.3 * axis[3]
         // Extremes over the members only.
         let big = F16(repeating: 1e9)
         let low = t.choosing(big, where: ~member).min()
@@ -371,14 +371,19 @@ package enum UASTC {
         let h = part.ends.1 &* 257
         var bestError = V16(repeating: Int32.max)
         var bestIndex = V16()
-        let xs = [x.0, x.1, x.2, x.3]
-        for (k, w) in weightValues[mode.weightBits].enumerated() {
+        // Channels not in the part contribute nothing: their palette value is the texel's own.
+        let on = 0 &- channels
+        for k in 0..<(1 << mode.weightBits) {
+            let w = weightValues[mode.weightBits][k]
             let p = ((l &* (64 &- w) &+ h &* w &+ 32) &>> 6) &>> 8
-            var e = V16()
-            for c in 0..<4 where channels[c] != 0 {
-                let d = xs[c] &- p[c]
-                e = e &+ d &* d
-            }
+            let d0 = x.0 &- p[0]
+            let d1 = x.1 &- p[1]
+            let d2 = x.2 &- p[2]
+            let d3 = x.3 &- p[3]
+            var e = (d0 &* d0) & V16(repeating: on[0])
+            e = e &+ ((d1 &* d1) & V16(repeating: on[1]))
+            e = e &+ ((d2 &* d2) & V16(repeating: on[2]))
+            e = e &+ ((d3 &* d3) & V16(repeating: on[3]))
             let better = e.below(bestError)
             bestError = bestError.choosing(e, where: better)
             bestIndex = bestIndex.choosing(V16(repeating: Int32(k)), where: better)
@@ -404,11 +409,11 @@ package enum UASTC {
         guard abs(det) > 1e-6 else { return nil }
         var e0 = SIMD4<Float>()
         var e1 = SIMD4<Float>()
-        for (c, v) in [f.0, f.1, f.2, f.3].enumerated() where channels[c] != 0 {
-            let (d0, d1) = ((u * v).sum(), (w * v).sum())
-            e0[c] = (bb * d0 - ab * d1) / det
-            e1[c] = (aa * d1 - ab * d0) / det
-        }
+        let d0 = SIMD4<Float>((u * f.0).sum(), (u * f.1).sum(), (u * f.2).sum(), (u * f.3).sum())
+        let d1 = SIMD4<Float>((w * f.0).sum(), (w * f.1).sum(), (w * f.2).sum(), (w * f.3).sum())
+        let on = SIMD4<Float>(channels)
+        e0 = (bb * d0 - ab * d1) / det * on
+        e1 = (aa * d1 - ab * d0) / det * on
         return (e0, e1)
     }
 
@@ -496,18 +501,25 @@ package enum UASTC {
     /// The texels a block decodes to (channels as lanes).
     static func decode(_ parts: [Part], _ fit: Fit, _ lanes: V16) -> Texels {
         let values = weightValues[fit.mode.weightBits]
+        func weights(_ p: Part) -> V16 {
+            var w = V16()
+            for i in 0..<16 { w[i] = values[Int(p.weights[i])] }
+            return w
+        }
+        let w0 = weights(parts[0])
+        let w1 = parts.count > 1 ? weights(parts[1]) : w0
+        func from(_ p: Part, _ w: V16, _ c: Int) -> V16 {
+            let l = V16(repeating: p.ends.0[c] * 257)
+            let h = V16(repeating: p.ends.1[c] * 257)
+            return ((l &* (64 &- w) &+ h &* w &+ 32) &>> 6) &>> 8
+        }
         func channel(_ c: Int) -> V16 {
             if c == 3 && !fit.mode.alpha { return V16(repeating: 255) }
-            var out = V16()
-            for i in 0..<16 {
-                let p =
-                    fit.mode.planes == 2
-                    ? parts[c == fit.plane2 ? 1 : 0] : parts[fit.mode.subsets == 2 ? Int(lanes[i]) : 0]
-                let w = values[Int(p.weights[i])]
-                let (l, h) = (p.ends.0[c] * 257, p.ends.1[c] * 257)
-                out[i] = ((l * (64 - w) + h * w + 32) >> 6) >> 8
+            if fit.mode.planes == 2 { return c == fit.plane2 ? from(parts[1], w1, c) : from(parts[0], w0, c) }
+            if fit.mode.subsets == 2 {
+                return from(parts[0], w0, c).choosing(from(parts[1], w1, c), where: lanes.equals(1))
             }
-            return out
+            return from(parts[0], w0, c)
         }
         return (channel(0), channel(1), channel(2), channel(3))
     }
@@ -538,33 +550,52 @@ package enum UASTC {
         return table | multiplier << 4
     }
 
+    /// For mode 8's ETC1 hints, per (differential first, then individual; table; selector in
+    /// basisu's order −b, −a, +a, +b) and 8-bit value: the base (5 or 4 bits) whose expansion plus
+    /// the modifier, clamped, is nearest the value (the lowest on a tie), as error << 8 | base.
+    static let solidETC1: [UInt32] = {
+        let tables: [(Int, Int)] = [(2, 8), (5, 17), (9, 29), (13, 42), (18, 60), (24, 80), (33, 106), (47, 183)]
+        var out = [UInt32](repeating: 0, count: 2 * 8 * 4 * 256)
+        for d in 0..<2 {
+            let bits = d == 0 ? 5 : 4
+            for (t, (a, b)) in tables.enumerated() {
+                for (sel, m) in [-b, -a, a, b].enumerated() {
+                    for c in 0..<256 {
+                        var e = (Int.max, 0)
+                        for v in 0..<(1 << bits) {
+                            let x = bits == 5 ? (v << 3) | (v >> 2) : (v << 4) | v
+                            let diff = min(255, max(0, x + m)) - c
+                            if diff * diff < e.0 { e = (diff * diff, v) }
+                        }
+                        out[((d * 8 + t) * 4 + sel) * 256 + c] = UInt32(e.0 << 8 | e.1)
+                    }
+                }
+            }
+        }
+        return out
+    }()
+
     /// Mode 8: the color, then ETC1's hints for it — differential bit, intensity table,
     /// selector and the 5-bit (differential) or 4-bit base — chosen for the least error.
     static func solid(_ c: SIMD4<Int32>) -> (UInt64, UInt64) {
         var w = BC7.BitWriter()
         w.write(23, 5)
         for k in 0..<4 { w.write(c[k], 8) }
-        // Intensity modifiers, selectors 0…3 (basisu's order: −b, −a, +a, +b).
-        let tables: [(Int32, Int32)] = [(2, 8), (5, 17), (9, 29), (13, 42), (18, 60), (24, 80), (33, 106), (47, 183)]
         var best = (error: Int32.max, d: Int32(1), table: Int32(0), selector: Int32(0), base: SIMD3<Int32>())
-        for d in [Int32(1), 0] {
-            let bits: Int32 = d == 1 ? 5 : 4
-            for (t, (a, b)) in tables.enumerated() {
-                for (s, m) in [-b, -a, a, b].enumerated() {
-                    var base = SIMD3<Int32>()
-                    var error: Int32 = 0
-                    for k in 0..<3 {
-                        var e = (Int32.max, Int32(0))
-                        for v in 0..<(Int32(1) << bits) {
-                            let x = bits == 5 ? (v << 3) | (v >> 2) : (v << 4) | v
-                            let y = min(255, max(0, x + m))
-                            let diff = y - c[k]
-                            if diff * diff < e.0 { e = (diff * diff, v) }
+        solidETC1.withUnsafeBufferPointer { table in
+            for d in 0..<2 {
+                for t in 0..<8 {
+                    for sel in 0..<4 {
+                        let at = ((d * 8 + t) * 4 + sel) * 256
+                        let (r, g, b) = (table[at + Int(c[0])], table[at + Int(c[1])], table[at + Int(c[2])])
+                        let error = Int32((r >> 8) + (g >> 8) + (b >> 8))
+                        if error < best.error {
+                            best = (
+                                error, Int32(1 - d), Int32(t), Int32(sel),
+                                SIMD3(Int32(r & 255), Int32(g & 255), Int32(b & 255))
+                            )
                         }
-                        error += e.0
-                        base[k] = e.1
                     }
-                    if error < best.error { best = (error, d, Int32(t), Int32(s), base) }
                 }
             }
         }
