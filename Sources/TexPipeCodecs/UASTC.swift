@@ -69,7 +69,7 @@ package enum UASTC {
     static func search(_ quality: TextureSettings.Quality) -> (patterns: Int, enough: Int32) {
         switch quality {
         case .fast: (1, 16 * 3 * 16)
-        case .medium: (3, 16 * 3 * 2)
+        case .medium: (2, 16 * 3 * 4)
         case .thorough: (8, 0)
         }
     }
