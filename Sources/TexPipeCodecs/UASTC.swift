@@ -8,13 +8,17 @@ internal import TexPipePixels
 ///   weights), 5 (256 levels, 3-bit weights) and 1 (256 levels, 2 bits) for opaque blocks; RGBA
 ///   10 (48 levels, 4 bits), 12 (192 levels, 3 bits) and 14 (256 levels, 2 bits) for the others —
 ///   each a line along the texels' principal axis, endpoints quantized to the mode's range, each
-///   texel's nearest weight, then least squares on the weights.
+///   texel's nearest weight, then least squares on the weights;
+/// - where that is above the effort's bound: the two-subset modes 2 and 4 (opaque) and 9 (alpha),
+///   a line per subset, over the patterns whose subsets spread least; and the dual-plane modes 6
+///   (one color channel on its own weights) and 11 (alpha on its own).
 ///
 /// Every block carries the transcoding hints the spec defines, so the transcoder's other outputs
 /// are good too: ETC1's flip, differential bit and intensity tables (and for mode 8 its base
 /// color and selector) from texpipe's own ETC1 search on the block as decoded; EAC's table and
 /// multiplier for blocks with alpha; BC1's hints are left clear (the transcoder then encodes BC1
-/// from the decoded texels). Two- and three-subset and dual-plane modes are not written yet.
+/// from the decoded texels). Not written: the three-subset mode 3, mode 7, the luminance-alpha
+/// modes 15–17 and dual-plane 13.
 package enum UASTC {
     /// One level's UASTC blocks, on the calling thread (the benchmark's entry; the texture writer
     /// lends cores through `TextureEncoder`).
