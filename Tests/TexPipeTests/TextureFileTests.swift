@@ -54,6 +54,22 @@ struct TextureFileTests {
         #expect(Self.message(try Self.valid(.bc1, container: .dds)) == "ok")
     }
 
+    /// A vkFormat of 0 (VK_FORMAT_UNDEFINED) is named by the descriptor: colour model 166 is UASTC,
+    /// its transfer function (byte 14 of the descriptor: 2 sRGB, 1 linear) the colour space; another
+    /// model (ETC1S, 163) is no format texpipe writes.
+    @Test func uastcIsNamedByItsDescriptor() throws {
+        let good = try Self.valid(.uastc, container: .ktx2)
+        let file = try TextureFile(good)
+        #expect(file.format == .uastc && file.srgb && Self.message(good) == "ok")
+        let dfd = Int(good[48]) | Int(good[49]) << 8
+        var linear = good
+        linear[dfd + 14] = 1
+        #expect(try TextureFile(linear).srgb == false)
+        var etc1s = good
+        etc1s[dfd + 12] = 163
+        #expect(Self.message(etc1s) == "KTX2 vkFormat 0 with DFD colour model 163 is not one texpipe writes")
+    }
+
     /// Level index entry n of a KTX2 file starts at 80 + 24 n: byteOffset, byteLength,
     /// uncompressedByteLength.
     @Test func malformedKTX2() throws {
