@@ -22,6 +22,30 @@ package enum AtomicWriter {
         return p
     }()
 
+    /// Jobs that renamed an output and have not yet recorded their cache entry. A stop waits for
+    /// them (a little while at most), so an interrupted run leaves no finished output without its
+    /// entry: the rerun does exactly the jobs that had not finished.
+    static let committing = Atomic<Int>(0)
+    /// Per thread, while it runs a job: 1 = nothing renamed yet, 2 = renamed (counted in `committing`).
+    nonisolated(unsafe) static let jobState: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Runs one job's work (its writes and its cache entry) on this thread: from its first rename
+    /// to its end, a stop waits for it. docs/guarantees.md "Atomic".
+    package static func job<T>(_ body: () -> T) -> T {
+        pthread_setspecific(jobState, UnsafeRawPointer(bitPattern: 1))
+        defer {
+            if pthread_getspecific(jobState) == UnsafeMutableRawPointer(bitPattern: 2) {
+                committing.subtract(1, ordering: .releasing)
+            }
+            pthread_setspecific(jobState, nil)
+        }
+        return body()
+    }
+
     static func shared<T>(_ body: () -> T) -> T {
         pthread_rwlock_rdlock(gate)
         defer { pthread_rwlock_unlock(gate) }
@@ -96,7 +120,13 @@ package enum AtomicWriter {
         // Renamed while still open and locked, so no sweeper can take the file in between.
         let renamed: Bool = shared {
             if inFlight.withLock({ $0.stopped }) { return false }
-            return rename(temp, path) == 0
+            guard rename(temp, path) == 0 else { return false }
+            // Counted before the gate opens, so a stop that follows sees this job committing.
+            if pthread_getspecific(jobState) == UnsafeMutableRawPointer(bitPattern: 1) {
+                committing.add(1, ordering: .relaxed)
+                pthread_setspecific(jobState, UnsafeRawPointer(bitPattern: 2))
+            }
+            return true
         }
         guard renamed else {
             let e = errno
@@ -150,13 +180,20 @@ package enum AtomicWriter {
 
     /// Stops all writing and removes every temporary file in flight. Used on SIGINT/SIGTERM;
     /// after this no rename happens, so no partial or half-finished output appears.
+    /// Then it waits, up to two seconds, for the jobs that renamed an output to record their
+    /// cache entry (a job whose next output is still encoding fails at its next write instead).
     public static func stopAndCleanUp() {
         pthread_rwlock_wrlock(gate)
-        defer { pthread_rwlock_unlock(gate) }
         inFlight.withLock { state in
             state.stopped = true
             for p in state.paths { unlink(p) }
             state.paths.removeAll()
+        }
+        pthread_rwlock_unlock(gate)
+        var waited = 0
+        while committing.load(ordering: .acquiring) > 0 && waited < 2000 {
+            usleep(1000)
+            waited += 1
         }
     }
 

@@ -204,7 +204,9 @@ public enum Runner {
         let costs = Mutex(RemoteCosts(workers: workers, lanes: RemoteCache.lanes))
         @Sendable func runHere(_ i: Int, _ p: Prepared) {
             let started = DispatchTime.now().uptimeNanoseconds
-            let (result, bytes) = runLocally(jobs[i], in: plan, options, p, rows: lender, loader: loader)
+            let (result, bytes) = AtomicWriter.job {
+                runLocally(jobs[i], in: plan, options, p, rows: lender, loader: loader)
+            }
             if result.status == .ok {
                 let ns = DispatchTime.now().uptimeNanoseconds - started
                 costs.withLock { $0.ranHere(nanoseconds: ns, pixels: jobs[i].pixels) }
@@ -260,7 +262,7 @@ public enum Runner {
                     // Written by the run's workers, not the cache's lanes: sixteen threads creating
                     // files and recording them side by side on two cores queued on the index's
                     // lock (a third of a run served by the cache).
-                    if let hit = materialize(jobs[i], in: plan, options, p, blobs: blobs) {
+                    if let hit = AtomicWriter.job({ materialize(jobs[i], in: plan, options, p, blobs: blobs) }) {
                         deliver(i, hit)
                     } else {
                         runHere(i, p)
