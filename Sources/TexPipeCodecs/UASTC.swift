@@ -377,6 +377,54 @@ package enum UASTC {
         var bestIndex = V16()
         // Channels not in the part contribute nothing: their palette value is the texel's own.
         let on = 0 &- channels
+        if mode.weightBits >= 3 {
+            // Each texel's position along the line, rounded to a weight, then that weight and its
+            // two neighbours: the palette lies along the line, so its nearest entry is among them
+            // (3 palette entries a texel instead of 8, 16 or 32).
+            let d = (h &- l) & on
+            let df = SIMD4<Float>(d)
+            let den = (df * df).sum()
+            let top = Int32((1 << mode.weightBits) - 1)
+            var guess = V16()
+            if den > 0 {
+                let lf = SIMD4<Float>(l)
+                var t = (F16(x.0) * 257 - lf[0]) * df[0]
+                t += (F16(x.1) * 257 - lf[1]) * df[1]
+                t += (F16(x.2) * 257 - lf[2]) * df[2]
+                t += (F16(x.3) * 257 - lf[3]) * df[3]
+                t *= Float(top) / den
+                let most = F16(repeating: Float(top))
+                t = t.choosing(F16(), where: t.below(F16())).choosing(most, where: most.below(t))
+                // Rounded to the nearest integer by the float's own rounding (as BC7's fit does).
+                guess = unsafeBitCast(t + 12_582_912, to: V16.self) &- 0x4B40_0000
+            }
+            let topV = V16(repeating: top)
+            for step in Int32(-1)...1 {
+                var k = guess &+ step
+                k = k & ~(k &>> 31)
+                k = k.choosing(topV, where: topV.below(k))
+                let w = weightValue(k, bits: mode.weightBits)
+                let iw = 64 &- w
+                let p0 = ((l[0] &* iw &+ h[0] &* w &+ 32) &>> 6) &>> 8
+                let p1 = ((l[1] &* iw &+ h[1] &* w &+ 32) &>> 6) &>> 8
+                let p2 = ((l[2] &* iw &+ h[2] &* w &+ 32) &>> 6) &>> 8
+                let p3 = ((l[3] &* iw &+ h[3] &* w &+ 32) &>> 6) &>> 8
+                let d0 = x.0 &- p0
+                let d1 = x.1 &- p1
+                let d2 = x.2 &- p2
+                let d3 = x.3 &- p3
+                var e = (d0 &* d0) & V16(repeating: on[0])
+                e = e &+ ((d1 &* d1) & V16(repeating: on[1]))
+                e = e &+ ((d2 &* d2) & V16(repeating: on[2]))
+                e = e &+ ((d3 &* d3) & V16(repeating: on[3]))
+                let better = e.below(bestError)
+                bestError = bestError.choosing(e, where: better)
+                bestIndex = bestIndex.choosing(k, where: better)
+            }
+            part.weights = bestIndex & member
+            part.error = (bestError & member).wrappedSum()
+            return part
+        }
         for k in 0..<(1 << mode.weightBits) {
             let w = weightValues[mode.weightBits][k]
             let p = ((l &* (64 &- w) &+ h &* w &+ 32) &>> 6) &>> 8
@@ -395,6 +443,20 @@ package enum UASTC {
         part.weights = bestIndex & member
         part.error = (bestError & member).wrappedSum()
         return part
+    }
+
+    /// ASTC's unquantized weight (0…64) of each lane's `bits`-bit weight index: the bits
+    /// replicated to six, then one more above 32 (`weightValues`, lane by lane).
+    static func weightValue(_ k: V16, bits: Int) -> V16 {
+        let six: V16 =
+            switch bits {
+            case 1: k &* 63
+            case 2: k &<< 4 | k &<< 2 | k
+            case 3: k &<< 3 | k
+            case 4: k &<< 2 | k &>> 2
+            default: k &<< 1 | k &>> 4
+            }
+        return six &+ ((V16(repeating: 32) &- six) &>> 31 & 1)
     }
 
     /// Ends minimising the squared error of the member texels for these weights, per channel;

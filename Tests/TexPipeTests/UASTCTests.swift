@@ -166,4 +166,26 @@ struct UASTCTests {
             #expect(seen.contains(0) && seen.contains(255))
         }
     }
+
+    /// ASTC's weight unquantization by hand: 3 bits 0b101 → 101101 = 45, above 32 so 46; 4 bits
+    /// 0b0010 → 001000 = 8; 5 bits 0b11111 → 63 → 64. The encoder's lane-wise weights equal the
+    /// decoder's, every index of every width.
+    @Test func weightsUnquantizeAsTheSpecSays() {
+        #expect(UASTCDecoder.unquantizeWeight(0b101, bits: 3) == 46)
+        #expect(UASTCDecoder.unquantizeWeight(0b0010, bits: 4) == 8)
+        #expect(UASTCDecoder.unquantizeWeight(0b11111, bits: 5) == 64)
+        for bits in 1...5 {
+            var k = SIMD16<Int32>()
+            for i in 0..<16 { k[i] = Int32(i % (1 << bits)) }
+            let lanes = UASTC.weightValue(k, bits: bits)
+            for i in 0..<16 {
+                #expect(Int(lanes[i]) == UASTCDecoder.unquantizeWeight(Int(k[i]), bits: bits))
+            }
+            if bits == 5 {
+                for i in 0..<16 { k[i] = Int32(16 + i) }
+                let high = UASTC.weightValue(k, bits: 5)
+                for i in 0..<16 { #expect(Int(high[i]) == UASTCDecoder.unquantizeWeight(16 + i, bits: 5)) }
+            }
+        }
+    }
 }
