@@ -61,12 +61,17 @@ package enum UASTC {
     /// The single-subset, single-plane modes tried per effort, opaque blocks and blocks with alpha.
     static func modes(_ quality: TextureSettings.Quality, opaque: Bool) -> [Mode] {
         switch (quality, opaque) {
-        case (.fast, true): [mode0]
-        case (.fast, false): [mode10]
-        case (_, true): [mode0, mode18, mode5, mode1]
-        case (_, false): [mode10, mode12, mode14]
+        case (.fast, true): fastOpaque
+        case (.fast, false): fastAlpha
+        case (_, true): opaqueModes
+        case (_, false): alphaModes
         }
     }
+    // Built once, not per block.
+    static let fastOpaque = [mode0]
+    static let fastAlpha = [mode10]
+    static let opaqueModes = [mode0, mode18, mode5, mode1]
+    static let alphaModes = [mode10, mode12, mode14]
 
     /// Per effort: two-subset patterns fitted (the best by the subsets' spread), and the squared
     /// error (summed over the block) above which the two-subset and dual-plane modes are tried.
@@ -144,8 +149,10 @@ package enum UASTC {
         }
     }
 
-    static let quantizers: [Int: Quantizer] = Dictionary(
-        uniqueKeysWithValues: [8, 11, 12, 13, 18, 19, 20].map { ($0, Quantizer(range: $0)) })
+    /// By BISE range (nil for the ranges no written mode uses).
+    static let quantizers: [Quantizer?] = (0...20).map {
+        [8, 11, 12, 13, 18, 19, 20].contains($0) ? Quantizer(range: $0) : nil
+    }
 
     /// ASTC's unquantized weights (0…64) for 1…5 bits.
     static let weightValues: [[Int32]] = (0...5).map { bits in
@@ -235,19 +242,18 @@ package enum UASTC {
         let (patterns, enough) = search(quality)
         if best.error > enough {
             // Two subsets: the patterns whose subsets spread least about their means.
-            for pattern in ranked(f, channels, count: patterns) {
+            let chosen = ranked(f, channels, count: patterns)
+            for r in 0..<chosen.count {
+                let pattern = Int(chosen.patterns[r])
                 let lanes = patternLanes[pattern]
-                for mode in opaque ? [mode2, mode4] : [mode9] where best.error > 0 {
-                    var parts: [Part] = []
-                    var error: Int32 = 0
-                    for s in 0..<2 {
-                        let member = lanes.equals(Int32(s))
-                        let p = fitPart(
-                            x, f, channels, member, mode, principalLine(f, channels, member), refine: refine)
-                        error &+= p.error
-                        parts.append(p)
-                    }
-                    if error < best.error { best = Fit(mode: mode, parts: parts, pattern: pattern, error: error) }
+                for m in 0..<(opaque ? 2 : 1) where best.error > 0 {
+                    let mode = opaque ? (m == 0 ? mode2 : mode4) : mode9
+                    let zero = lanes.equals(0)
+                    let p0 = fitPart(x, f, channels, zero, mode, principalLine(f, channels, zero), refine: refine)
+                    if p0.error >= best.error { continue }
+                    let p1 = fitPart(x, f, channels, ~zero, mode, principalLine(f, channels, ~zero), refine: refine)
+                    let error = p0.error &+ p1.error
+                    if error < best.error { best = Fit(mode: mode, parts: [p0, p1], pattern: pattern, error: error) }
                 }
             }
             // Two planes: alpha on its own (mode 11), or for an opaque block one color channel
@@ -277,10 +283,11 @@ package enum UASTC {
 
     /// The `count` patterns whose two subsets spread least about their own means (squared
     /// distances summed over the channels): a split along the block's colors.
-    static func ranked(_ f: Floats, _ channels: SIMD4<Int32>, count: Int) -> [Int] {
-        var scores: [(Float, Int)] = []
-        scores.reserveCapacity(30)
-        let fs = [f.0, f.1, f.2, f.3]
+    static func ranked(_ f: Floats, _ channels: SIMD4<Int32>, count: Int) -> (patterns: SIMD8<Int32>, count: Int) {
+        // The best `count` (≤ 8) kept in order, by score then pattern: no allocation per block.
+        var best = SIMD8<Int32>()
+        var scores = SIMD8<Float>(repeating: .infinity)
+        let n = min(count, 8)
         for (k, lanes) in patternLanes.enumerated() {
             let one = F16.ones(lanes.equals(1))
             let zero = 1 - one
@@ -288,14 +295,22 @@ package enum UASTC {
             let n0 = 16 - n1
             var score: Float = 0
             for c in 0..<4 where channels[c] != 0 {
-                let v = fs[c]
+                let v = c == 0 ? f.0 : c == 1 ? f.1 : c == 2 ? f.2 : f.3
                 let (s0, s1) = ((v * zero).sum(), (v * one).sum())
                 score += (v * v).sum() - s0 * s0 / max(n0, 1) - s1 * s1 / max(n1, 1)
             }
-            scores.append((score, k))
+            // Ties keep the earlier pattern (patterns come in order).
+            guard score < scores[n - 1] else { continue }
+            var i = n - 1
+            while i > 0 && score < scores[i - 1] {
+                scores[i] = scores[i - 1]
+                best[i] = best[i - 1]
+                i -= 1
+            }
+            scores[i] = score
+            best[i] = Int32(k)
         }
-        scores.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
-        return scores.prefix(count).map(\.1)
+        return (best, n)
     }
 
     /// The segment through the member texels' mean along their principal axis (power iteration
@@ -343,7 +358,7 @@ package enum UASTC {
         _ x: Texels, _ f: Floats, _ channels: SIMD4<Int32>, _ member: V16, _ mode: Mode,
         _ line: (SIMD4<Float>, SIMD4<Float>), refine: Int
     ) -> Part {
-        let q = quantizers[mode.range]!
+        let q = quantizers[mode.range].unsafelyUnwrapped
         var best = evaluate(x, channels, member, mode, q, line.0, line.1)
         for _ in 0..<refine {
             guard best.error > 0, let next = leastSquares(f, channels, member, best.weights, mode.weightBits) else {
@@ -464,10 +479,8 @@ package enum UASTC {
     static func leastSquares(
         _ f: Floats, _ channels: SIMD4<Int32>, _ member: V16, _ indices: V16, _ bits: Int
     ) -> (SIMD4<Float>, SIMD4<Float>)? {
-        let values = weightValues[bits]
         let m = F16.ones(member)
-        var w = F16()
-        for i in 0..<16 { w[i] = Float(values[Int(indices[i])]) / 64 }
+        var w = F16(weightValue(indices, bits: bits)) / 64
         let u = (1 - w) * m
         w *= m
         let (aa, ab, bb) = ((u * u).sum(), (u * w).sum(), (w * w).sum())
@@ -539,7 +552,7 @@ package enum UASTC {
             }
         }
         let count = digits.count
-        let q = quantizers[mode.range]!
+        let q = quantizers[mode.range].unsafelyUnwrapped
         if q.radix > 1 {
             let per = q.radix == 3 ? 5 : 3
             let groupBits = q.radix == 3 ? [0, 2, 4, 5, 7, 8] : [0, 3, 5, 7]
