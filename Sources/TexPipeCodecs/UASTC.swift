@@ -229,7 +229,7 @@ package enum UASTC {
         if packed == V16(repeating: packed[0]) {
             return solid(SIMD4(x.0[0], x.1[0], x.2[0], x.3[0]))
         }
-        let opaque = x.3.min() == 255
+        let opaque = x.3 == V16(repeating: 255)
         let f = (BC7.float(x.0), BC7.float(x.1), BC7.float(x.2), BC7.float(x.3))
         let channels = opaque ? SIMD4<Int32>(1, 1, 1, 0) : SIMD4<Int32>(1, 1, 1, 1)
         let refine = quality == .fast ? 1 : 2
@@ -291,13 +291,13 @@ package enum UASTC {
         for (k, lanes) in patternLanes.enumerated() {
             let one = F16.ones(lanes.equals(1))
             let zero = 1 - one
-            let n1 = one.sum()
+            let n1 = one.total
             let n0 = 16 - n1
             var score: Float = 0
             for c in 0..<4 where channels[c] != 0 {
                 let v = c == 0 ? f.0 : c == 1 ? f.1 : c == 2 ? f.2 : f.3
-                let (s0, s1) = ((v * zero).sum(), (v * one).sum())
-                score += (v * v).sum() - s0 * s0 / max(n0, 1) - s1 * s1 / max(n1, 1)
+                let (s0, s1) = ((v * zero).total, (v * one).total)
+                score += (v * v).total - s0 * s0 / max(n0, 1) - s1 * s1 / max(n1, 1)
             }
             // Ties keep the earlier pattern (patterns come in order).
             guard score < scores[n - 1] else { continue }
@@ -317,18 +317,18 @@ package enum UASTC {
     /// on the covariance of the channels given), covering every member's projection.
     static func principalLine(_ f: Floats, _ channels: SIMD4<Int32>, _ member: V16) -> (SIMD4<Float>, SIMD4<Float>) {
         let m = F16.ones(member)
-        let n = max(1, m.sum())
+        let n = max(1, m.total)
         let on = SIMD4<Float>(channels)
-        let mean = SIMD4<Float>((f.0 * m).sum(), (f.1 * m).sum(), (f.2 * m).sum(), (f.3 * m).sum()) / n * on
+        let mean = SIMD4<Float>((f.0 * m).total, (f.1 * m).total, (f.2 * m).total, (f.3 * m).total) / n * on
         let d = (
             (f.0 - mean[0]) * m * on[0], (f.1 - mean[1]) * m * on[1], (f.2 - mean[2]) * m * on[2],
             (f.3 - mean[3]) * m * on[3]
         )
         // The covariance, row by row.
-        let r0 = SIMD4<Float>((d.0 * d.0).sum(), (d.0 * d.1).sum(), (d.0 * d.2).sum(), (d.0 * d.3).sum())
-        let r1 = SIMD4<Float>(r0[1], (d.1 * d.1).sum(), (d.1 * d.2).sum(), (d.1 * d.3).sum())
-        let r2 = SIMD4<Float>(r0[2], r1[2], (d.2 * d.2).sum(), (d.2 * d.3).sum())
-        let r3 = SIMD4<Float>(r0[3], r1[3], r2[3], (d.3 * d.3).sum())
+        let r0 = SIMD4<Float>((d.0 * d.0).total, (d.0 * d.1).total, (d.0 * d.2).total, (d.0 * d.3).total)
+        let r1 = SIMD4<Float>(r0[1], (d.1 * d.1).total, (d.1 * d.2).total, (d.1 * d.3).total)
+        let r2 = SIMD4<Float>(r0[2], r1[2], (d.2 * d.2).total, (d.2 * d.3).total)
+        let r3 = SIMD4<Float>(r0[3], r1[3], r2[3], (d.3 * d.3).total)
         // Start from the channel of largest spread.
         let diagonal = SIMD4<Float>(r0[0], r1[1], r2[2], r3[3])
         var start = 0
@@ -336,8 +336,8 @@ package enum UASTC {
         var axis = SIMD4<Float>()
         axis[start] = 1
         for _ in 0..<4 {
-            let next = SIMD4<Float>((r0 * axis).sum(), (r1 * axis).sum(), (r2 * axis).sum(), (r3 * axis).sum())
-            let norm = (next * next).sum().squareRoot()
+            let next = SIMD4<Float>((r0 * axis).total, (r1 * axis).total, (r2 * axis).total, (r3 * axis).total)
+            let norm = (next * next).total.squareRoot()
             if norm < 1e-9 { break }
             axis = next / norm
         }
@@ -347,8 +347,8 @@ package enum UASTC {
         t += d.3 * axis[3]
         // Extremes over the members only.
         let big = F16(repeating: 1e9)
-        let low = t.choosing(big, where: ~member).min()
-        let high = t.choosing(-big, where: ~member).max()
+        let low = t.choosing(big, where: ~member).least
+        let high = t.choosing(-big, where: ~member).greatest
         return (mean + axis * low, mean + axis * high)
     }
 
@@ -398,7 +398,7 @@ package enum UASTC {
             // (3 palette entries a texel instead of 8, 16 or 32).
             let d = (h &- l) & on
             let df = SIMD4<Float>(d)
-            let den = (df * df).sum()
+            let den = (df * df).total
             let top = Int32((1 << mode.weightBits) - 1)
             var guess = V16()
             if den > 0 {
@@ -483,13 +483,13 @@ package enum UASTC {
         var w = F16(weightValue(indices, bits: bits)) / 64
         let u = (1 - w) * m
         w *= m
-        let (aa, ab, bb) = ((u * u).sum(), (u * w).sum(), (w * w).sum())
+        let (aa, ab, bb) = ((u * u).total, (u * w).total, (w * w).total)
         let det = aa * bb - ab * ab
         guard abs(det) > 1e-6 else { return nil }
         var e0 = SIMD4<Float>()
         var e1 = SIMD4<Float>()
-        let d0 = SIMD4<Float>((u * f.0).sum(), (u * f.1).sum(), (u * f.2).sum(), (u * f.3).sum())
-        let d1 = SIMD4<Float>((w * f.0).sum(), (w * f.1).sum(), (w * f.2).sum(), (w * f.3).sum())
+        let d0 = SIMD4<Float>((u * f.0).total, (u * f.1).total, (u * f.2).total, (u * f.3).total)
+        let d1 = SIMD4<Float>((w * f.0).total, (w * f.1).total, (w * f.2).total, (w * f.3).total)
         let on = SIMD4<Float>(channels)
         e0 = (bb * d0 - ab * d1) / det * on
         e1 = (aa * d1 - ab * d0) / det * on
