@@ -8,7 +8,8 @@ Every result is decoded by the Basis Universal transcoder (PyPI's opengl-basisu,
 engines run; texpipe's blocks wrapped in a minimal KTX2 here): RGBA8 — the UASTC decode, equal to
 the ASTC 4×4 transcode —, and BC7 and ETC2 transcodes decoded by texture2ddecoder. Per row: MP/s,
 mean and worst RGB PSNR of the UASTC decode, mean PSNR after the BC7 and ETC2 transcodes, and
-zstd-19 bytes of the blocks.
+zstd-19 bytes of the blocks. Then texpipe `medium` on two cores against one, on the images of
+1 MP or more.
 
   Benchmarks/uastc.sh [--limit N] [--qualities fast,medium]
 """
@@ -90,7 +91,7 @@ def main():
     print("| --- | --- | --- | --- | --- | --- | --- |")
     z = zstandard.ZstdCompressor(level=19)
     rows = [("basisu effort " + e, "basisu", int(e)) for e in args.efforts.split(",") if e]
-    rows += [("texpipe " + q, "texpipe", q) for q in args.qualities.split(",")]
+    rows += [("texpipe " + q, "texpipe", q) for q in args.qualities.split(",") if q]
     with tempfile.TemporaryDirectory() as tmp:
         for name, kind, setting in rows:
             seconds = 0.0
@@ -119,6 +120,33 @@ def main():
             print(f"| {name} | {mp / seconds:.2f} | {sum(own) / len(own):.2f} | {min(own):.2f} | "
                   f"{sum(s[1] for s in scores) / len(scores):.2f} | {sum(s[2] for s in scores) / len(scores):.2f} | "
                   f"{zs:,} |", flush=True)
+        two_cores(args, images, tmp)
+
+
+def two_cores(args, images, tmp):
+    """texpipe `medium` on one core and on two (`encode-blocks --cores 2`: the rows of blocks split
+    as the engine splits one large job's), alternating, over the images of 1 MP or more (smaller
+    ones the engine keeps in one band); the bytes must be equal."""
+    big = [(w, h, px) for w, h, px in images if w * h >= 1 << 20]
+    if not big:
+        return
+    total = [0.0, 0.0]
+    for rep in range(3):
+        for w, h, px in big:
+            raw = os.path.join(tmp, "in.rgba")
+            open(raw, "wb").write(px)
+            outs = []
+            for cores in ((1, 2) if rep % 2 == 0 else (2, 1)):
+                out = os.path.join(tmp, f"out{cores}.bin")
+                cpus = "0" if cores == 1 else "0,1"
+                r = subprocess.run(["taskset", "-c", cpus, args.texpipe, "encode-blocks", "--format", "uastc",
+                                    "--quality", "medium", "--cores", str(cores), raw, str(w), str(h), out],
+                                   capture_output=True, text=True, check=True)
+                total[cores - 1] += float(r.stdout.strip())
+                outs.append(open(out, "rb").read())
+            assert outs[0] == outs[1], "the bytes depend on the cores"
+    print(f"\ntexpipe `medium` on two cores: {total[0] / total[1]:.2f}× one core "
+          f"({len(big)} images of 1 MP or more, three rounds alternating; {total[0]:.2f} s against {total[1]:.2f} s)")
 
 
 if __name__ == "__main__":

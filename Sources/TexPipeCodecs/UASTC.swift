@@ -1,14 +1,16 @@
 package import TexPipeFormats
-internal import TexPipePixels
+package import TexPipePixels
 
 /// texpipe's Basis Universal UASTC LDR 4×4 encoder (docs/gpu-textures.md "UASTC"), written from
 /// Binomial's UASTC Texture Specification. Each block is the best, by squared error over RGBA, of:
 /// - mode 8, one color (exact), where the block is one color;
 /// - the single-subset modes: RGB 0 (192-level endpoints, 4-bit weights), 18 (32 levels, 5-bit
-///   weights), 5 (256 levels, 3-bit weights) and 1 (256 levels, 2 bits) for opaque blocks; RGBA
+///   weights), 5 (256 levels, 3-bit weights) and 1 (256 levels, 2 bits) for opaque blocks (fast:
+///   0 only; medium: 0 and 5); RGBA
 ///   10 (48 levels, 4 bits), 12 (192 levels, 3 bits) and 14 (256 levels, 2 bits) for the others —
 ///   each a line along the texels' principal axis, endpoints quantized to the mode's range, each
-///   texel's nearest weight, then least squares on the weights;
+///   texel's nearest weight (for 3 bits and more: the weight its projection on the line rounds
+///   to, or a neighbour), then least squares on the weights;
 /// - where that is above the effort's bound: the two-subset modes 2 and 4 (opaque) and 9 (alpha),
 ///   a line per subset, over the patterns whose subsets spread least; and the dual-plane modes 6
 ///   (one color channel on its own weights) and 11 (alpha on its own).
@@ -22,10 +24,11 @@ internal import TexPipePixels
 package enum UASTC {
     /// One level's UASTC blocks, on the calling thread (the benchmark's entry; the texture writer
     /// lends cores through `TextureEncoder`).
-    public static func blocks(
-        _ rgba: [UInt8], width: Int, height: Int, quality: TextureSettings.Quality
+    package static func blocks(
+        _ rgba: [UInt8], width: Int, height: Int, quality: TextureSettings.Quality,
+        rows: any RowScheduler = SerialRows()
     ) -> [UInt8] {
-        encode(rgba, width: width, height: height, quality: quality, rows: SerialRows())
+        encode(rgba, width: width, height: height, quality: quality, rows: rows)
     }
 
     typealias F16 = SIMD16<Float>
@@ -44,6 +47,18 @@ package enum UASTC {
         /// Hint bits: BC1 (2, or 1 for modes 10–12), ETC1 flip, differential, two tables (8), a
         /// 5-bit ETC1 bias (not for modes 10–12), then EAC's table and multiplier with alpha.
         var short: Bool { number >= 10 && number <= 12 }
+        /// The endpoint range's trit (3) or quint (5) or none (1), and its low bits.
+        var storage: (radix: Int, bits: Int) {
+            switch range {
+            case 8: (1, 4)
+            case 11: (1, 5)
+            case 12: (5, 3)
+            case 13: (3, 4)
+            case 18: (5, 5)
+            case 19: (3, 6)
+            default: (1, 8)  // 20
+            }
+        }
     }
     static let mode0 = Mode(number: 0, code: (1, 4), range: 19, weightBits: 4, alpha: false)
     static let mode1 = Mode(number: 1, code: (53, 6), range: 20, weightBits: 2, alpha: false)
@@ -58,20 +73,24 @@ package enum UASTC {
     static let mode14 = Mode(number: 14, code: (13, 5), range: 20, weightBits: 2, alpha: true)
     static let mode18 = Mode(number: 18, code: (9, 4), range: 11, weightBits: 5, alpha: false)
 
-    /// The single-subset, single-plane modes tried per effort, opaque blocks and blocks with alpha.
-    static func modes(_ quality: TextureSettings.Quality, opaque: Bool) -> [Mode] {
-        switch (quality, opaque) {
-        case (.fast, true): fastOpaque
-        case (.fast, false): fastAlpha
-        case (_, true): opaqueModes
-        case (_, false): alphaModes
+    /// The single-subset, single-plane modes tried per effort, opaque blocks and blocks with alpha:
+    /// the `i`th, or nil after the last. Medium leaves out mode 18 (its 5-bit weights lose most in
+    /// the BC7 transcode, which has 4) and mode 1 (under 1 % of blocks): 0.85× the time, −0.2 dB.
+    static func mode(_ quality: TextureSettings.Quality, opaque: Bool, _ i: Int) -> Mode? {
+        switch (quality, opaque, i) {
+        case (_, true, 0): mode0
+        case (_, false, 0): mode10
+        case (.fast, _, _): nil
+        case (.medium, true, 1): mode5
+        case (.medium, true, _): nil
+        case (_, true, 1): mode18
+        case (_, true, 2): mode5
+        case (_, true, 3): mode1
+        case (_, false, 1): mode12
+        case (_, false, 2): mode14
+        default: nil
         }
     }
-    // Built once, not per block.
-    static let fastOpaque = [mode0]
-    static let fastAlpha = [mode10]
-    static let opaqueModes = [mode0, mode18, mode5, mode1]
-    static let alphaModes = [mode10, mode12, mode14]
 
     /// Per effort: two-subset patterns fitted (the best by the subsets' spread), and the squared
     /// error (summed over the block) above which the two-subset and dual-plane modes are tried.
@@ -149,10 +168,34 @@ package enum UASTC {
         }
     }
 
-    /// By BISE range (nil for the ranges no written mode uses).
-    static let quantizers: [Quantizer?] = (0...20).map {
-        [8, 11, 12, 13, 18, 19, 20].contains($0) ? Quantizer(range: $0) : nil
-    }
+    /// Every BISE range's `Quantizer.nearest`, 256 entries a range, in memory that lives as long as
+    /// the process: the blocks' loops read it without reference counting (two cores counting
+    /// references to one shared table contend for its cache line).
+    nonisolated(unsafe) static let nearestTable: UnsafeMutablePointer<Int32> = {
+        let t = UnsafeMutablePointer<Int32>.allocate(capacity: 21 * 256)
+        for range in 0...20 {
+            let q = Quantizer(range: range)
+            for v in 0..<256 { t[range * 256 + v] = q.nearest[v] }
+        }
+        return t
+    }()
+
+    /// The 30 two-subset patterns as lanes (0 or 1 per texel), and each subset's anchor texel,
+    /// likewise in memory of their own.
+    nonisolated(unsafe) static let patternTable: UnsafeMutablePointer<V16> = {
+        let t = UnsafeMutablePointer<V16>.allocate(capacity: 30)
+        for (k, p) in UASTCDecoder.patterns2.enumerated() {
+            var v = V16()
+            for i in 0..<16 { v[i] = Int32(p[i]) }
+            t[k] = v
+        }
+        return t
+    }()
+    nonisolated(unsafe) static let anchorTable: UnsafeMutablePointer<Int> = {
+        let t = UnsafeMutablePointer<Int>.allocate(capacity: 60)
+        for (k, a) in UASTCDecoder.anchors2.enumerated() { (t[2 * k], t[2 * k + 1]) = (a[0], a[1]) }
+        return t
+    }()
 
     /// ASTC's unquantized weights (0…64) for 1…5 bits.
     static let weightValues: [[Int32]] = (0...5).map { bits in
@@ -214,10 +257,17 @@ package enum UASTC {
     /// A block: its mode, its parts, and the pattern (two subsets) or plane-two channel.
     struct Fit {
         var mode = mode0
-        var parts: [Part] = []
+        /// One part, or two (two subsets, or two planes).
+        var part0 = Part()
+        var part1 = Part()
         var pattern = 0
         var plane2 = 3
         var error = Int32.max
+
+        subscript(_ p: Int) -> Part {
+            get { p == 0 ? part0 : part1 }
+            set { if p == 0 { part0 = newValue } else { part1 = newValue } }
+        }
     }
 
     typealias Texels = (V16, V16, V16, V16)
@@ -235,9 +285,11 @@ package enum UASTC {
         let refine = quality == .fast ? 1 : 2
         let line = principalLine(f, channels, all)
         var best = Fit()
-        for mode in modes(quality, opaque: opaque) {
+        var i = 0
+        while let mode = mode(quality, opaque: opaque, i) {
+            i += 1
             let part = fitPart(x, f, channels, all, mode, line, refine: refine)
-            if part.error < best.error { best = Fit(mode: mode, parts: [part], error: part.error) }
+            if part.error < best.error { best = Fit(mode: mode, part0: part, error: part.error) }
         }
         let (patterns, enough) = search(quality)
         if best.error > enough {
@@ -245,15 +297,19 @@ package enum UASTC {
             let chosen = ranked(f, channels, count: patterns)
             for r in 0..<chosen.count {
                 let pattern = Int(chosen.patterns[r])
-                let lanes = patternLanes[pattern]
+                let zero = patternTable[pattern].equals(0)
+                // Each subset's line, for every mode.
+                let line0 = principalLine(f, channels, zero)
+                let line1 = principalLine(f, channels, ~zero)
                 for m in 0..<(opaque ? 2 : 1) where best.error > 0 {
                     let mode = opaque ? (m == 0 ? mode2 : mode4) : mode9
-                    let zero = lanes.equals(0)
-                    let p0 = fitPart(x, f, channels, zero, mode, principalLine(f, channels, zero), refine: refine)
+                    let p0 = fitPart(x, f, channels, zero, mode, line0, refine: refine)
                     if p0.error >= best.error { continue }
-                    let p1 = fitPart(x, f, channels, ~zero, mode, principalLine(f, channels, ~zero), refine: refine)
+                    let p1 = fitPart(x, f, channels, ~zero, mode, line1, refine: refine)
                     let error = p0.error &+ p1.error
-                    if error < best.error { best = Fit(mode: mode, parts: [p0, p1], pattern: pattern, error: error) }
+                    if error < best.error {
+                        best = Fit(mode: mode, part0: p0, part1: p1, pattern: pattern, error: error)
+                    }
                 }
             }
             // Two planes: alpha on its own (mode 11), or for an opaque block one color channel
@@ -268,17 +324,10 @@ package enum UASTC {
                 if a.error >= best.error { continue }
                 let b = fitPart(x, f, two, all, mode, principalLine(f, two, all), refine: refine)
                 let error = a.error &+ b.error
-                if error < best.error { best = Fit(mode: mode, parts: [a, b], plane2: plane2, error: error) }
+                if error < best.error { best = Fit(mode: mode, part0: a, part1: b, plane2: plane2, error: error) }
             }
         }
         return pack(best, x, opaque: opaque)
-    }
-
-    /// The 30 two-subset patterns as lanes (0 or 1 per texel).
-    static let patternLanes: [V16] = UASTCDecoder.patterns2.map { p in
-        var v = V16()
-        for i in 0..<16 { v[i] = Int32(p[i]) }
-        return v
     }
 
     /// The `count` patterns whose two subsets spread least about their own means (squared
@@ -288,17 +337,17 @@ package enum UASTC {
         var best = SIMD8<Int32>()
         var scores = SIMD8<Float>(repeating: .infinity)
         let n = min(count, 8)
-        for (k, lanes) in patternLanes.enumerated() {
-            let one = F16.ones(lanes.equals(1))
-            let zero = 1 - one
+        // A pattern's spread is Σv² − s0²/n0 − s1²/n1 per channel, where s0 + s1 is the block's
+        // sum: only s1 and n1 change from pattern to pattern (Σv² is the same for all: left out).
+        let on = SIMD4<Float>(channels)
+        let sums = SIMD4<Float>(f.0.total, f.1.total, f.2.total, f.3.total) * on
+        for k in 0..<30 {
+            let one = F16.ones(patternTable[k].equals(1))
             let n1 = one.total
             let n0 = 16 - n1
-            var score: Float = 0
-            for c in 0..<4 where channels[c] != 0 {
-                let v = c == 0 ? f.0 : c == 1 ? f.1 : c == 2 ? f.2 : f.3
-                let (s0, s1) = ((v * zero).total, (v * one).total)
-                score += (v * v).total - s0 * s0 / max(n0, 1) - s1 * s1 / max(n1, 1)
-            }
+            let s1 = SIMD4<Float>((f.0 * one).total, (f.1 * one).total, (f.2 * one).total, (f.3 * one).total) * on
+            let s0 = sums - s1
+            let score = -((s0 * s0).total / max(n0, 1) + (s1 * s1).total / max(n1, 1))
             // Ties keep the earlier pattern (patterns come in order).
             guard score < scores[n - 1] else { continue }
             var i = n - 1
@@ -358,7 +407,7 @@ package enum UASTC {
         _ x: Texels, _ f: Floats, _ channels: SIMD4<Int32>, _ member: V16, _ mode: Mode,
         _ line: (SIMD4<Float>, SIMD4<Float>), refine: Int
     ) -> Part {
-        let q = quantizers[mode.range].unsafelyUnwrapped
+        let q = nearestTable + mode.range * 256
         var best = evaluate(x, channels, member, mode, q, line.0, line.1)
         for _ in 0..<refine {
             guard best.error > 0, let next = leastSquares(f, channels, member, best.weights, mode.weightBits) else {
@@ -374,13 +423,14 @@ package enum UASTC {
     /// Ends quantized to the nearest stored values, each member texel's nearest palette entry (the
     /// exact ASTC interpolation), and the squared error over the members and channels.
     static func evaluate(
-        _ x: Texels, _ channels: SIMD4<Int32>, _ member: V16, _ mode: Mode, _ q: Quantizer, _ a: SIMD4<Float>,
+        _ x: Texels, _ channels: SIMD4<Int32>, _ member: V16, _ mode: Mode, _ q: UnsafeMutablePointer<Int32>,
+        _ a: SIMD4<Float>,
         _ b: SIMD4<Float>
     ) -> Part {
         var part = Part()
         for c in 0..<4 where channels[c] != 0 {
-            let na = q.nearest[Int(min(255, max(0, a[c] + 0.5)))]
-            let nb = q.nearest[Int(min(255, max(0, b[c] + 0.5)))]
+            let na = q[Int(min(255, max(0, a[c] + 0.5)))]
+            let nb = q[Int(min(255, max(0, b[c] + 0.5)))]
             part.codes.0[c] = na >> 8
             part.codes.1[c] = nb >> 8
             part.ends.0[c] = na & 255
@@ -441,7 +491,7 @@ package enum UASTC {
             return part
         }
         for k in 0..<(1 << mode.weightBits) {
-            let w = weightValues[mode.weightBits][k]
+            let w = weightValue(V16(repeating: Int32(k)), bits: mode.weightBits)[0]
             let p = ((l &* (64 &- w) &+ h &* w &+ 32) &>> 6) &>> 8
             let d0 = x.0 &- p[0]
             let d1 = x.1 &- p[1]
@@ -462,7 +512,7 @@ package enum UASTC {
 
     /// ASTC's unquantized weight (0…64) of each lane's `bits`-bit weight index: the bits
     /// replicated to six, then one more above 32 (`weightValues`, lane by lane).
-    static func weightValue(_ k: V16, bits: Int) -> V16 {
+    @inline(__always) static func weightValue(_ k: V16, bits: Int) -> V16 {
         let six: V16 =
             switch bits {
             case 1: k &* 63
@@ -505,29 +555,33 @@ package enum UASTC {
     /// plane's) ends swapped and weights mirrored where it would be 1.
     static func pack(_ fit: Fit, _ x: Texels, opaque: Bool) -> (UInt64, UInt64) {
         let mode = fit.mode
-        var parts = fit.parts
+        var parts = fit
         let top = Int32((1 << mode.weightBits) - 1)
-        let anchors = mode.subsets == 2 ? UASTCDecoder.anchors2[fit.pattern] : [0]
-        let lanes = mode.subsets == 2 ? patternLanes[fit.pattern] : V16()
-        for (k, anchor) in anchors.enumerated() {
+        let two = mode.subsets == 2
+        // Each subset's anchor texel (texel 0 for one subset).
+        let anchor0 = two ? anchorTable[2 * fit.pattern] : 0
+        let anchor1 = two ? anchorTable[2 * fit.pattern + 1] : 0
+        let lanes = two ? patternTable[fit.pattern] : V16()
+        for k in 0..<(two ? 2 : 1) {
+            let anchor = k == 0 ? anchor0 : anchor1
             // Subset k's part (two subsets), or each plane's part at texel 0.
-            for p in (mode.subsets == 2 ? [k] : Array(parts.indices)) where parts[p].weights[anchor] > top / 2 {
+            for p in (two ? k : 0)...(two ? k : mode.planes - 1) where parts[p].weights[anchor] > top / 2 {
                 parts[p].codes = (parts[p].codes.1, parts[p].codes.0)
                 parts[p].ends = (parts[p].ends.1, parts[p].ends.0)
-                let member = mode.subsets == 2 ? lanes.equals(Int32(k)) : all
+                let member = two ? lanes.equals(Int32(k)) : all
                 parts[p].weights = parts[p].weights.choosing(V16(repeating: top) &- parts[p].weights, where: member)
             }
         }
         // Per subset, the ends of each channel (a dual-plane block's plane-two channel from its
         // second part).
         func codes(_ s: Int, _ c: Int) -> (Int32, Int32) {
-            let p = mode.planes == 2 && c == fit.plane2 ? parts[1] : parts[mode.subsets == 2 ? s : 0]
+            let p = mode.planes == 2 && c == fit.plane2 ? parts.part1 : parts[two ? s : 0]
             return (p.codes.0[c], p.codes.1[c])
         }
         var w = BC7.BitWriter()
         w.write(Int32(mode.code.0), mode.code.1)
         // Hints, from the block as it decodes.
-        let decoded = decode(parts, fit, lanes)
+        let decoded = decode(parts, lanes)
         let etc = etc1Hints(decoded)
         w.write(0, mode.short ? 1 : 2)  // BC1 hints: clear
         w.write(etc.flip, 1)
@@ -539,54 +593,51 @@ package enum UASTC {
         if mode.alpha { w.write(eacHint(decoded.3), 8) }
         if mode.planes == 2 && !mode.alpha { w.write(Int32(fit.plane2), 2) }
         if mode.planes == 2 && mode.alpha { w.write(3, 2) }
-        if mode.subsets == 2 { w.write(Int32(fit.pattern), 5) }
-        var digits: [Int32] = []
-        var lows: [Int32] = []
+        if two { w.write(Int32(fit.pattern), 5) }
+        // The endpoint values in order (at most 2 subsets × 4 channels × 2 ends): trit or quint
+        // digits and low bits.
+        var digits = V16()
+        var lows = V16()
+        var count = 0
         for s in 0..<mode.subsets {
             for c in 0..<(mode.alpha ? 4 : 3) {
                 let (e0, e1) = codes(s, c)
-                for e in [e0, e1] {
-                    digits.append(e >> 8)
-                    lows.append(e & 255)
-                }
+                (digits[count], lows[count]) = (e0 >> 8, e0 & 255)
+                (digits[count + 1], lows[count + 1]) = (e1 >> 8, e1 & 255)
+                count += 2
             }
         }
-        let count = digits.count
-        let q = quantizers[mode.range].unsafelyUnwrapped
-        if q.radix > 1 {
-            let per = q.radix == 3 ? 5 : 3
-            let groupBits = q.radix == 3 ? [0, 2, 4, 5, 7, 8] : [0, 3, 5, 7]
+        let (radix, bits) = mode.storage
+        if radix > 1 {
+            let per = radix == 3 ? 5 : 3
             var k = 0
             while k < count {
                 let n = min(per, count - k)
                 var packed: Int32 = 0
-                for j in (0..<n).reversed() { packed = packed * Int32(q.radix) + digits[k + j] }
-                w.write(packed, groupBits[n])
+                for j in (0..<n).reversed() { packed = packed * Int32(radix) + digits[k + j] }
+                // Bits of n trits (8 for 5) or quints (7 for 3).
+                let groupBits =
+                    radix == 3 ? (n == 5 ? 8 : n == 4 ? 7 : n == 3 ? 5 : n * 2) : (n == 3 ? 7 : n == 2 ? 5 : 3)
+                w.write(packed, groupBits)
                 k += n
             }
         }
-        for low in lows { w.write(low, q.bits) }
+        for k in 0..<count { w.write(lows[k], bits) }
         // A single-subset block's weights are its part's (plane two's from the second part); two
         // subsets' the union of their parts' (each zero outside its members).
-        let plane0 = mode.subsets == 2 ? parts[0].weights | parts[1].weights : parts[0].weights
+        let plane0 = two ? parts.part0.weights | parts.part1.weights : parts.part0.weights
         for i in 0..<16 {
-            let bits = mode.weightBits - (anchors.contains(i) ? 1 : 0)
+            let bits = mode.weightBits - (i == anchor0 || (two && i == anchor1) ? 1 : 0)
             w.write(plane0[i], bits)
-            if mode.planes == 2 { w.write(parts[1].weights[i], bits) }
+            if mode.planes == 2 { w.write(parts.part1.weights[i], bits) }
         }
         return (w.lo, w.hi)
     }
 
-    /// The texels a block decodes to (channels as lanes).
-    static func decode(_ parts: [Part], _ fit: Fit, _ lanes: V16) -> Texels {
-        let values = weightValues[fit.mode.weightBits]
-        func weights(_ p: Part) -> V16 {
-            var w = V16()
-            for i in 0..<16 { w[i] = values[Int(p.weights[i])] }
-            return w
-        }
-        let w0 = weights(parts[0])
-        let w1 = parts.count > 1 ? weights(parts[1]) : w0
+    /// The block as it decodes (the ASTC interpolation of the parts' ends by their weights).
+    static func decode(_ fit: Fit, _ lanes: V16) -> Texels {
+        let w0 = weightValue(fit.part0.weights, bits: fit.mode.weightBits)
+        let w1 = weightValue(fit.part1.weights, bits: fit.mode.weightBits)
         func from(_ p: Part, _ w: V16, _ c: Int) -> V16 {
             let l = V16(repeating: p.ends.0[c] * 257)
             let h = V16(repeating: p.ends.1[c] * 257)
@@ -594,11 +645,11 @@ package enum UASTC {
         }
         func channel(_ c: Int) -> V16 {
             if c == 3 && !fit.mode.alpha { return V16(repeating: 255) }
-            if fit.mode.planes == 2 { return c == fit.plane2 ? from(parts[1], w1, c) : from(parts[0], w0, c) }
+            if fit.mode.planes == 2 { return c == fit.plane2 ? from(fit.part1, w1, c) : from(fit.part0, w0, c) }
             if fit.mode.subsets == 2 {
-                return from(parts[0], w0, c).choosing(from(parts[1], w1, c), where: lanes.equals(1))
+                return from(fit.part0, w0, c).choosing(from(fit.part1, w1, c), where: lanes.equals(1))
             }
-            return from(parts[0], w0, c)
+            return from(fit.part0, w0, c)
         }
         return (channel(0), channel(1), channel(2), channel(3))
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import TexPipe
+import TexPipeEngine
 
 /// `texpipe encode-blocks`: one block encoder alone on raw RGBA8, single-threaded, for
 /// `Benchmarks/compare-encoders.sh` (which compares it with the reference encoders). Hidden.
@@ -16,6 +17,7 @@ struct EncodeBlocks: ParsableCommand {
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
     @Option(help: "rdo with this λ (bc1, bc3, bc7).") var rdoLambda: Double?
     @Option(help: "rdo: the largest λ losing at most this many dB (bc1, bc3, bc7).") var rdoMaxLoss: Double?
+    @Option(help: "uastc: cores to encode on, lent as the engine lends them to one large job.") var cores = 1
     @Argument(help: "Raw RGBA8 input.") var input: String
     @Argument var width: Int
     @Argument var height: Int
@@ -35,7 +37,9 @@ struct EncodeBlocks: ParsableCommand {
             if case .etc = format.info.codec {
                 try ETC.blocks(rgba, width: width, height: height, format: format, quality: quality)
             } else if case .uastc = format.info.codec {
-                UASTC.blocks(rgba, width: width, height: height, quality: quality)
+                UASTC.blocks(
+                    rgba, width: width, height: height, quality: quality,
+                    rows: CoreLender(idle: cores - 1, minimumPixels: 0))
             } else {
                 try BC.blocks(
                     rgba, width: width, height: height, format: format, quality: quality,
