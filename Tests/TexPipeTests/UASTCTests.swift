@@ -188,4 +188,68 @@ struct UASTCTests {
             }
         }
     }
+
+    /// The encoder's model of the transcoder's BC7 for modes 0 and 5 (BC7 mode 6: each end's
+    /// shared bit and rounding, the weight mapping), by which `medium` picks weights, is what the
+    /// Basis Universal transcoder writes: texel for texel, decoded by texture2ddecoder.
+    @Test(Reference.needs(UASTCTests.available, "python3 alktx2 and opengl_basisu"))
+    func theBC7ModelIsTheTranscoders() throws {
+        let t = TempDir()
+        let (w, h) = (64, 64)
+        // Noise, edges and flat areas; then smooth gradients (modes 0 and 5's blocks).
+        var gradient = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 4
+                (gradient[i], gradient[i + 1], gradient[i + 2]) = (
+                    UInt8(x * 3 + y), UInt8(200 - y * 2 + x / 3), UInt8((x * y) % 251)
+                )
+            }
+        }
+        // Each block eight steps of a line between two colors (3-bit weights' home: mode 5).
+        var steps = [UInt8](repeating: 255, count: w * h * 4)
+        var rng = SeededRandom(seed: 12)
+        for by in 0..<(h / 4) {
+            for bx in 0..<(w / 4) {
+                let (c0, c1) = ((0..<3).map { _ in rng.int(0...255) }, (0..<3).map { _ in rng.int(0...255) })
+                for i in 0..<16 {
+                    let at = ((by * 4 + i / 4) * w + bx * 4 + i % 4) * 4
+                    for c in 0..<3 { steps[at + c] = UInt8(c0[c] + ((c1[c] - c0[c]) * (i % 8) + 3) / 7) }
+                }
+            }
+        }
+        var checked = [0: 0, 5: 0]
+        for pixels in [Self.image(w, h, seed: 11, alpha: false), gradient, steps] {
+            var settings = TextureSettings.standard
+            settings.format = .uastc
+            settings.quality = .medium
+            settings.colorSpace = .linear
+            t.write(
+                "out.ktx2",
+                try TextureEncoder.encode(
+                    [Image(width: w, height: h, pixels: .rgba8(pixels))], settings, container: .ktx2))
+            try Self.run(["transcode", t.path + "/out.ktx2", "bc7", t.path + "/bc7"])
+            let bc7 = try BCTests.reference(
+                Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/bc7"))), decoder: "bc7", w, h)
+            pixels.withUnsafeBufferPointer { src in
+                for by in 0..<(h / 4) {
+                    for bx in 0..<(w / 4) {
+                        let packed = BlockTexels.load(src, bx, by, width: w, height: h)
+                        if packed == SIMD16(repeating: packed[0]) { continue }
+                        let x = (packed & 255, (packed &>> 8) & 255, (packed &>> 16) & 255, (packed &>> 24) & 255)
+                        let fit = UASTC.fit(x, .medium, opaque: true)
+                        guard fit.mode.number == 0 || fit.mode.number == 5 else { continue }
+                        let model = UASTC.bc7Texels(fit.mode, fit.part0)
+                        for i in 0..<16 {
+                            let at = ((by * 4 + i / 4) * w + bx * 4 + i % 4) * 4
+                            let got = [bc7[at], bc7[at + 1], bc7[at + 2]].map(Int32.init)
+                            #expect(got == [model.0[i], model.1[i], model.2[i]], "block \(bx),\(by) texel \(i)")
+                        }
+                        checked[fit.mode.number, default: 0] += 1
+                    }
+                }
+            }
+        }
+        #expect(checked[0]! > 10 && checked[5]! > 10, "\(checked)")
+    }
 }
