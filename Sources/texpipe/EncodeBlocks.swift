@@ -2,7 +2,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import TexPipe
-import TexPipeEngine
 
 /// `texpipe encode-blocks`: one block encoder alone on raw RGBA8, single-threaded, for
 /// `Benchmarks/compare-encoders.sh` (which compares it with the reference encoders). Hidden.
