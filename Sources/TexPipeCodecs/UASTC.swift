@@ -199,21 +199,6 @@ package enum UASTC {
         return t
     }()
 
-    /// ASTC's unquantized weights (0…64) for 1…5 bits.
-    static let weightValues: [[Int32]] = (0...5).map { bits in
-        guard bits > 0 else { return [] }
-        return (0..<(1 << bits)).map { w in
-            var six = 0
-            var s = 6
-            while s > -bits {
-                s -= bits
-                six |= s >= 0 ? w << s : w >> -s
-            }
-            six &= 63
-            return Int32(six > 32 ? six + 1 : six)
-        }
-    }
-
     // MARK: Image
 
     static func encode(
@@ -446,9 +431,7 @@ package enum UASTC {
         var index = V16()
         var own = V16()
         for step in Int32(-1)...1 {
-            var k = part.weights &+ step
-            k = k & ~(k &>> 31)
-            k = k.choosing(top, where: top.below(k))
+            let k = neighbour(part.weights, step, top: top)
             let w = weightValue(k, bits: mode.weightBits)
             let bw = bc7Weight(k, bits: mode.weightBits)
             var e = V16()
@@ -519,15 +502,18 @@ package enum UASTC {
         var bestIndex = V16()
         // Channels not in the part contribute nothing: their palette value is the texel's own.
         let on = 0 &- channels
-        if mode.weightBits >= 3 {
-            // Each texel's position along the line, rounded to a weight, then that weight and its
-            // two neighbours: the palette lies along the line, so its nearest entry is among them
-            // (3 palette entries a texel instead of 8, 16 or 32).
+        // With 3 weight bits or more: each texel's position along the line, rounded to a weight,
+        // then that weight and its two neighbours — the palette lies along the line, so its
+        // nearest entry is among them (3 palette entries a texel instead of 8, 16 or 32). With
+        // fewer, every weight.
+        let near = mode.weightBits >= 3
+        let top = Int32((1 << mode.weightBits) - 1)
+        let topV = V16(repeating: top)
+        var guess = V16()
+        if near {
             let d = (h &- l) & on
             let df = SIMD4<Float>(d)
             let den = (df * df).total
-            let top = Int32((1 << mode.weightBits) - 1)
-            var guess = V16()
             if den > 0 {
                 let lf = SIMD4<Float>(l)
                 var t = (F16(x.0) * 257 - lf[0]) * df[0]
@@ -540,55 +526,54 @@ package enum UASTC {
                 // Rounded to the nearest integer by the float's own rounding (as BC7's fit does).
                 guess = unsafeBitCast(t + 12_582_912, to: V16.self) &- 0x4B40_0000
             }
-            let topV = V16(repeating: top)
-            for step in Int32(-1)...1 {
-                var k = guess &+ step
-                k = k & ~(k &>> 31)
-                k = k.choosing(topV, where: topV.below(k))
-                let w = weightValue(k, bits: mode.weightBits)
-                let iw = 64 &- w
-                let p0 = ((l[0] &* iw &+ h[0] &* w &+ 32) &>> 6) &>> 8
-                let p1 = ((l[1] &* iw &+ h[1] &* w &+ 32) &>> 6) &>> 8
-                let p2 = ((l[2] &* iw &+ h[2] &* w &+ 32) &>> 6) &>> 8
-                let p3 = ((l[3] &* iw &+ h[3] &* w &+ 32) &>> 6) &>> 8
-                let d0 = x.0 &- p0
-                let d1 = x.1 &- p1
-                let d2 = x.2 &- p2
-                let d3 = x.3 &- p3
-                var e = (d0 &* d0) & V16(repeating: on[0])
-                e = e &+ ((d1 &* d1) & V16(repeating: on[1]))
-                e = e &+ ((d2 &* d2) & V16(repeating: on[2]))
-                e = e &+ ((d3 &* d3) & V16(repeating: on[3]))
-                let better = e.below(bestError)
-                bestError = bestError.choosing(e, where: better)
-                bestIndex = bestIndex.choosing(k, where: better)
-            }
-            part.weights = bestIndex & member
-            part.error = (bestError & member).wrappedSum()
-            return part
         }
-        for k in 0..<(1 << mode.weightBits) {
-            let w = weightValue(V16(repeating: Int32(k)), bits: mode.weightBits)[0]
-            let p = ((l &* (64 &- w) &+ h &* w &+ 32) &>> 6) &>> 8
-            let d0 = x.0 &- p[0]
-            let d1 = x.1 &- p[1]
-            let d2 = x.2 &- p[2]
-            let d3 = x.3 &- p[3]
+        // A candidate weight per texel and its palette value per channel: kept where it is nearer.
+        @inline(__always) func consider(_ k: V16, _ p0: V16, _ p1: V16, _ p2: V16, _ p3: V16) {
+            let d0 = x.0 &- p0
+            let d1 = x.1 &- p1
+            let d2 = x.2 &- p2
+            let d3 = x.3 &- p3
             var e = (d0 &* d0) & V16(repeating: on[0])
             e = e &+ ((d1 &* d1) & V16(repeating: on[1]))
             e = e &+ ((d2 &* d2) & V16(repeating: on[2]))
             e = e &+ ((d3 &* d3) & V16(repeating: on[3]))
             let better = e.below(bestError)
             bestError = bestError.choosing(e, where: better)
-            bestIndex = bestIndex.choosing(V16(repeating: Int32(k)), where: better)
+            bestIndex = bestIndex.choosing(k, where: better)
+        }
+        if near {
+            for step in Int32(-1)...1 {
+                let k = neighbour(guess, step, top: topV)
+                let w = weightValue(k, bits: mode.weightBits)
+                let iw = 64 &- w
+                consider(
+                    k, ((l[0] &* iw &+ h[0] &* w &+ 32) &>> 6) &>> 8, ((l[1] &* iw &+ h[1] &* w &+ 32) &>> 6) &>> 8,
+                    ((l[2] &* iw &+ h[2] &* w &+ 32) &>> 6) &>> 8, ((l[3] &* iw &+ h[3] &* w &+ 32) &>> 6) &>> 8)
+            }
+        } else {
+            // One palette entry for every texel: computed once, per channel.
+            for step in 0...top {
+                let w = weightValue(V16(repeating: step), bits: mode.weightBits)[0]
+                let p = ((l &* (64 &- w) &+ h &* w &+ 32) &>> 6) &>> 8
+                consider(
+                    V16(repeating: step), V16(repeating: p[0]), V16(repeating: p[1]), V16(repeating: p[2]),
+                    V16(repeating: p[3]))
+            }
         }
         part.weights = bestIndex & member
         part.error = (bestError & member).wrappedSum()
         return part
     }
 
+    /// Each lane's weight index moved by `step`, kept within 0…top.
+    @inline(__always) static func neighbour(_ k: V16, _ step: Int32, top: V16) -> V16 {
+        var n = k &+ step
+        n = n & ~(n &>> 31)
+        return n.choosing(top, where: top.below(n))
+    }
+
     /// ASTC's unquantized weight (0…64) of each lane's `bits`-bit weight index: the bits
-    /// replicated to six, then one more above 32 (`weightValues`, lane by lane).
+    /// replicated to six, then one more above 32.
     @inline(__always) static func weightValue(_ k: V16, bits: Int) -> V16 {
         let six: V16 =
             switch bits {
