@@ -54,8 +54,13 @@ let package = Package(
         .systemLibrary(
             name: "CFontconfig", pkgConfig: "fontconfig",
             providers: [.apt(["libfontconfig-dev"])]),
-        // The only C code: every call into libpng / libjpeg / FreeType / fontconfig, with setjmp armed per call.
-        .target(name: "CTexPipeShims", dependencies: ["CPNG", "CJPEG", "CFreeType", "CFontconfig"]),
+        // The only C code: every call into libpng / libjpeg / FreeType / fontconfig (setjmp armed per
+        // call) and OpenEXR.
+        // OpenEXR through its C API (OpenEXRCore, Debian's libopenexr-dev: error codes, no C++
+        // exceptions to contain, no pkg-config file of its own).
+        .target(
+            name: "CTexPipeShims", dependencies: ["CPNG", "CJPEG", "CFreeType", "CFontconfig"],
+            linkerSettings: [.linkedLibrary("OpenEXRCore-3_1")]),
         // The layers, bottom to top (docs/ARCHITECTURE.md). Each imports only those below it, so a
         // back-edge is a build error.
         .target(name: "TexPipePixels", swiftSettings: strict),

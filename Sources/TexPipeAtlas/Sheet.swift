@@ -52,6 +52,7 @@ public enum Sheet {
                 switch img.pixels {
                 case .rgba8(let s): place(s, img.width, img.height, p, into: &dst, pageWidth: page.width, extrude: e)
                 case .rgba16(let s): place(s, img.width, img.height, p, into: &dst, pageWidth: page.width, extrude: e)
+                case .rgbaF32: preconditionFailure("an HDR sprite: the atlas runner refuses them when decoding")
                 }
             }
         }

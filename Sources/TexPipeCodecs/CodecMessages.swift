@@ -44,6 +44,10 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case levelLengths(Int, Int, Int)
     case levelOverlaps(Int)
     case ddsWithoutDX10
+    case radiance(String)
+    case hdrFormatNeedsHDR(String)
+    case ldrFormatGotHDR(String)
+    case notWritable(String)
 
     public var description: String {
         switch self {
@@ -98,6 +102,11 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
             "KTX2 level \(n): byteLength \(stored) and uncompressedByteLength \(raw) differ without supercompression"
         case .levelOverlaps(let n): "KTX2 level \(n) overlaps another level or the header"
         case .ddsWithoutDX10: "DDS without a DX10 header is not one texpipe reads"
+        case .radiance(let why): "Radiance HDR: \(why)"
+        case .hdrFormatNeedsHDR(let f): "\(f) is an HDR format: it needs an HDR image (an .exr or .hdr input)"
+        case .ldrFormatGotHDR(let f):
+            "\(f) is an LDR format and the image is HDR: add a tonemap stage, or use rgba16f or bc6h"
+        case .notWritable(let f): "texpipe reads \(f) files but does not write them (write an .exr)"
         case .textureInput(let kind): "\(kind) files are outputs only: texpipe does not read them as inputs"
         }
     }

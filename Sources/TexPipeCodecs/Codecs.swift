@@ -16,6 +16,8 @@ extension ImageFormat {
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if bytes.starts(with: KTX2.identifier) { return .ktx2 }
         if bytes.starts(with: Array("DDS ".utf8)) { return .dds }
+        if bytes.starts(with: [0x76, 0x2F, 0x31, 0x01]) { return .exr }
+        if Radiance.sniff(bytes) { return .radiance }
         return nil
     }
 }
@@ -25,7 +27,7 @@ public struct ImageHeader: Sendable {
     public var format: ImageFormat
     public var width: Int
     public var height: Int
-    /// 8 or 16: the depth the decoder produces.
+    /// 8 or 16: the depth the decoder produces; 32 for HDR (EXR, Radiance).
     public var depth: Int
     public var colorType: String
     public var fileBitDepth: Int
@@ -35,6 +37,22 @@ public struct ImageHeader: Sendable {
     public var sRGB: Bool
     public var iccProfile: Bool
     public var progressive: Bool
+
+    /// An HDR file's header: `colorType` names its channels, `fileBitDepth` 16 (half) or 32.
+    init(hdr format: ImageFormat, width: Int, height: Int, colorType: String, bits: Int, tiled: Bool = false) {
+        self.format = format
+        self.width = width
+        self.height = height
+        depth = 32
+        self.colorType = colorType
+        fileBitDepth = bits
+        interlaced = tiled
+        hasTransparency = colorType.hasSuffix("A")
+        gamma = nil
+        sRGB = false
+        iccProfile = false
+        progressive = false
+    }
 
     init(_ i: tp_info) {
         width = Int(i.width)
@@ -94,6 +112,17 @@ public enum ImageDecoder {
     /// Reads the header only (cheap; used at plan time and by `inspect`).
     public static func header(_ bytes: [UInt8], path: String = "") throws -> ImageHeader {
         let format = try describe(bytes, path: path)
+        switch format {
+        case .exr:
+            let i = try EXR.info(bytes)
+            return ImageHeader(
+                hdr: .exr, width: Int(i.width), height: Int(i.height), colorType: i.has_alpha != 0 ? "RGBA" : "RGB",
+                bits: i.half != 0 ? 16 : 32, tiled: i.tiled != 0)
+        case .radiance:
+            let h = try Radiance.header(bytes)
+            return ImageHeader(hdr: .radiance, width: h.width, height: h.height, colorType: "RGBE", bits: 32)
+        case .png, .jpeg, .texture: break
+        }
         var info = tp_info()
         var err = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { b in
@@ -116,6 +145,11 @@ public enum ImageDecoder {
     ) throws -> Image {
         var bytes = consume file
         let h = try header(bytes, path: path)
+        switch h.format {
+        case .exr: return try EXR.decode(bytes, maxPixels: maxPixels)
+        case .radiance: return try Radiance.decode(bytes, maxPixels: maxPixels)
+        case .png, .jpeg, .texture: break
+        }
         guard h.width > 0, h.height > 0 else { throw CodecError(.zeroSize) }
         let (w, ht) = (UInt64(h.width), UInt64(h.height))
         guard w * ht <= UInt64(maxPixels) else {

@@ -16,7 +16,7 @@ enum DDS {
         var out = ByteWriter()
         out.bytes.reserveCapacity(148 + data.reduce(0) { $0 + $1.count })
         out.bytes += Array("DDS ".utf8)
-        let compressed = info.codec != .uncompressed
+        let compressed = info.isBlockCompressed
         // DDSD_CAPS | HEIGHT | WIDTH | PIXELFORMAT | MIPMAPCOUNT, and LINEARSIZE or PITCH.
         var flags: UInt32 = 0x1 | 0x2 | 0x4 | 0x1000 | 0x20000
         flags |= compressed ? 0x80000 : 0x8
@@ -25,7 +25,7 @@ enum DDS {
         out.u32(UInt32(image.height))
         out.u32(UInt32(image.width))
         // Pitch of a row (uncompressed) or the byte size of level 0 (block-compressed).
-        out.u32(UInt32(compressed ? info.levelBytes(image.width, image.height) : image.width * 4))
+        out.u32(UInt32(compressed ? info.levelBytes(image.width, image.height) : image.width * info.blockBytes))
         out.u32(0)  // dwDepth
         out.u32(UInt32(levelCount))
         for _ in 0..<11 { out.u32(0) }  // dwReserved1

@@ -20,10 +20,10 @@ public enum DataFormatDescriptor {
         out.u32(UInt32(info.blockBytes))  // bytesPlane0 (planes 1…7 zero)
         out.u32(0)
         for s in info.samples {
-            let channel = s.channel | (s.channel == 15 ? linearAlpha : 0)
+            let channel = s.channel | s.qualifiers | (s.channel == 15 ? linearAlpha : 0)
             out.u32(UInt32(s.bitOffset) | UInt32(s.bitLength - 1) << 16 | UInt32(channel) << 24)
             out.u32(0)  // samplePosition0…3
-            out.u32(0)  // sampleLower
+            out.u32(s.lower)
             out.u32(s.upper)
         }
         return out.bytes

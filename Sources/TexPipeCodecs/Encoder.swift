@@ -27,6 +27,7 @@ public enum ImageEncoder {
         _ image: __owned Image, _ settings: PNGSettings = .standard, rows: any RowScheduler = SerialRows()
     ) throws -> [UInt8] {
         var img = consume image
+        guard !img.isHDR else { throw CodecError(.ldrFormatGotHDR("PNG")) }
         if let d = settings.depth, d != img.depth { img = d == 16 ? img.to16Bit() : img.to8Bit() }
         let shape = Shape(width: img.width, height: img.height, layout: img.layout)
         // `modify` lends the pixels out of the image, so the writer holds their only reference.
@@ -275,6 +276,7 @@ public enum ImageEncoder {
     public static func jpeg(
         _ image: Image, _ settings: JPEGSettings = .standard, rows: any RowScheduler = SerialRows()
     ) throws -> [UInt8] {
+        guard !image.isHDR else { throw CodecError(.ldrFormatGotHDR("JPEG")) }
         var img = image.to8Bit()
         if let bg = settings.flatten {
             img.runInBands(FlattenKernel(color: bg, premultiplied: img.alpha == .premultiplied), on: rows)

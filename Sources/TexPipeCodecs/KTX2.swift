@@ -32,7 +32,8 @@ enum KTX2 {
             kvdOffset + kvd.bytes.count + stored.reduce(0) { $0 + $1.count } + levelCount * lcm(info.blockBytes, 4))
         out.bytes += identifier
         out.u32(info.vkFormat(srgb: srgb))
-        out.u32(1)  // typeSize: 1 for 8-bit and block-compressed formats
+        // typeSize: 1 for 8-bit and block-compressed formats, 2 for half floats (the channel's size).
+        out.u32(info.isBlockCompressed ? 1 : UInt32(info.blockBytes / 4))
         out.u32(UInt32(image.width))
         out.u32(UInt32(image.height))
         out.u32(0)  // pixelDepth

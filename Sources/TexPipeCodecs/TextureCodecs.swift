@@ -23,6 +23,36 @@ enum TextureCodecs {
         case .etc(let variant):
             ETC.encode(rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows)
         case .uastc: UASTC.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows)
+        case .half: throw CodecError(.hdrFormatNeedsHDR(settings.format.rawValue))
+        }
+    }
+
+    /// One level's data from an HDR image's Float RGBA (width × height).
+    static func encodeHDR(
+        _ rgba: [Float], _ width: Int, _ height: Int, _ settings: TextureSettings, rows: any RowScheduler
+    ) throws -> [UInt8] {
+        switch settings.format.info.codec {
+        case .half:
+            return Half.bits(rgba).withUnsafeBytes { Array($0) }
+        case .uncompressed, .bc, .astc, .etc, .uastc:
+            throw CodecError(.ldrFormatGotHDR(settings.format.rawValue))
+        }
+    }
+
+    /// One level's HDR texels (Float RGBA, width × height) from its data.
+    static func decodeHDR(_ blocks: [UInt8], _ width: Int, _ height: Int, format: TextureSettings.Format) throws
+        -> [Float]
+    {
+        switch format.info.codec {
+        case .half:
+            guard blocks.count >= width * height * 8 else { throw CodecError(.textureTruncated(format.rawValue)) }
+            return blocks.withUnsafeBytes { raw in
+                Half.floats(
+                    UnsafeBufferPointer(
+                        start: raw.baseAddress!.assumingMemoryBound(to: UInt16.self), count: width * height * 4))
+            }
+        case .uncompressed, .bc, .astc, .etc, .uastc:
+            throw CodecError(.hdrFormatNeedsHDR(format.rawValue))
         }
     }
 
@@ -42,6 +72,7 @@ enum TextureCodecs {
         case .astc: try ASTC.decompress(blocks, width: width, height: height, format: format, srgb: srgb)
         case .etc(let variant): try ETCDecoder.decode(blocks, variant: variant, width: width, height: height)
         case .uastc: try UASTCDecoder.decode(blocks, width: width, height: height)
+        case .half: throw CodecError(.ldrFormatGotHDR(format.rawValue))
         }
     }
 }

@@ -51,6 +51,15 @@ public enum TextureEncoder {
             var worst: LevelQuality?
             for layer in layers {
                 let level = layer[n]
+                if info.hdr || level.isHDR {
+                    // HDR: half floats are stored as they are (no quality to measure).
+                    guard case .rgbaF32(let floats) = level.pixels else {
+                        throw CodecError(.hdrFormatNeedsHDR(format.rawValue))
+                    }
+                    let blocks = try TextureCodecs.encodeHDR(floats, level.width, level.height, settings, rows: rows)
+                    if layers.count == 1 { data[n] = blocks } else { data[n] += blocks }
+                    continue
+                }
                 let texels = Self.rgba8(level)
                 let blocks = try TextureCodecs.encode(texels, level.width, level.height, settings, rows: rows)
                 if measure && info.codec != .uncompressed {
@@ -93,12 +102,15 @@ public enum TextureEncoder {
         }
     }
 
-    /// The image as tightly packed 8-bit RGBA (16-bit rounded: (v · 255 + 32767) / 65535).
+    /// The image as tightly packed 8-bit RGBA (16-bit rounded: (v · 255 + 32767) / 65535; an HDR
+    /// image's values clamped to 0…1 and rounded, for previews only: HDR is encoded from its Floats).
     public static func rgba8(_ image: Image) -> [UInt8] {
         switch image.pixels {
         case .rgba8(let p): return p
         case .rgba16(let p):
             return p.map { UInt8((UInt32($0) * 255 + 32767) / 65535) }
+        case .rgbaF32(let p):
+            return p.map { UInt8(min(max($0.isNaN ? 0 : $0, 0), 1) * 255 + 0.5) }
         }
     }
 
@@ -107,6 +119,7 @@ public enum TextureEncoder {
         switch image.pixels {
         case .rgba8(let p): return stride(from: 3, to: p.count, by: 4).reduce(0) { $0 + (p[$1] < 255 ? 1 : 0) }
         case .rgba16(let p): return stride(from: 3, to: p.count, by: 4).reduce(0) { $0 + (p[$1] < 65535 ? 1 : 0) }
+        case .rgbaF32(let p): return stride(from: 3, to: p.count, by: 4).reduce(0) { $0 + (p[$1] < 1 ? 1 : 0) }
         }
     }
 
@@ -114,6 +127,7 @@ public enum TextureEncoder {
         switch image.pixels {
         case .rgba8(let p): return stride(from: 3, to: p.count, by: 4).allSatisfy { p[$0] == 255 }
         case .rgba16(let p): return stride(from: 3, to: p.count, by: 4).allSatisfy { p[$0] == 65535 }
+        case .rgbaF32(let p): return stride(from: 3, to: p.count, by: 4).allSatisfy { p[$0] >= 1 }
         }
     }
 }

@@ -204,7 +204,8 @@ public struct TextureFile: Sendable {
         self.data = data
     }
 
-    /// Level n of `layer` as an 8-bit RGBA image (its alpha state as the file says).
+    /// Level n of `layer` as an 8-bit RGBA image, or an HDR one for an HDR format (its alpha state
+    /// as the file says).
     public func level(_ n: Int, layer: Int = 0) throws -> Image {
         let l = levels[n]
         var blocks = data[n]
@@ -218,10 +219,14 @@ public struct TextureFile: Sendable {
             let size = l.uncompressedBytes / layers
             blocks = Array(blocks[(layer * size)..<((layer + 1) * size)])
         }
+        let alpha: AlphaState = alphaMode == "premultiplied" ? .premultiplied : .straight
+        if format.info.hdr {
+            let floats = try TextureCodecs.decodeHDR(blocks, l.width, l.height, format: format)
+            guard floats.count == l.width * l.height * 4 else { throw CodecError(.levelWrongSize(n)) }
+            return Image(width: l.width, height: l.height, pixels: .rgbaF32(floats), alpha: alpha)
+        }
         let pixels = try TextureCodecs.decode(blocks, l.width, l.height, format: format, srgb: srgb)
         guard pixels.count == l.width * l.height * 4 else { throw CodecError(.levelWrongSize(n)) }
-        return Image(
-            width: l.width, height: l.height, pixels: .rgba8(pixels),
-            alpha: alphaMode == "premultiplied" ? .premultiplied : .straight)
+        return Image(width: l.width, height: l.height, pixels: .rgba8(pixels), alpha: alpha)
     }
 }

@@ -528,7 +528,18 @@ public enum Runner {
             do {
                 let bytes: [UInt8]
                 var measure = Measure(format: "png", gpuBytes: 0, psnr: nil)
+                if group.contains(where: \.isHDR), !output.format.isHDR, output.format.container == nil {
+                    // The planner refuses this; a variant's extension could still name it.
+                    throw CodecError(.ldrFormatGotHDR(output.format.name))
+                }
                 switch output.format {
+                case .exr:
+                    let image = group.removeLast()
+                    measure.format = "exr"
+                    measure.gpuBytes = image.pixelCount * 8
+                    bytes = try EXR.encode(image)
+                case .radiance:
+                    throw CodecError(.notWritable(output.format.name))
                 case .png:
                     let image = group.removeLast()
                     measure.gpuBytes = image.pixelCount * image.depth / 2
@@ -550,9 +561,9 @@ public enum Runner {
                     measure.gpuBytes = group.reduce(0) { $0 + info.levelBytes($1.width, $1.height) }
                     let encoded = try TextureEncoder.encode(
                         group, job.texture, container: container, rows: rows,
-                        measure: measureQuality && info.codec != .uncompressed)
+                        measure: measureQuality && info.isBlockCompressed)
                     bytes = encoded.bytes
-                    if measureQuality && info.codec != .uncompressed { measure.psnr = encoded.quality }
+                    if measureQuality && info.isBlockCompressed { measure.psnr = encoded.quality }
                 }
                 clock.encoding += DispatchTime.now().uptimeNanoseconds - t
                 try record(bytes, output, options, base: base, &result, &encoded, measure: measure)

@@ -11,20 +11,32 @@ public enum TextureContainer: String, Sendable, CaseIterable, Hashable {
 public enum ImageFormat: Sendable, Hashable {
     case png
     case jpeg
+    /// OpenEXR: HDR, read and written (half float, ZIP). docs/hdr.md.
+    case exr
+    /// Radiance RGBE (`.hdr`): HDR, read only.
+    case radiance
     /// GPU textures: outputs only (and `inspect`).
     case texture(TextureContainer)
 
     public static let ktx2 = ImageFormat.texture(.ktx2)
     public static let dds = ImageFormat.texture(.dds)
 
-    /// "PNG", "JPEG", "KTX2", "DDS".
+    /// "PNG", "JPEG", "EXR", "Radiance HDR", "KTX2", "DDS".
     public var name: String {
         switch self {
         case .png: "PNG"
         case .jpeg: "JPEG"
+        case .exr: "EXR"
+        case .radiance: "Radiance HDR"
         case .texture(let c): c.name
         }
     }
+
+    /// Whether its images are HDR (linear-light Float).
+    public var isHDR: Bool { self == .exr || self == .radiance }
+
+    /// Whether texpipe writes it (Radiance is read only).
+    public var isWritable: Bool { self != .radiance }
 
     /// The container, for a GPU texture.
     public var container: TextureContainer? {
@@ -34,12 +46,14 @@ public enum ImageFormat: Sendable, Hashable {
 
     /// Every extension texpipe knows, lowercase, and its kind.
     public static let extensions: [(String, ImageFormat)] = [
-        ("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg), ("ktx2", .ktx2), ("dds", .dds),
+        ("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg), ("exr", .exr), ("hdr", .radiance), ("ktx2", .ktx2),
+        ("dds", .dds),
     ]
 
-    /// ".png, .jpg, .jpeg, .ktx2 or .dds": every extension, for messages and the schema.
+    /// ".png, .jpg, .jpeg, .exr, .ktx2 or .dds": every extension an output may end in, for messages
+    /// and the schema.
     public static var extensionList: String {
-        let all = extensions.map { "." + $0.0 }
+        let all = extensions.filter { $0.1.isWritable }.map { "." + $0.0 }
         return all.dropLast().joined(separator: ", ") + " or " + all.last!
     }
 

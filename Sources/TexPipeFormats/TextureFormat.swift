@@ -14,8 +14,23 @@ public struct TextureFormatInfo: Sendable {
         public var bitLength: Int
         /// Channel id (KHR_DF_CHANNEL_…: 0 red or colour, 1 green, 2 blue, 15 alpha).
         public var channel: UInt8
-        /// sampleUpper: 255 for 8-bit channels, all ones for block formats.
+        /// sampleUpper: 255 for 8-bit channels, all ones for block formats, 1.0's bits for floats.
         public var upper: UInt32
+        /// sampleLower: 0, or −1.0's bits for a signed float.
+        public var lower: UInt32 = 0
+        /// The channel type's qualifier bits (KHR_DF_SAMPLE_DATATYPE_FLOAT 0x80, _SIGNED 0x40).
+        public var qualifiers: UInt8 = 0
+
+        public init(
+            bitOffset: Int, bitLength: Int, channel: UInt8, upper: UInt32, lower: UInt32 = 0, qualifiers: UInt8 = 0
+        ) {
+            self.bitOffset = bitOffset
+            self.bitLength = bitLength
+            self.channel = channel
+            self.upper = upper
+            self.lower = lower
+            self.qualifiers = qualifiers
+        }
     }
 
     /// Texel block size (1×1 for uncompressed formats).
@@ -42,9 +57,12 @@ public struct TextureFormatInfo: Sendable {
     public var takesRDO: Bool {
         switch codec {
         case .bc(let v): v == .bc1 || v == .bc3 || v == .bc7
-        case .uncompressed, .astc, .etc, .uastc: false
+        case .uncompressed, .astc, .etc, .uastc, .half: false
         }
     }
+
+    /// Blocks of texels (BC, ASTC, ETC, UASTC), not one texel at a time.
+    public var isBlockCompressed: Bool { block.width > 1 }
 
     /// A data format: no sRGB variant (`colorSpace: "srgb"` with it is a manifest error).
     public var isData: Bool { vulkan.srgb == nil }
@@ -69,6 +87,8 @@ public struct TextureFormatInfo: Sendable {
 public enum TextureCodec: Sendable, Equatable {
     /// Stored as is (rgba8).
     case uncompressed
+    /// HDR texels stored as half floats (rgba16f).
+    case half
     /// texpipe's own BC encoders and decoders (`BC.swift`, `BC7*.swift`).
     case bc(BCVariant)
     /// Arm's astcenc (`ASTC.swift`).
@@ -106,6 +126,7 @@ extension TextureSettings.Format {
         case .eacR11: Rows.eacR11
         case .eacRG11: Rows.eacRG11
         case .uastc: Rows.uastc
+        case .rgba16f: Rows.rgba16f
         }
     }
 
@@ -208,4 +229,15 @@ private enum Rows {
         block: (4, 4), blockBytes: 16, vulkan: (0, 0), dxgi: nil, colorModel: 166,
         samples: [.init(bitOffset: 0, bitLength: 128, channel: 3, upper: .max)], containers: [.ktx2], hdr: false,
         channels: .rgba, codec: .uastc, familyName: "UASTC")
+
+    /// Half-float RGBA (HDR): `VK_FORMAT_R16G16B16A16_SFLOAT` (97), `DXGI_FORMAT_R16G16B16A16_FLOAT`
+    /// (10); linear only. Each sample is a signed float: lower −1.0, upper 1.0 (as 32-bit floats).
+    static let rgba16f = TextureFormatInfo(
+        block: (1, 1), blockBytes: 8, vulkan: (97, nil), dxgi: (10, nil), colorModel: 1,
+        samples: [0, 1, 2, 15].enumerated().map { k, c in
+            .init(
+                bitOffset: 16 * k, bitLength: 16, channel: c, upper: Float(1).bitPattern,
+                lower: Float(-1).bitPattern, qualifiers: 0xC0)
+        },
+        containers: both, hdr: true, channels: .rgba, codec: .half, familyName: "RGBA16F")
 }

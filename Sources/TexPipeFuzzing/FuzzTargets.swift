@@ -13,6 +13,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// chunks in the file's buffer and puts them back when it steps aside), then libpng or
     /// libjpeg for what it does not take.
     case image
+    /// HDR inputs, as a job decodes them: OpenEXR files through OpenEXRCore (the shim), Radiance
+    /// files through texpipe's own reader.
+    case hdr
     /// `pipeline.json`: parsed, validated (every diagnostic worded with its JSON path) and planned
     /// over a folder holding one small PNG.
     case manifest
@@ -58,6 +61,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 _ = try Inspector.textureFacts(bytes, path: "fuzz.ktx2", maxPixels: Self.maxPixels)
             case .image:
                 let image = try ImageDecoder.decode(bytes, path: "fuzz.png", maxPixels: Self.maxPixels)
+                precondition(image.width * image.height <= Self.maxPixels, "decoded past the pixel limit")
+            case .hdr:
+                let image = try ImageDecoder.decode(bytes, path: "fuzz.exr", maxPixels: Self.maxPixels)
                 precondition(image.width * image.height <= Self.maxPixels, "decoded past the pixel limit")
             case .manifest:
                 let manifest = try Manifest.parse(bytes, file: "pipeline.json", directory: Self.folder)

@@ -132,6 +132,9 @@ public enum Say {
             : "expected one of \"lambda\" or \"maxLoss\" in rdo, found both"
     }
 
+    static func srgbHDRFormat(_ format: String) -> String {
+        "\(format) holds linear light (HDR): \"srgb\" does not apply (remove colorSpace or use \"linear\")"
+    }
     static func srgbDataFormat(_ format: String) -> String {
         "\(format) is a data format, UNORM only: \"srgb\" does not apply (remove colorSpace or use \"linear\")"
     }

@@ -400,7 +400,9 @@ struct ManifestReader {
                         f, family: info.familyName, container: container.name,
                         allowed: info.containers.map(\.rawValue).sorted()))
             }
-            if info.isData && text("colorSpace") == "srgb" { error(at.key("colorSpace"), Say.srgbDataFormat(f)) }
+            if info.isData && text("colorSpace") == "srgb" {
+                error(at.key("colorSpace"), info.hdr ? Say.srgbHDRFormat(f) : Say.srgbDataFormat(f))
+            }
         }
         if container == .dds, let sc = text("supercompression"), sc != "none" {
             error(at.key("supercompression"), Say.supercompressionInDDS())

@@ -26,6 +26,13 @@ public struct Color: Sendable, Hashable, CustomStringConvertible {
 
     /// The four channels at a bit depth's maximum (255 or 65535), rounded half up,
     /// as stored in a straight (or, with `premultiplied`, premultiplied) image.
+    /// The colour in linear light (sRGB decoded) as an HDR image stores it; alpha as is.
+    public func linear(premultiplied: Bool = false) -> SIMD4<Float> {
+        let a = Float(self.a)
+        let c = SIMD3(SRGB.toLinear(Float(r)), SRGB.toLinear(Float(g)), SRGB.toLinear(Float(b)))
+        return SIMD4(premultiplied ? c * a : c, a)
+    }
+
     public func channels(max: Int, premultiplied: Bool = false) -> [Int] {
         let a = Rounding.scaled(self.a, max: max)
         return [r, g, b].map { c in

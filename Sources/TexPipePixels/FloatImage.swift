@@ -16,7 +16,9 @@ public enum SRGB {
     package static let decode16: [Float] = (0..<65536).map { toLinear(Float($0) / 65535) }
     /// 8-bit code of a linear value quantised to 1/65535: off from the exact result by at most
     /// 0.03 of a unit (the steepest slope of the curve is 12.92).
-    @usableFromInline static let encode8: [UInt8] = (0..<65536).map { UInt8(fromLinear(Float($0) / 65535) * 255 + 0.5) }
+    @usableFromInline package static let encode8: [UInt8] = (0..<65536).map {
+        UInt8(fromLinear(Float($0) / 65535) * 255 + 0.5)
+    }
 }
 
 /// Which values filtering averages: `srgb` decodes to linear light first (correct for color
@@ -46,6 +48,45 @@ public struct FloatImage: Sendable {
             pixels = FloatImage.load(p, premultiplied: premultiplied, space: colorSpace, table: SRGB.decode8)
         case .rgba16(let p):
             pixels = FloatImage.load(p, premultiplied: premultiplied, space: colorSpace, table: SRGB.decode16)
+        case .rgbaF32(let p):
+            // HDR is linear light already: the colour space does not apply.
+            pixels = [SIMD4<Float>](unsafeUninitializedCapacity: p.count / 4) { out, count in
+                p.withUnsafeBufferPointer { FloatImage.loadHDR($0, into: out, premultiplied: premultiplied) }
+                count = p.count / 4
+            }
+        }
+    }
+
+    /// An HDR image's `p.count / 4` pixels into `out`, premultiplied (whole images, or one row).
+    @inlinable
+    package static func loadHDR(
+        _ p: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<SIMD4<Float>>, premultiplied: Bool
+    ) {
+        for i in 0..<(p.count / 4) {
+            let v = SIMD4(p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3])
+            out[i] = premultiplied ? v : SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w)
+        }
+    }
+
+    /// `px.count` premultiplied pixels into an HDR image's Floats in `alpha` state: alpha clamped
+    /// to 0…1, colour to 0 and above (negative filter lobes undershoot; HDR has no upper bound),
+    /// colour under alpha 0 is 0.
+    @inlinable
+    package static func storeHDR(
+        _ pixels: UnsafeBufferPointer<SIMD4<Float>>, into out: UnsafeMutablePointer<Float>, alpha: AlphaState
+    ) {
+        for (i, px) in pixels.enumerated() {
+            let a = min(max(px.w, 0), 1)
+            guard a > 0 else {
+                out[4 * i] = 0; out[4 * i + 1] = 0; out[4 * i + 2] = 0; out[4 * i + 3] = 0
+                continue
+            }
+            var c = SIMD3(max(px.x, 0), max(px.y, 0), max(px.z, 0)) / px.w
+            if alpha == .premultiplied { c *= a }
+            out[4 * i] = c.x
+            out[4 * i + 1] = c.y
+            out[4 * i + 2] = c.z
+            out[4 * i + 3] = a
         }
     }
 
@@ -81,9 +122,17 @@ public struct FloatImage: Sendable {
         }
     }
 
-    /// Back to an 8/16-bit image in `alpha` state; colors under alpha 0 become 0.
+    /// Back to an 8/16-bit image (or, at depth 32, an HDR one: see `storeHDR`) in `alpha` state;
+    /// colors under alpha 0 become 0.
     /// Alpha is clamped to 0…1 and color to 0…alpha (negative filter lobes overshoot).
     public func image(depth: Int, alpha: AlphaState, colorSpace: ColorSpace) -> Image {
+        if depth == 32 {
+            let p = [Float](unsafeUninitializedCapacity: pixels.count * 4) { out, count in
+                pixels.withUnsafeBufferPointer { FloatImage.storeHDR($0, into: out.baseAddress!, alpha: alpha) }
+                count = pixels.count * 4
+            }
+            return Image(width: width, height: height, pixels: .rgbaF32(p), alpha: alpha)
+        }
         let storage: PixelStorage =
             depth == 16
             ? .rgba16(store(UInt16.self, alpha: alpha, space: colorSpace))

@@ -25,6 +25,7 @@ extension Image {
         switch pixels {
         case .rgba8(let p): return scan(p)
         case .rgba16(let p): return scan(p)
+        case .rgbaF32: preconditionFailure("trim on an HDR image: the planner admits only HDR stages")
         }
     }
 }

@@ -2,6 +2,9 @@
 /// switch on 8/16 bits happens once per image, never per pixel (STYLE 4).
 public protocol InPlaceKernel {
     func run<C: PixelChannel>(_ pixels: UnsafeMutableBufferPointer<C>, width: Int, height: Int)
+    /// True for a kernel that only moves whole pixels (flip): it runs on an HDR image's Float bit
+    /// patterns as 32-bit channels. Any other kernel on an HDR image is a bug the planner prevents.
+    static var movesPixelsOnly: Bool { get }
 }
 
 /// A kernel that writes a new buffer (of `width` × `height` of the output) from the input.
@@ -9,6 +12,16 @@ public protocol CopyKernel {
     func run<C: PixelChannel>(
         _ src: UnsafeBufferPointer<C>, srcWidth: Int, srcHeight: Int,
         _ dst: UnsafeMutableBufferPointer<C>, width: Int, height: Int)
+    /// As `InPlaceKernel.movesPixelsOnly` (crop, pad, quarter turns, extrude).
+    static var movesPixelsOnly: Bool { get }
+}
+
+extension InPlaceKernel {
+    public static var movesPixelsOnly: Bool { false }
+}
+
+extension CopyKernel {
+    public static var movesPixelsOnly: Bool { false }
 }
 
 extension Image {
@@ -16,6 +29,11 @@ extension Image {
     @inlinable
     public mutating func run<K: InPlaceKernel>(_ kernel: K) {
         let (w, h) = (width, height)
+        if isHDR {
+            precondition(K.movesPixelsOnly, "an 8/16-bit kernel on an HDR image: the planner admits only HDR stages")
+            pixels.modifyFloatBits { kernel.run($0, width: w, height: h) }
+            return
+        }
         pixels.modify(
             { p in p.withUnsafeMutableBufferPointer { kernel.run($0, width: w, height: h) } },
             { p in p.withUnsafeMutableBufferPointer { kernel.run($0, width: w, height: h) } })
@@ -34,15 +52,38 @@ extension Image {
                 kernel.run(band, width: w, height: rows.count)
             }
         }
+        if isHDR {
+            precondition(K.movesPixelsOnly, "an 8/16-bit kernel on an HDR image: the planner admits only HDR stages")
+            pixels.modifyFloatBits { banded($0) }
+            return
+        }
         pixels.modify(
             { p in p.withUnsafeMutableBufferPointer { banded($0) } },
             { p in p.withUnsafeMutableBufferPointer { banded($0) } })
     }
 
-    /// A new image of another size, its buffer first filled with `fill` (4 channel values)
-    /// and then written by the kernel. Labels and alpha state carry over.
+    /// Runs a per-pixel kernel over an HDR image's Floats in row bands on `rows` (as `runInBands`).
     @inlinable
-    public func produced<K: CopyKernel>(width: Int, height: Int, fill: [Int] = [0, 0, 0, 0], _ kernel: K)
+    public mutating func runFloatsInBands(
+        on rows: any RowScheduler, _ kernel: (UnsafeMutableBufferPointer<Float>) -> Void
+    ) {
+        guard case .rgbaF32(var p) = pixels else { preconditionFailure("not an HDR image") }
+        pixels = .rgba8([])
+        let (w, h) = (width, height)
+        p.withUnsafeMutableBufferPointer { p in
+            rows.forEachBand(rows: h, pixelsPerRow: w) { rows in
+                kernel(UnsafeMutableBufferPointer(rebasing: p[(rows.lowerBound * w * 4)..<(rows.upperBound * w * 4)]))
+            }
+        }
+        pixels = .rgbaF32(p)
+    }
+
+    /// A new image of another size, its buffer first filled with `fill` (4 channel values; for an
+    /// HDR image, `floatFill`) and then written by the kernel. Labels and alpha state carry over.
+    @inlinable
+    public func produced<K: CopyKernel>(
+        width: Int, height: Int, fill: [Int] = [0, 0, 0, 0], floatFill: SIMD4<Float> = .zero, _ kernel: K
+    )
         -> Image
     {
         func make<C: PixelChannel>(_ src: [C]) -> [C] {
@@ -67,10 +108,29 @@ extension Image {
         switch pixels {
         case .rgba8(let p): return with(width: width, height: height, pixels: .rgba8(make(p)))
         case .rgba16(let p): return with(width: width, height: height, pixels: .rgba16(make(p)))
+        case .rgbaF32(let p):
+            precondition(K.movesPixelsOnly, "an 8/16-bit kernel on an HDR image: the planner admits only HDR stages")
+            var dst = [Float](repeating: 0, count: width * height * 4)
+            if floatFill != .zero {
+                for i in stride(from: 0, to: dst.count, by: 4) {
+                    dst[i] = floatFill.x; dst[i + 1] = floatFill.y; dst[i + 2] = floatFill.z; dst[i + 3] = floatFill.w
+                }
+            }
+            p.withUnsafeBufferPointer { s in
+                s.withMemoryRebound(to: UInt32.self) { s in
+                    dst.withUnsafeMutableBufferPointer { d in
+                        d.withMemoryRebound(to: UInt32.self) { d in
+                            kernel.run(s, srcWidth: self.width, srcHeight: self.height, d, width: width, height: height)
+                        }
+                    }
+                }
+            }
+            return with(width: width, height: height, pixels: .rgbaF32(dst))
         }
     }
 
-    /// Alpha channel statistics: min, max (in channel units) and how many pixels are 0.
+    /// Alpha channel statistics: min, max (in channel units; an HDR image's in 1/65535, alpha
+    /// clamped to 0…1) and how many pixels are 0.
     public func alphaStatistics() -> (min: Int, max: Int, transparent: Int) {
         func stats<C: PixelChannel>(_ p: [C]) -> (Int, Int, Int) {
             var lo = C.max
@@ -89,6 +149,15 @@ extension Image {
         switch pixels {
         case .rgba8(let p): return stats(p)
         case .rgba16(let p): return stats(p)
+        case .rgbaF32(let p):
+            var (lo, hi, zero): (Float, Float, Int) = (1, 0, 0)
+            for i in stride(from: 3, to: p.count, by: 4) {
+                let a = min(max(p[i], 0), 1)
+                lo = min(lo, a)
+                hi = max(hi, a)
+                if a == 0 { zero += 1 }
+            }
+            return (Int(lo * 65535 + 0.5), Int(hi * 65535 + 0.5), zero)
         }
     }
 
@@ -118,6 +187,7 @@ package func copyPixel<C>(_ src: UnsafeBufferPointer<C>, _ s: Int, to dst: Unsaf
 /// Copies the rectangle (x, y, width, height) of the source to (dx, dy) of the
 /// destination, row by row. The shared move of crop, pad, extrude and trim.
 public struct RectCopy: CopyKernel {
+    public static var movesPixelsOnly: Bool { true }
     public var x: Int, y: Int, dx: Int, dy: Int, width: Int, height: Int
 
     @inlinable

@@ -12,18 +12,25 @@ public enum ChannelLayout: String, Sendable, Hashable {
     case rgba, rgb, gray
 }
 
-/// Pixel storage: interleaved RGBA, 8 or 16 bits per channel, rows top to bottom,
-/// no padding. docs/manifest.md "one pixel format inside" (STYLE 5).
+/// Pixel storage: interleaved RGBA, 8 or 16 bits per channel, or linear-light Float for HDR
+/// images (EXR, Radiance), rows top to bottom, no padding. docs/manifest.md "one pixel format
+/// inside" (STYLE 5); docs/hdr.md for HDR.
 public enum PixelStorage: Sendable, Equatable {
     case rgba8([UInt8])
     case rgba16([UInt16])
+    /// HDR: linear light, never clamped (values above 1 are the point). Depth 32.
+    case rgbaF32([Float])
 
     public var depth: Int {
         switch self {
         case .rgba8: 8
         case .rgba16: 16
+        case .rgbaF32: 32
         }
     }
+
+    /// An HDR image's storage.
+    public var isHDR: Bool { depth == 32 }
 }
 
 /// An image in flight: size, RGBA pixels, alpha state and the labels that name it.
@@ -55,6 +62,7 @@ public struct Image: Sendable, Equatable {
         switch pixels {
         case .rgba8(let p): precondition(p.count == width * height * 4, "rgba8 buffer size")
         case .rgba16(let p): precondition(p.count == width * height * 4, "rgba16 buffer size")
+        case .rgbaF32(let p): precondition(p.count == width * height * 4, "rgbaF32 buffer size")
         }
         self.width = width
         self.height = height
@@ -70,13 +78,17 @@ public struct Image: Sendable, Equatable {
         let count = width * height * 4
         self.init(
             width: width, height: height,
-            pixels: depth == 16
-                ? .rgba16([UInt16](repeating: 0, count: count))
-                : .rgba8([UInt8](repeating: 0, count: count)),
+            pixels: depth == 32
+                ? .rgbaF32([Float](repeating: 0, count: count))
+                : depth == 16
+                    ? .rgba16([UInt16](repeating: 0, count: count))
+                    : .rgba8([UInt8](repeating: 0, count: count)),
             alpha: alpha)
     }
 
     public var depth: Int { pixels.depth }
+    /// An HDR image (linear-light Float RGBA).
+    public var isHDR: Bool { pixels.isHDR }
     public var pixelCount: Int { width * height }
 
     /// The same labels and state around new pixels of another size.
@@ -88,12 +100,24 @@ public struct Image: Sendable, Equatable {
         return out
     }
 
-    /// Pixel (x, y) as 4 channel values, for tests and inspection (not for kernels).
+    /// Pixel (x, y) as 4 channel values, for tests and inspection (not for kernels). An HDR
+    /// image's values are given in 1/65535 (rounded): `floatPixel` has them exactly.
     public func pixel(_ x: Int, _ y: Int) -> [Int] {
         let i = (y * width + x) * 4
         switch pixels {
         case .rgba8(let p): return (0..<4).map { Int(p[i + $0]) }
         case .rgba16(let p): return (0..<4).map { Int(p[i + $0]) }
+        case .rgbaF32(let p): return (0..<4).map { Int((Double(p[i + $0]) * 65535).rounded()) }
+        }
+    }
+
+    /// Pixel (x, y) as Float: an HDR image's values, or an 8/16-bit image's as fractions of max.
+    public func floatPixel(_ x: Int, _ y: Int) -> SIMD4<Float> {
+        let i = (y * width + x) * 4
+        switch pixels {
+        case .rgba8(let p): return SIMD4(Float(p[i]), Float(p[i + 1]), Float(p[i + 2]), Float(p[i + 3])) / 255
+        case .rgba16(let p): return SIMD4(Float(p[i]), Float(p[i + 1]), Float(p[i + 2]), Float(p[i + 3])) / 65535
+        case .rgbaF32(let p): return SIMD4(p[i], p[i + 1], p[i + 2], p[i + 3])
         }
     }
 }
@@ -112,8 +136,15 @@ extension UInt16: PixelChannel {
     @inlinable public static var maxValue: Int { 65535 }
 }
 
+/// An HDR image's Float bit patterns, for the kernels that only move pixels (flip, crop, pad,
+/// quarter turns): moving the 32-bit patterns moves the Floats exactly.
+extension UInt32: PixelChannel {
+    @inlinable public static var maxValue: Int { Int(UInt32.max) }
+}
+
 extension PixelStorage {
-    /// Runs a kernel over the storage, mutating in place, specialised per depth.
+    /// Runs a kernel over the storage, mutating in place, specialised per depth. Only for 8/16-bit
+    /// kernels: the planner lets no stage without HDR support see an HDR image (docs/hdr.md).
     @inlinable
     package mutating func modify(
         _ body8: (inout [UInt8]) throws -> Void, _ body16: (inout [UInt16]) throws -> Void
@@ -127,6 +158,20 @@ extension PixelStorage {
             self = .rgba16([])
             try body16(&p)
             self = .rgba16(p)
+        case .rgbaF32:
+            preconditionFailure("an 8/16-bit kernel on an HDR image: the planner admits only HDR stages")
         }
+    }
+
+    /// Runs a pixel move (a kernel that copies whole pixels and computes nothing) over an HDR
+    /// image's Float bit patterns, as 32-bit channels.
+    @inlinable
+    package mutating func modifyFloatBits(_ body: (UnsafeMutableBufferPointer<UInt32>) -> Void) {
+        guard case .rgbaF32(var p) = self else { preconditionFailure("not an HDR image") }
+        self = .rgba8([])
+        p.withUnsafeMutableBufferPointer { b in
+            b.withMemoryRebound(to: UInt32.self) { body($0) }
+        }
+        self = .rgbaF32(p)
     }
 }

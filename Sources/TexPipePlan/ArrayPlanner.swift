@@ -86,7 +86,7 @@ extension PlanBuilder {
         guard !layers.isEmpty else { return }
         reads = layers.map(\.path) + reads.filter { r in !layers.contains { $0.path == r } }
         // One texture: the first layer's chain names it (the levels are every layer's).
-        var outputs = renderOutputs(p, chain, values, context)
+        var outputs = renderOutputs(p, chain, values, context, texture: texture)
         guard outputs.count == 1, outputs[0].format.container != nil else {
             error(p.path.key("stages"), PlanMessage.arrayImages(outputs.count) + context)
             return

@@ -101,7 +101,11 @@ extension PlanBuilder {
                 return
             }
             alpha = chain.unsized[0].alpha
-            depth = max(depth, header?.depth ?? 8)
+            if chain.unsized[0].isHDR {
+                error(p.path.key("stages"), PlanMessage.hdrSprite(name) + context)
+                return
+            }
+            depth = max(depth, chain.unsized[0].depth)
             sprites.append(
                 AtlasInput(
                     path: absolute, display: Planner.display(absolute), name: name, stages: stages,

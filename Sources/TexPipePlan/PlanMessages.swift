@@ -70,6 +70,33 @@ enum PlanMessage {
             + "(use a .ktx2 or .dds template, or layout \"files\")"
     }
 
+    static func hdrIntoLDR(_ format: String) -> String {
+        "the image is HDR (an .exr or .hdr input) and \(format) holds 8/16-bit images: add a \"tonemap\" stage, "
+            + "or write an .exr or a .ktx2/.dds with format rgba16f"
+    }
+
+    static func ldrIntoEXR() -> String {
+        "EXR outputs hold HDR images and this one is LDR (a PNG or JPEG input, or after tonemap): write a .png, "
+            + "or start from an .exr or .hdr input"
+    }
+
+    static func hdrFormatForLDR(_ format: String) -> String {
+        "\(format) is an HDR texture format and this image is LDR: it needs an .exr or .hdr input (before any tonemap)"
+    }
+
+    static func ldrFormatForHDR(_ format: String) -> String {
+        "\(format) is an LDR texture format and the image is HDR (an .exr or .hdr input): use rgba16f, "
+            + "or add a \"tonemap\" stage"
+    }
+
+    static func hdrResource(_ stage: String, _ label: String, _ path: String) -> String {
+        "\(stage): \(label): \(path) is an HDR image; \(stage) reads 8/16-bit images (convert it to PNG first)"
+    }
+
+    static func hdrSprite(_ name: String) -> String {
+        "sprite \(name) is HDR (an .exr or .hdr input): atlas pages are 8/16-bit; add a \"tonemap\" stage"
+    }
+
     static func unknownExtension(_ rendered: String) -> String {
         "output \"\(rendered)\" must end in \(ImageFormat.extensionList)"
     }

@@ -269,7 +269,7 @@ struct PlanBuilder {
             sized = chain.unsized
         }
         guard let check = decodeCheck(p, values, context) else { return }
-        let outputs = renderOutputs(p, sized, values, context)
+        let outputs = renderOutputs(p, sized, values, context, texture: texture, input: m.relativePath)
         canonical += outputs.map { "output " + $0.relative }
         let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
         jobs.append(
@@ -332,7 +332,8 @@ struct PlanBuilder {
     /// The outputs the images of these signatures go to: the template rendered with each one's
     /// suffix and labels, checked; a GPU texture's levels after the first go into level 0's file.
     mutating func renderOutputs(
-        _ p: PipelineSpec, _ sized: [Signature], _ values: [String: String], _ context: String
+        _ p: PipelineSpec, _ sized: [Signature], _ values: [String: String], _ context: String,
+        texture: TextureSettings? = nil, input: String? = nil
     ) -> [PlannedOutput] {
         var outputs: [PlannedOutput] = []
         for sig in sized {
@@ -360,11 +361,35 @@ struct PlanBuilder {
                         error(at, PlanMessage.textureLayoutNeedsTexture(out.format.name) + context)
                         continue
                     }
+                    if let (problem, at) = Self.rangeProblem(sig, out, texture, p) {
+                        error(at, problem + (input.map { " (\($0))" } ?? "") + context)
+                        continue
+                    }
                     outputs.append(out)
                 }
             }
         }
         return outputs
+    }
+
+    /// An HDR image into an 8/16-bit output, or an LDR one into an HDR output (docs/hdr.md): the
+    /// message and the JSON path it belongs at; nil when the output can hold the image.
+    static func rangeProblem(
+        _ sig: Signature, _ out: PlannedOutput, _ texture: TextureSettings?, _ p: PipelineSpec
+    ) -> (String, JSONPath)? {
+        switch out.format {
+        case .png, .jpeg:
+            return sig.isHDR ? (PlanMessage.hdrIntoLDR(out.format.name), p.path.key("output")) : nil
+        case .exr, .radiance:
+            return sig.isHDR ? nil : (PlanMessage.ldrIntoEXR(), p.path.key("output"))
+        case .texture:
+            guard let texture else { return nil }
+            let at = p.path.key("texture").key("format")
+            let hdrFormat = texture.format.info.hdr
+            if sig.isHDR && !hdrFormat { return (PlanMessage.ldrFormatForHDR(texture.format.rawValue), at) }
+            if !sig.isHDR && hdrFormat { return (PlanMessage.hdrFormatForLDR(texture.format.rawValue), at) }
+            return nil
+        }
     }
 
     /// The pipeline's png / jpeg / texture settings with the decoder's placeholders (nil: invalid,
@@ -414,6 +439,13 @@ struct PlanBuilder {
                     self.error(specs[k].path, problem.message(stage: type(of: stage).name) + context)
                     return false
                 case .success(let file):
+                    if case .image(let path, let label, _, _) = resource, case .success(let shape)? = headers[path],
+                        shape.depth == 32
+                    {
+                        let name = type(of: stage).name
+                        self.error(specs[k].path, PlanMessage.hdrResource(name, label, Planner.display(path)) + context)
+                        return false
+                    }
                     if !reads.contains(file.path) { reads.append(file.path) }
                     if case .font(let spec, _, _) = resource, let face = file.font { fonts[spec] = face }
                 }
@@ -430,7 +462,7 @@ struct PlanBuilder {
         var unsized = [Signature(width: nil, height: nil, depth: start.depth, alpha: start.alpha)]
         for (k, stage) in stages.enumerated() where check {
             do {
-                unsized = try unsized.flatMap { try stage.planned($0) }
+                unsized = try unsized.flatMap { try stage.plannedChecked($0) }
             } catch {
                 self.error(specs[k].path, "\(type(of: stage).name): \(error)\(context)")
                 return nil
@@ -442,7 +474,7 @@ struct PlanBuilder {
         for stage in stages {
             do {
                 for sig in sized { try checkSizes(stage.reads, against: sig) }
-                sized = try sized.flatMap { try stage.planned($0) }
+                sized = try sized.flatMap { try stage.plannedChecked($0) }
             } catch {
                 failure = "\(error)"
                 failureStage = type(of: stage).name
@@ -476,7 +508,7 @@ struct PlanBuilder {
         let parts = rendered.split(separator: "/").filter { $0 != "." }
         guard !rendered.hasPrefix("/"), !parts.contains(".."), !parts.isEmpty else { return nil }
         let relative = parts.joined(separator: "/")
-        guard let format = ImageFormat(path: relative) else { return nil }
+        guard let format = ImageFormat(path: relative), format.isWritable else { return nil }
         return PlannedOutput(path: root + "/" + relative, relative: relative, format: format)
     }
 

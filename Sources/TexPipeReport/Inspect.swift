@@ -29,6 +29,32 @@ public struct InspectFacts: Codable, Sendable, Equatable {
     public var likelyKeyColorEvidence: String?
     /// KTX2 / DDS files: the container's facts.
     public var texture: TextureFacts?
+    /// HDR images (EXR, Radiance, rgba16f textures): the range of the linear values.
+    public var hdr: HDRFacts?
+}
+
+/// The values of an HDR image: what a tonemap's exposure has to bring into range.
+public struct HDRFacts: Codable, Sendable, Equatable {
+    /// The largest R, G or B value.
+    public var max: Double
+    /// The mean of the Rec. 709 luminance (0.2126 R + 0.7152 G + 0.0722 B).
+    public var meanLuminance: Double
+    /// EXR: tiled rather than scanline storage.
+    public var tiled: Bool?
+
+    init(_ image: Image) {
+        guard case .rgbaF32(let p) = image.pixels else {
+            (max, meanLuminance) = (0, 0)
+            return
+        }
+        var top: Float = 0
+        var sum = 0.0
+        for i in stride(from: 0, to: p.count, by: 4) {
+            top = Swift.max(top, p[i], p[i + 1], p[i + 2])
+            sum += Double(0.2126 * p[i] + 0.7152 * p[i + 1] + 0.0722 * p[i + 2])
+        }
+        (max, meanLuminance) = (Double(top), sum / Double(Swift.max(1, image.pixelCount)))
+    }
 }
 
 /// What a GPU texture file says about itself (`inspect`).
@@ -73,7 +99,7 @@ public enum Inspector {
         let h = try ImageDecoder.header(bytes, path: path)
         let image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
         let stats = image.alphaStatistics()
-        let key = likelyKeyColor(image)
+        let key = image.isHDR ? nil : likelyKeyColor(image)
         var f = InspectFacts(
             file: path, format: h.format.name, width: h.width, height: h.height, colorType: h.colorType,
             bitDepth: h.fileBitDepth, decodedDepth: image.depth, alphaMin: stats.min, alphaMax: stats.max,
@@ -83,7 +109,10 @@ public enum Inspector {
             f.extensionMismatch =
                 "named .\((path as NSString).pathExtension) but the signature says \(h.format.name)"
         }
-        if h.format == .png {
+        if image.isHDR {
+            f.hdr = HDRFacts(image)
+            if h.format == .exr { f.hdr?.tiled = h.interlaced }
+        } else if h.format == .png {
             (f.interlaced, f.tRNS, f.gamma, f.sRGB, f.iccProfile) =
                 (h.interlaced, h.hasTransparency, h.gamma, h.sRGB, h.iccProfile)
         } else {
@@ -97,7 +126,8 @@ public enum Inspector {
         _ bytes: [UInt8], path: String, maxPixels: Int = Image.defaultMaxPixels
     ) throws -> InspectFacts {
         let t = try TextureFile(bytes, maxPixels: maxPixels)
-        let stats = try t.level(0).alphaStatistics()
+        let level0 = try t.level(0)
+        let stats = level0.alphaStatistics()
         var f = InspectFacts(
             file: path, format: t.container.name, width: t.width, height: t.height,
             colorType: t.format.rawValue, bitDepth: 8, decodedDepth: 8, alphaMin: stats.min,
@@ -118,6 +148,7 @@ public enum Inspector {
                 return .init(index: k, name: names[k], alphaMin: a.min, alphaMax: a.max)
             }
         }
+        if level0.isHDR { f.hdr = HDRFacts(level0) }
         if let promised = ImageFormat(path: path), promised.container != t.container {
             f.extensionMismatch = "named .\(PathText.pathExtension(path)) but the signature says \(f.format)"
         }
@@ -150,7 +181,11 @@ public enum Inspector {
         var head = "\(f.file): \(f.format) \(f.width)×\(f.height), \(f.colorType) \(f.bitDepth)-bit"
         if let mismatch = f.extensionMismatch { head += " (\(mismatch))" }
         lines.append(head)
-        if let interlaced = f.interlaced {
+        if let hdr = f.hdr {
+            lines.append(
+                "  HDR, linear light\(hdr.tiled.map { $0 ? ", tiled" : ", scanline" } ?? ""): "
+                    + String(format: "max %.4g, mean luminance %.4g", hdr.max, hdr.meanLuminance))
+        } else if let interlaced = f.interlaced {
             lines.append(
                 "  interlace: \(interlaced ? "Adam7" : "none"), tRNS: \(f.tRNS == true ? "yes" : "no"), "
                     + "gamma: \(f.gamma.map { String(format: "%.5f", $0) } ?? "none"), "
@@ -187,6 +222,10 @@ public enum Inspector {
                 "  level \(n): \(l.width)×\(l.height), \(count(l.bytes)) bytes"
                     + (l.bytes == l.uncompressedBytes
                         ? "" : " (\(count(l.uncompressedBytes)) before \(t.supercompression))"))
+        }
+        if let hdr = f.hdr {
+            lines.append(
+                "  level 0 HDR: " + String(format: "max %.4g, mean luminance %.4g", hdr.max, hdr.meanLuminance))
         }
         lines.append(
             "  level 0 decodes to: alpha min \(f.alphaMin), max \(f.alphaMax), "

@@ -109,6 +109,7 @@ public enum TextureReference {
         case .astc: "Arm's astcenc"
         case .etc: "texpipe's ETC2/EAC encoder"
         case .uastc: "texpipe's UASTC encoder"
+        case .half: "half floats, stored as is"
         }
     }
 

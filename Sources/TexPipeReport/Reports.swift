@@ -222,9 +222,12 @@ public enum Reports {
             else { return nil }
             return thumbnail(image, name)
         }
-        func thumbnail(_ image: Image, _ name: String) -> String? {
-            let scale = min(1, 160 / Double(max(image.width, image.height)))
+        func thumbnail(_ hdrOrNot: Image, _ name: String) -> String? {
             var context = StageContext()
+            // HDR images are shown through the default tonemap (docs/hdr.md).
+            let image =
+                hdrOrNot.isHDR ? (try? Tonemap().applied(to: hdrOrNot, context: &context)[0]) ?? hdrOrNot : hdrOrNot
+            let scale = min(1, 160 / Double(max(image.width, image.height)))
             let small = (try? Resize(scale: scale).applied(to: image, context: &context)[0]) ?? image
             guard let png = try? ImageEncoder.png(small) else { return nil }
             try? AtomicWriter.write(png, to: dir + "/thumbs/" + name)
@@ -395,11 +398,12 @@ public enum Reports {
                 continue
             }
             guard case .success(let bytes) = FileReader.read(out.path),
-                let page = try? ImageDecoder.decode(bytes, path: out.path)
+                let decoded = try? ImageDecoder.decode(bytes, path: out.path)
             else { continue }
+            var context = StageContext()
+            let page = decoded.isHDR ? (try? Tonemap().applied(to: decoded, context: &context)[0]) ?? decoded : decoded
             // Pages are shown larger than job thumbnails: up to 640 px.
             let scale = min(1, 640 / Double(max(page.width, page.height)))
-            var context = StageContext()
             let shown = (try? Resize(scale: scale).applied(to: page, context: &context)[0]) ?? page
             guard let png = try? ImageEncoder.png(shown) else { continue }
             let name = "thumbs/\(index)-page\(k).png"
@@ -464,7 +468,7 @@ public enum Reports {
         }
         // The chain side by side, level 0 on the left, bottoms aligned.
         let width = levels.reduce(0) { $0 + $1.width }
-        var strip = Image(width: width, height: level0.height, depth: 8, alpha: level0.alpha)
+        var strip = Image(width: width, height: level0.height, depth: level0.depth, alpha: level0.alpha)
         var x = 0
         for level in levels {
             strip = strip.pasting(level, atX: x, y: level0.height - level.height)

@@ -104,6 +104,7 @@ enum LayerCanvas {
             p.withUnsafeBufferPointer {
                 placed($0, image.width, image.height, fit: fit, offset: offset, canvas: canvas, rows: rows)
             }
+        case .rgbaF32: preconditionFailure("an HDR layer: the planner refuses HDR images in composite")
         }
     }
 

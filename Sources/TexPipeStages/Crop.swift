@@ -5,6 +5,7 @@ public import TexPipePixels
 public struct Crop: Stage {
     public static let name = "crop"
     public static let summary = "keeps the rectangle x, y, width, height"
+    public static let takesHDR = true
     public static let identity = #"{"x": 0, "y": 0, "width": 3, "height": 2}"#
     public static let parameters: [Parameter] = [
         .integer("x", in: 0...Int(Int32.max), doc: "left edge of the rectangle, px"),

@@ -5,6 +5,7 @@ public import TexPipePixels
 public struct Flip: Stage {
     public static let name = "flip"
     public static let summary = "mirrors the image: horizontal (left–right), vertical or both"
+    public static let takesHDR = true
     public static let identity = #"{"axis": "horizontal"}"#
     public static let identityApplications = 2
     public static let parameters: [Parameter] = [
@@ -25,6 +26,7 @@ public struct Flip: Stage {
 
     /// In place: each pixel swaps with its mirror image, so the pair is visited once.
     struct Kernel: InPlaceKernel {
+        static var movesPixelsOnly: Bool { true }
         var axis: Axis
         func run<C: PixelChannel>(_ p: UnsafeMutableBufferPointer<C>, width w: Int, height h: Int) {
             let mirrorX = axis != .vertical

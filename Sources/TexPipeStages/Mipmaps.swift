@@ -17,6 +17,7 @@ public import TexPipePixels
 public struct Mipmaps: Stage {
     public static let name = "mipmaps"
     public static let summary = "makes the mip chain (premultiplied, linear light, optionally coverage-preserving)"
+    public static let takesHDR = true
     public static let identity = #"{"levels": 1}"#
     public static let parameters: [Parameter] = [
         .integer("minSize", in: 1...65536, default: 1, doc: "stop before a level whose larger side is below this"),
@@ -181,6 +182,17 @@ public struct Mipmaps: Stage {
         case .rgba16(var p):
             fix(&p)
             out.pixels = .rgba16(p)
+        case .rgbaF32(var p):
+            // An HDR normal map stores the components as 0…1 too: the same renormalisation.
+            for i in stride(from: 0, to: p.count, by: 4) {
+                var v = SIMD3(2 * p[i] - 1, 2 * p[i + 1] - 1, 2 * p[i + 2] - 1)
+                let length = (v * v).sum().squareRoot()
+                v = length > 1e-6 ? v / length : SIMD3(0, 0, 1)
+                p[i] = (v.x + 1) / 2
+                p[i + 1] = (v.y + 1) / 2
+                p[i + 2] = (v.z + 1) / 2
+            }
+            out.pixels = .rgbaF32(p)
         }
         return out
     }
@@ -223,7 +235,7 @@ public struct Mipmaps: Stage {
                 ?? source.streamResampled(width: w, height: h, filter: filter, edge: edge)
             previous = filter == .box ? level : nil
             let (scaled, achieved) = coverage.preserved(
-                consume level, target: target, levels: image.depth == 16 ? 65535 : 255)
+                consume level, target: target, levels: image.depth == 8 ? 255 : 65535)
             report.append("level \(n) \(Coverage.percent(achieved))")
             levels.append(scaled.image(depth: image.depth, alpha: image.alpha, colorSpace: colorSpace))
         }
@@ -273,6 +285,18 @@ extension Image {
                 }
             }
             out.pixels = .rgba16(d)
+        case (.rgbaF32(var d), .rgbaF32(let s)):
+            s.withUnsafeBufferPointer { s in
+                s.withMemoryRebound(to: UInt32.self) { s in
+                    d.withUnsafeMutableBufferPointer {
+                        $0.withMemoryRebound(to: UInt32.self) {
+                            copy.run(
+                                s, srcWidth: other.width, srcHeight: other.height, $0, width: width, height: height)
+                        }
+                    }
+                }
+            }
+            out.pixels = .rgbaF32(d)
         default:
             preconditionFailure("pasting needs equal depths")
         }

@@ -175,6 +175,8 @@ public struct PackChannels: Stage {
                                             $0, width: img.width, height: img.height, y: y, into: row, c, s,
                                             canvas: size)
                                     }
+                                case .rgbaF32:
+                                    preconditionFailure("an HDR source: the planner refuses it in pack-channels")
                                 }
                             }
                         }

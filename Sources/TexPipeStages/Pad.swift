@@ -5,6 +5,7 @@ public import TexPipePixels
 public struct Pad: Stage {
     public static let name = "pad"
     public static let summary = "adds a border of left/top/right/bottom px (or all) in a color"
+    public static let takesHDR = true
     public static let identity = #"{}"#
     static let sideRange = 0...65536
     public static let parameters: [Parameter] = [
@@ -47,10 +48,12 @@ public struct Pad: Stage {
     }
 
     public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
-        let fill = color.channels(max: image.depth == 16 ? 65535 : 255, premultiplied: image.alpha == .premultiplied)
+        let premultiplied = image.alpha == .premultiplied
+        let fill = image.isHDR ? [] : color.channels(max: image.depth == 16 ? 65535 : 255, premultiplied: premultiplied)
         return [
             image.produced(
                 width: image.width + left + right, height: image.height + top + bottom, fill: fill,
+                floatFill: color.linear(premultiplied: premultiplied),
                 RectCopy(x: 0, y: 0, width: image.width, height: image.height, to: left, top))
         ]
     }

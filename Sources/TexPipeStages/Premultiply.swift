@@ -5,6 +5,7 @@ public import TexPipePixels
 public struct Premultiply: Stage {
     public static let name = "premultiply"
     public static let summary = "multiplies color by alpha: c' = round(c · a / max)"
+    public static let takesHDR = true
     public static let identity = #"{}"#
     public static let parameters: [Parameter] = []
 
@@ -15,7 +16,17 @@ public struct Premultiply: Stage {
 
     public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         var out = consume image
-        out.runInBands(Kernel(), on: context.rows)
+        if out.isHDR {
+            // c' = c · a, in Float: nothing to round.
+            out.runFloatsInBands(on: context.rows) { p in
+                for i in stride(from: 0, to: p.count, by: 4) {
+                    let a = p[i + 3]
+                    p[i] *= a; p[i + 1] *= a; p[i + 2] *= a
+                }
+            }
+        } else {
+            out.runInBands(Kernel(), on: context.rows)
+        }
         out.alpha = .premultiplied
         return [out]
     }

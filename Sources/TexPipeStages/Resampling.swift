@@ -134,6 +134,12 @@ struct ConvertedRows: FloatRowSource {
                     UnsafeBufferPointer(rebasing: $0[(4 * width * y)..<(4 * width * (y + 1))]), into: out,
                     premultiplied: premultiplied, space: colorSpace, table: SRGB.decode16)
             }
+        case .rgbaF32(let p):
+            p.withUnsafeBufferPointer {
+                FloatImage.loadHDR(
+                    UnsafeBufferPointer(rebasing: $0[(4 * width * y)..<(4 * width * (y + 1))]), into: out,
+                    premultiplied: premultiplied)
+            }
         }
         return UnsafePointer(scratch)
     }
@@ -254,7 +260,15 @@ final class StreamedLevel: FloatRowSource {
                     FloatImage.store(row, into: $0.baseAddress! + offset, alpha: alpha, space: colorSpace)
                 }
             }
-            image.pixels.modify({ store(&$0) }, { store(&$0) })
+            if case .rgbaF32(var p) = image.pixels {
+                image.pixels = .rgba8([])
+                p.withUnsafeMutableBufferPointer {
+                    FloatImage.storeHDR(row, into: $0.baseAddress! + offset, alpha: alpha)
+                }
+                image.pixels = .rgbaF32(p)
+            } else {
+                image.pixels.modify({ store(&$0) }, { store(&$0) })
+            }
         }
         return UnsafePointer(scratch)
     }

@@ -6,6 +6,7 @@ public import TexPipePixels
 public struct Resize: Stage {
     public static let name = "resize"
     public static let summary = "resizes to width/height or by scale (premultiplied, linear light)"
+    public static let takesHDR = true
     public static let identity = #"{"width": 3}"#
     public static let parameters: [Parameter] = [
         Parameter(

@@ -150,6 +150,7 @@ public struct Rotate: Stage {
             switch image.pixels {
             case .rgba8(let p): .rgba8(rotated(p, SRGB.decode8))
             case .rgba16(let p): .rgba16(rotated(p, SRGB.decode16))
+            case .rgbaF32: preconditionFailure("rotate by an angle on an HDR image: the planner refuses it")
             }
         return image.with(width: ow, height: oh, pixels: pixels)
     }

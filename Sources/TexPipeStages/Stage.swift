@@ -6,6 +6,7 @@ public import TexPipePixels
 public struct Signature: Sendable, Hashable {
     public var width: Int?
     public var height: Int?
+    /// 8 or 16 bits per channel; 32 for an HDR image.
     public var depth: Int
     public var alpha: AlphaState
     public var layout: ChannelLayout = .rgba
@@ -24,6 +25,9 @@ public struct Signature: Sendable, Hashable {
         self.depth = depth
         self.alpha = alpha
     }
+
+    /// An HDR image's signature (depth 32).
+    public var isHDR: Bool { depth == 32 }
 
     public init(of image: Image) {
         self.init(width: image.width, height: image.height, depth: image.depth, alpha: image.alpha)
@@ -60,6 +64,9 @@ public protocol Stage: Sendable {
     /// conformance test every stage passes is derived from the registry and this alone.
     static var identity: String { get }
     static var identityApplications: Int { get }
+    /// Whether the stage is defined on HDR (linear Float) images (docs/hdr.md). The planner refuses
+    /// any other stage on an HDR image, naming it, before anything runs.
+    static var takesHDR: Bool { get }
 
     /// Builds the stage from decoded arguments; throws for cross-parameter problems.
     init(_ arguments: Arguments) throws
@@ -132,6 +139,7 @@ public struct StageContext: Sendable {
 extension Stage {
     public var name: String { Self.name }
     public static var identityApplications: Int { 1 }
+    public static var takesHDR: Bool { false }
     public func planned(_ input: Signature) throws -> [Signature] { [input] }
     public var reads: [Resource] { [] }
 }
@@ -159,12 +167,21 @@ public enum StageRegistry {
         Composite.self,
         PackChannels.self,
         Adjust.self,
+        Tonemap.self,
     ]
 
     public static let names: [String] = all.map { $0.name }
 
     public static func named(_ name: String) -> (any Stage.Type)? {
         all.first { $0.name == name }
+    }
+}
+
+extension Stage {
+    /// `planned`, after the check every stage shares: an HDR image only reaches a stage that takes it.
+    public func plannedChecked(_ input: Signature) throws -> [Signature] {
+        if input.isHDR && !Self.takesHDR { throw StageError(.notOnHDR(stage: Self.name)) }
+        return try planned(input)
     }
 }
 

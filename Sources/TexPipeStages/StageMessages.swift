@@ -7,6 +7,9 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
     case alreadyIn(AlphaState)
     /// A stage that works on one alpha state only, and the stage that converts to it.
     case needsAlpha(stage: String, needs: AlphaState, has: AlphaState)
+    /// A stage not defined on HDR images, given one.
+    case notOnHDR(stage: String)
+    case tonemapNeedsHDR
     /// A declared image the engine did not hand over (a bug, not a user error).
     case notLoaded(label: String, path: String)
     case fontNotResolved(label: String, spec: String)
@@ -28,6 +31,10 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
                 ? "the image is already premultiplied here" : "the image is already straight (not premultiplied) here"
         case .needsAlpha(let stage, let needs, let has):
             "\(stage) needs \(needs.rawValue) alpha but the image is \(has.rawValue) here; add \"\(needs == .straight ? "unpremultiply" : "premultiply")\" before it"
+        case .notOnHDR(let stage):
+            "\(stage) does not take HDR images (this input is an .exr or .hdr); put \"tonemap\" before it, or remove it"
+        case .tonemapNeedsHDR:
+            "the image is already 8/16-bit (tonemap takes HDR images: .exr or .hdr inputs); remove it"
         case .notLoaded(let label, let path): "\(label): \(path) was not loaded"
         case .fontNotResolved(let label, let spec): "\(label): font \"\(spec)\" was not resolved"
         case .noTextRenderer(let label): "\(label): no text renderer"

@@ -5,6 +5,7 @@ public import TexPipePixels
 public struct Unpremultiply: Stage {
     public static let name = "unpremultiply"
     public static let summary = "divides color by alpha: c = min(max, round(c' · max / a)); a = 0 gives 0"
+    public static let takesHDR = true
     public static let identity = #"{}"#
     public static let parameters: [Parameter] = []
 
@@ -15,7 +16,21 @@ public struct Unpremultiply: Stage {
 
     public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         var out = consume image
-        out.runInBands(Kernel(), on: context.rows)
+        if out.isHDR {
+            // c = c' / a, in Float (no upper clamp: HDR colour has none); a = 0 → (0, 0, 0, 0).
+            out.runFloatsInBands(on: context.rows) { p in
+                for i in stride(from: 0, to: p.count, by: 4) {
+                    let a = p[i + 3]
+                    if a <= 0 {
+                        p[i] = 0; p[i + 1] = 0; p[i + 2] = 0
+                    } else {
+                        p[i] /= a; p[i + 1] /= a; p[i + 2] /= a
+                    }
+                }
+            }
+        } else {
+            out.runInBands(Kernel(), on: context.rows)
+        }
         out.alpha = .straight
         return [out]
     }

@@ -25,7 +25,7 @@ struct EncodeBlocks: ParsableCommand {
     func run() throws {
         switch format.info.codec {
         case .bc, .etc, .uastc: break
-        case .uncompressed, .astc: throw ValidationError(CLIMessage.notBCFormat)
+        case .uncompressed, .astc, .half: throw ValidationError(CLIMessage.notBCFormat)
         }
         guard let data = FileManager.default.contents(atPath: input), data.count == width * height * 4 else {
             throw ValidationError(CLIMessage.rawSize(input, width * height * 4))

@@ -67,6 +67,13 @@ struct ConformanceTests {
         var input = Self.opaque
         // A stage that needs premultiplied input (its straight plan fails) gets it.
         if (try? stage.planned(Signature(of: input))) == nil { input.alpha = .premultiplied }
+        // A stage that takes only HDR images (tonemap) gets the same texels in linear light, and
+        // must give back the 8-bit ones.
+        var expected = input
+        if (try? stage.planned(Signature(of: input))) == nil && type.takesHDR {
+            expected = Self.opaque
+            input = HDRTests.hdrOf(Self.opaque)
+        }
         // Declared images: opaque white of the input's size, in memory.
         var images: [String: Image] = [:]
         for case .image(let path, _, _, _) in stage.reads {
@@ -74,7 +81,7 @@ struct ConformanceTests {
         }
         var out = [input]
         for _ in 0..<type.identityApplications { out = try stage.applied(to: out[0], images: images) }
-        #expect(out[0].pixels == input.pixels && out[0].width == input.width && out[0].height == input.height)
+        #expect(out[0].pixels == expected.pixels && out[0].width == input.width && out[0].height == input.height)
         // The plan's signatures agree with the result.
         let planned = try stage.planned(Signature(of: input))
         #expect(planned.count == out.count)

@@ -44,12 +44,17 @@ struct SchemaTests {
         t.png("in/b.png")
         t.png("mask.png")
         t.png("opaque.png")
+        t.write("hdr/sky.exr", HDRTests.exrBytes)
         t.write("teams.json", text: ##"[{"name": "reds", "shirt": "#c8102e"}, {"name": "blues", "shirt": "#0033a0"}]"##)
         return t
     }
 
-    static func manifest(_ stages: String, extra: String = "", output: String = "{file}{suffix}.png") -> String {
-        #"{"$schema": "./schema.json", "version": 1, "output": "out", "pipelines": [{"name": "p", "inputs": ["in/*.png"], "output": ""#
+    static func manifest(
+        _ stages: String, extra: String = "", output: String = "{file}{suffix}.png", inputs: String = "in/*.png"
+    ) -> String {
+        #"{"$schema": "./schema.json", "version": 1, "output": "out", "pipelines": [{"name": "p", "inputs": [""#
+            + inputs
+            + #""], "output": ""#
             + output + #"", "stages": ["# + stages + "]" + extra + "}]}"
     }
 
@@ -60,7 +65,11 @@ struct SchemaTests {
             let args = type.identity.dropFirst().dropLast()
             // A stage that needs premultiplied input gets it declared.
             let alpha = type.name == "unpremultiply" ? #", "inputAlpha": "premultiplied""# : ""
-            return manifest(#"{"stage": "\#(type.name)""# + (args.isEmpty ? "" : ", " + args) + "}", extra: alpha)
+            // A stage that takes only HDR images (tonemap) gets an EXR input.
+            let hdrOnly = type.name == Tonemap.name
+            return manifest(
+                #"{"stage": "\#(type.name)""# + (args.isEmpty ? "" : ", " + args) + "}", extra: alpha,
+                inputs: hdrOnly ? "hdr/*.exr" : "in/*.png")
         }
         out += [
             manifest(

@@ -22,6 +22,8 @@ struct TextureFormatTests {
         .eacR11: ([153], nil), .eacRG11: ([155], nil),
         // UASTC: VK_FORMAT_UNDEFINED in either colour space (KTX 2.0 §3.1: Basis Universal payloads).
         .uastc: ([0, 0], nil),
+        // VK_FORMAT_R16G16B16A16_SFLOAT, DXGI_FORMAT_R16G16B16A16_FLOAT: no sRGB codes.
+        .rgba16f: ([97], [10]),
     ]
 
     @Test(arguments: Format.allCases) func rowMatchesThePublishedCodes(_ format: Format) throws {
@@ -36,8 +38,8 @@ struct TextureFormatTests {
         let bits = info.samples.reduce(0) { $0 + $1.bitLength }
         #expect(bits == info.blockBytes * 8)
         #expect(Set(info.samples.map(\.bitOffset)).count == info.samples.count)
-        // Data formats (no sRGB code) are the one- and two-channel ones.
-        #expect(info.isData == (info.channels == .r || info.channels == .rg))
+        // Data formats (no sRGB code) are the one- and two-channel ones, and the HDR (linear) ones.
+        #expect(info.isData == (info.channels == .r || info.channels == .rg || info.hdr))
     }
 
     @Test func codesLeadBackToTheirFormat() {
@@ -85,8 +87,12 @@ struct TextureFormatTests {
         if let colorSpace { texture += #", "colorSpace": ""# + colorSpace + #"""# }
         let t = TempDir()
         t.png("in/a.png", width: 8, height: 8)
+        // An HDR format takes an HDR image.
+        t.write("in/a.exr", HDRTests.exrBytes)
+        let input = format.info.hdr ? "in/*.exr" : "in/*.png"
         return t.errors(
-            #"{ "version": 1, "output": "out", "pipelines": [ { "name": "p", "inputs": ["in/*.png"], "output": ""#
+            #"{ "version": 1, "output": "out", "pipelines": [ { "name": "p", "inputs": [""# + input
+                + #""], "output": ""#
                 + template + #"", "texture": { "# + texture + #" }, "stages": [] } ] }"#)
     }
 
@@ -113,7 +119,10 @@ struct TextureFormatTests {
     /// The writer refuses, with a message, a container the row does not name (the DDS writer used
     /// to force-unwrap a missing DXGI code), and writes every format the row allows.
     @Test(arguments: Format.allCases) func writerFollowsTheRow(_ format: Format) throws {
-        let image = Image(width: 8, height: 8, pixels: .rgba8([UInt8](repeating: 255, count: 8 * 8 * 4)))
+        let image =
+            format.info.hdr
+            ? Image(width: 8, height: 8, pixels: .rgbaF32([Float](repeating: 1, count: 8 * 8 * 4)))
+            : Image(width: 8, height: 8, pixels: .rgba8([UInt8](repeating: 255, count: 8 * 8 * 4)))
         var settings = TextureSettings.standard
         settings.format = format
         settings.colorSpace = format.info.isData ? .linear : .srgb

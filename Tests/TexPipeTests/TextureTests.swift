@@ -162,6 +162,16 @@ struct TextureTests {
                             )
                         // UASTC (model 166): one 128-bit sample, channel KHR_DF_CHANNEL_UASTC_RGBA (3).
                         case .uastc: (166, 3 | 3 << 8, 16, [[127 << 16 | 3 << 24, 0, 0, 0xFFFF_FFFF]])
+                        // Half floats: R, G, B, A of 16 bits, each FLOAT | SIGNED (0xC0), −1.0 to 1.0.
+                        case .rgba16f:
+                            (
+                                1, 0, 8,
+                                [0, 1, 2, 15].enumerated().map { k, c in
+                                    [
+                                        UInt32(16 * k) | 15 << 16 | (c | 0xC0) << 24, 0, 0xBF80_0000, 0x3F80_0000,
+                                    ]
+                                }
+                            )
                         }
                     let block = UInt32(24 + 16 * samples.count)
                     let transfer: UInt32 = srgb ? 2 : 1

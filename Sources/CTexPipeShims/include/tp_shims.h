@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tp_exr.h"
+
 #define TP_FORMAT_PNG 1
 #define TP_FORMAT_JPEG 2
 

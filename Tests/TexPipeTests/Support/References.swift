@@ -22,6 +22,7 @@ enum Reference {
             ("astcenc", ASTCTool.available), ("ImageMagick's composite", imageMagickComposite),
             ("pngcheck", FileManager.default.isExecutableFile(atPath: "/usr/bin/pngcheck")),
             ("python3 alktx2", Python.has("alktx2")), ("python3 opengl_basisu", Python.has("opengl_basisu")),
+            ("python3 OpenEXR", Python.has("OpenEXR")),
         ]
     }
 }

@@ -42,6 +42,11 @@ final class TempDir {
             ReferencePNG.encode(.init(width: width, height: height, colorType: 6, bitDepth: 8, samples: samples)))
     }
 
+    /// A file's bytes (empty when it is not there).
+    func read(_ relative: String) -> [UInt8] {
+        FileManager.default.contents(atPath: path + "/" + relative).map { Array($0) } ?? []
+    }
+
     func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: path + "/" + relative) }
 
     /// Plans the manifest text placed in this folder; returns the plan or the diagnostics.
