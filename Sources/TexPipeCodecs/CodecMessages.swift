@@ -88,7 +88,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .levelWrongSize(let n): "level \(n): wrong size"
         case .textureZeroSize(let container): "\(container) image of zero width or height"
         case .textureShape(let what):
-            "\(what) is not a texture shape texpipe reads (2D, one face; a texture or an array)"
+            "\(what) is not a texture shape texpipe reads (2D: a texture, an array, or one cube map)"
         case .tooManyLevels(let n, let w, let h, let most):
             "\(n) levels for \(w)×\(h): at most \(most) (⌊log2 of the larger side⌋ + 1)"
         case .unknownSupercompression(let scheme):

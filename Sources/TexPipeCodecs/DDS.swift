@@ -6,7 +6,7 @@ internal import TexPipePixels
 enum DDS {
     static func file(
         _ image: Image, _ levelCount: Int, _ data: [[UInt8]], _ settings: TextureSettings, alphaMode: UInt32,
-        arraySize: Int = 1
+        arraySize: Int = 1, cube: Bool = false
     ) throws -> [UInt8] {
         let info = settings.format.info
         // The encoder checked the container; a format without a DXGI code never reaches here.
@@ -34,19 +34,22 @@ enum DDS {
         out.u32(0x4)
         out.bytes += Array("DX10".utf8)
         for _ in 0..<5 { out.u32(0) }
-        // DDSCAPS_TEXTURE, and COMPLEX | MIPMAP when there are levels.
-        out.u32(0x1000 | (levelCount > 1 ? 0x8 | 0x400000 : 0) | (arraySize > 1 ? 0x8 : 0))
-        for _ in 0..<4 { out.u32(0) }  // dwCaps2, dwCaps3, dwCaps4, dwReserved2
+        // DDSCAPS_TEXTURE, and COMPLEX | MIPMAP when there are levels (COMPLEX for arrays and cubes).
+        out.u32(0x1000 | (levelCount > 1 ? 0x8 | 0x400000 : 0) | (arraySize > 1 || cube ? 0x8 : 0))
+        // dwCaps2: DDSCAPS2_CUBEMAP with all six faces (POSITIVEX … NEGATIVEZ) for a cube.
+        out.u32(cube ? 0x200 | 0xFC00 : 0)
+        for _ in 0..<3 { out.u32(0) }  // dwCaps3, dwCaps4, dwReserved2
         // DDS_HEADER_DXT10
         out.u32(dxgi)
         out.u32(3)  // D3D10_RESOURCE_DIMENSION_TEXTURE2D
-        out.u32(0)  // miscFlag
-        out.u32(UInt32(arraySize))
+        out.u32(cube ? 0x4 : 0)  // miscFlag: D3D10_RESOURCE_MISC_TEXTURECUBE
+        out.u32(UInt32(cube ? 1 : arraySize))  // a cube is one cube (its six faces are implied)
         out.u32(alphaMode)  // miscFlags2: DDS_ALPHA_MODE_STRAIGHT 1, PREMULTIPLIED 2, OPAQUE 3
-        // `data[n]` holds level n of every layer; DDS stores each layer's whole chain in turn.
-        for layer in 0..<arraySize {
+        // `data[n]` holds level n of every layer (or face); DDS stores each one's whole chain in turn.
+        let slices = cube ? 6 : arraySize
+        for layer in 0..<slices {
             for level in data {
-                let size = level.count / arraySize
+                let size = level.count / slices
                 out.bytes += level[(layer * size)..<((layer + 1) * size)]
             }
         }

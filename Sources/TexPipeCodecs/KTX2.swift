@@ -7,7 +7,7 @@ enum KTX2 {
 
     static func file(
         _ image: Image, _ levelCount: Int, _ data: [[UInt8]], _ settings: TextureSettings, premultiplied: Bool,
-        layerCount: Int = 0
+        layerCount: Int = 0, faceCount: Int = 1
     ) throws -> [UInt8] {
         let format = settings.format
         let info = format.info
@@ -38,7 +38,7 @@ enum KTX2 {
         out.u32(UInt32(image.height))
         out.u32(0)  // pixelDepth
         out.u32(UInt32(layerCount))  // 0: not an array; else the layers, each level holding them in order
-        out.u32(1)  // faceCount
+        out.u32(UInt32(faceCount))  // 6 for a cube map: each level holds the faces +X, −X, +Y, −Y, +Z, −Z
         out.u32(UInt32(levelCount))
         out.u32(zstd ? 2 : 0)  // supercompressionScheme
         out.u32(UInt32(dfdOffset))

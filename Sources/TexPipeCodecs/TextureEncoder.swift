@@ -20,13 +20,22 @@ public enum TextureEncoder {
         _ levels: [Image], _ settings: TextureSettings, container: TextureContainer,
         rows: any RowScheduler = SerialRows(), measure: Bool
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
-        try encode(layers: [levels], array: false, settings, container: container, rows: rows, measure: measure)
+        // A cube map's levels each hold its six faces stacked: the faces become the slices.
+        if let first = levels.first, first.cube {
+            let faces = levels.map { $0.cubeFaces() }
+            return try encode(
+                layers: (0..<6).map { f in faces.map { $0[f] } }, array: false, cube: true, settings,
+                container: container, rows: rows, measure: measure)
+        }
+        return try encode(layers: [levels], array: false, settings, container: container, rows: rows, measure: measure)
     }
 
     /// A texture array: `layers[k]` is layer k's mip chain, every layer the same sizes (KTX2
-    /// `layerCount`, DDS `arraySize`). A level's PSNR is its worst layer's.
+    /// `layerCount`, DDS `arraySize`); with `cube`, the six faces of a cube map in KTX2's order. A
+    /// level's PSNR is its worst layer's.
     public static func encode(
-        layers: [[Image]], array: Bool = true, _ settings: TextureSettings, container: TextureContainer,
+        layers: [[Image]], array: Bool = true, cube: Bool = false, _ settings: TextureSettings,
+        container: TextureContainer,
         rows: any RowScheduler = SerialRows(), measure: Bool = false
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
         guard let levels = layers.first, let first = levels.first else { throw CodecError(.textureWithoutLevels) }
@@ -88,7 +97,8 @@ public enum TextureEncoder {
         case .ktx2:
             return (
                 try KTX2.file(
-                    first, levels.count, data, settings, premultiplied: premultiplied, layerCount: layerCount),
+                    first, levels.count, data, settings, premultiplied: premultiplied, layerCount: layerCount,
+                    faceCount: cube ? 6 : 1),
                 quality
             )
         case .dds:
@@ -96,7 +106,7 @@ public enum TextureEncoder {
             return (
                 try DDS.file(
                     first, levels.count, data, settings, alphaMode: premultiplied ? 2 : opaque ? 3 : 1,
-                    arraySize: max(1, layerCount)),
+                    arraySize: max(1, layerCount), cube: cube),
                 quality
             )
         }

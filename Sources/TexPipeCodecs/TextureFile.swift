@@ -22,10 +22,14 @@ public struct TextureFile: Sendable {
     public var width: Int
     public var height: Int
     public var levels: [Level]
-    /// Layers of a texture array (KTX2 `layerCount`, DDS `arraySize`); 1 for a plain texture.
+    /// Slices of every level: the layers of a texture array (KTX2 `layerCount`, DDS `arraySize`),
+    /// the six faces of a cube map (+X, −X, +Y, −Y, +Z, −Z), 1 for a plain texture.
     public var layers = 1
     /// True when the file declares an array (KTX2 `layerCount` > 0), even of one layer.
     public var isArray = false
+    /// A cube map (KTX2 `faceCount` 6; DDS `DDSCAPS2_CUBEMAP` with every face, DX10 `TEXTURECUBE`):
+    /// `level(n, layer: f)` is face f.
+    public var isCube = false
     public var supercompression: TextureSettings.Supercompression
     /// Per level, every layer's blocks, layer 0 first (DDS files are reordered so).
     let data: [[UInt8]]
@@ -81,11 +85,13 @@ public struct TextureFile: Sendable {
             throw CodecError(.textureShape("KTX2 layerCount \(f.u32(32)) (more than \(Self.maxLayers) layers)"))
         }
         (layers, isArray) = (max(1, Int(f.u32(32))), f.u32(32) > 0)
+        // A cube map (square faces, not an array of cubes) reads as six slices.
+        if f.u32(36) == 6 && !isArray && width == height { (layers, isCube) = (6, true) }
         guard UInt64(width) * UInt64(height) * UInt64(layers) <= UInt64(maxPixels) else {
             throw CodecError(
                 .overPixelLimit(width: UInt64(width), height: UInt64(height) * UInt64(layers), limit: maxPixels))
         }
-        guard f.u32(36) == 1 else { throw CodecError(.textureShape("KTX2 faceCount \(f.u32(36))")) }
+        guard f.u32(36) == 1 || isCube else { throw CodecError(.textureShape("KTX2 faceCount \(f.u32(36))")) }
         let declared = f.u32(40)
         let count = max(1, Int(min(declared, 64)))
         guard count <= Self.maxLevels(width, height) else {
@@ -166,11 +172,16 @@ public struct TextureFile: Sendable {
         (self.format, self.srgb) = (format, srgb)
         (width, height) = try Self.checkedSize("DDS", f.u32(16), f.u32(12), maxPixels: maxPixels)
         guard f.u32(132) == 3 else { throw CodecError(.textureShape("DDS resource dimension \(f.u32(132))")) }
-        guard f.u32(136) & 0x4 == 0 else { throw CodecError(.textureShape("DDS cube map")) }
+        let cube = f.u32(136) & 0x4 != 0
+        // A cube map: every face present (DDSCAPS2_CUBEMAP | all six), one cube, square faces.
+        guard !cube || (f.u32(112) & 0xFE00 == 0xFE00 && f.u32(140) == 1 && width == height) else {
+            throw CodecError(.textureShape("DDS cube map without all six faces, or an array of cubes"))
+        }
         guard (1...UInt32(Self.maxLayers)).contains(f.u32(140)) else {
             throw CodecError(.textureShape("DDS arraySize \(f.u32(140))"))
         }
         (layers, isArray) = (Int(f.u32(140)), f.u32(140) > 1)
+        if cube { (layers, isCube) = (6, true) }
         guard UInt64(width) * UInt64(height) * UInt64(layers) <= UInt64(maxPixels) else {
             throw CodecError(
                 .overPixelLimit(width: UInt64(width), height: UInt64(height) * UInt64(layers), limit: maxPixels))
@@ -191,7 +202,8 @@ public struct TextureFile: Sendable {
                 let (w, h) = (max(1, width >> n), max(1, height >> n))
                 let size = format.info.levelBytes(w, h)
                 guard size <= bytes.count - at else {
-                    throw CodecError(.levelPastTheEnd(layers > 1 ? "DDS layer \(layer)" : "DDS", n))
+                    throw CodecError(
+                        .levelPastTheEnd(isCube ? "DDS face \(layer)" : layers > 1 ? "DDS layer \(layer)" : "DDS", n))
                 }
                 if layer == 0 {
                     levels.append(Level(width: w, height: h, bytes: size * layers, uncompressedBytes: size * layers))

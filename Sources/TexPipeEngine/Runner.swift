@@ -517,14 +517,25 @@ public enum Runner {
         // and frees the pixels as soon as it no longer needs them (docs/performance.md "Memory").
         var slots: [Image?] = (consume images).map { $0 }
         var next = 0
+        var faces: [Image] = []
         for output in outputs {
             let t = DispatchTime.now().uptimeNanoseconds
             var group: [Image] = []
-            for k in next..<(next + output.levels) {
-                group.append(slots[k]!)
-                slots[k] = nil
+            if let f = output.face {
+                // A cube map into six image files: face 0's output takes the cube, each its face.
+                if f == 0 || faces.isEmpty {
+                    faces = slots[next]!.cubeFaces()
+                    slots[next] = nil
+                    next += 1
+                }
+                group = [faces[f]]
+            } else {
+                for k in next..<(next + output.levels) {
+                    group.append(slots[k]!)
+                    slots[k] = nil
+                }
+                next += output.levels
             }
-            next += output.levels
             do {
                 let bytes: [UInt8]
                 var measure = Measure(format: "png", gpuBytes: 0, psnr: nil)
@@ -652,8 +663,9 @@ public enum Runner {
         case .success(let out): images = out
         case .failure(let f): return fail(f.message, stage: f.stage)
         }
-        // An output takes one image, or a GPU texture's whole chain (`levels` images).
-        let planned = job.outputs.reduce(0) { $0 + $1.levels }
+        // An output takes one image, or a GPU texture's whole chain (`levels` images); a cube map's
+        // six face files take one image between them.
+        let planned = job.outputs.reduce(0) { $0 + ($1.face.map { $0 == 0 ? 1 : 0 } ?? $1.levels) }
         guard images.count == planned else {
             return fail(EngineMessage.imageCount(made: images.count, planned: planned))
         }

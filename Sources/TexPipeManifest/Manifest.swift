@@ -18,7 +18,9 @@ public struct Manifest: Sendable {
     /// Problems found while reading; the planner adds its own and reports them all at once.
     public var diagnostics: [Diagnostic] = []
 
-    public static let builtinPlaceholders = ["path", "dir", "file", "ext", "pipeline", "variant", "suffix", "level"]
+    public static let builtinPlaceholders = [
+        "path", "dir", "file", "ext", "pipeline", "variant", "suffix", "level", "face",
+    ]
     /// What an atlas template may not name (no single input) and what only it may (docs/atlases.md).
     public static let perInputPlaceholders = ["path", "dir", "file", "ext"]
     static let topKeys = ["$schema", "version", "output", "pipelines"]

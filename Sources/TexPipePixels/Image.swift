@@ -53,6 +53,9 @@ public struct Image: Sendable, Equatable {
     /// Level n of a GPU texture's mip chain (`mipmaps` with `layout: "texture"`): level 0 starts
     /// a texture and the levels after it go into the same file. nil: an image of its own.
     public var textureLevel: Int?
+    /// A cube map (`cubemap`'s output): six square faces stacked top to bottom in the order +X, −X,
+    /// +Y, −Y, +Z, −Z, each face `width` × `width` (so `height` is 6 · `width`). docs/hdr.md.
+    public var cube = false
 
     public init(
         width: Int, height: Int, pixels: PixelStorage, alpha: AlphaState = .straight,
@@ -97,6 +100,53 @@ public struct Image: Sendable, Equatable {
             width: width, height: height, pixels: pixels, alpha: alpha, layout: layout,
             suffix: suffix, labels: labels)
         out.lossless = lossless
+        out.cube = cube
+        return out
+    }
+
+    /// A cube map's faces in order (+X, −X, +Y, −Y, +Z, −Z), each `width` × `width`.
+    public func cubeFaces() -> [Image] {
+        precondition(cube && height == 6 * width, "not a cube map")
+        let face = width * width * 4
+        return (0..<6).map { f in
+            var one: Image
+            switch pixels {
+            case .rgba8(let p):
+                one = with(width: width, height: width, pixels: .rgba8(Array(p[(f * face)..<((f + 1) * face)])))
+            case .rgba16(let p):
+                one = with(width: width, height: width, pixels: .rgba16(Array(p[(f * face)..<((f + 1) * face)])))
+            case .rgbaF32(let p):
+                one = with(width: width, height: width, pixels: .rgbaF32(Array(p[(f * face)..<((f + 1) * face)])))
+            }
+            one.cube = false
+            return one
+        }
+    }
+
+    /// Six square faces of one size and depth stacked into a cube map with this image's labels.
+    public func stackingFaces(_ faces: [Image]) -> Image {
+        precondition(faces.count == 6 && faces.allSatisfy { $0.width == faces[0].width && $0.height == faces[0].width })
+        var storage = faces[0].pixels
+        for face in faces.dropFirst() {
+            switch (storage, face.pixels) {
+            case (.rgba8(var a), .rgba8(let b)):
+                storage = .rgba8([])
+                a += b
+                storage = .rgba8(a)
+            case (.rgba16(var a), .rgba16(let b)):
+                storage = .rgba8([])
+                a += b
+                storage = .rgba16(a)
+            case (.rgbaF32(var a), .rgbaF32(let b)):
+                storage = .rgba8([])
+                a += b
+                storage = .rgbaF32(a)
+            default: preconditionFailure("cube faces of one depth")
+            }
+        }
+        var out = with(width: faces[0].width, height: 6 * faces[0].width, pixels: storage)
+        out.cube = true
+        out.alpha = faces[0].alpha
         return out
     }
 

@@ -15,6 +15,8 @@ public struct PlannedOutput: Sendable, Hashable {
     public var levels = 1
     /// An atlas's metadata (JSON hash, libGDX), not an image.
     public var isData = false
+    /// One face (0…5, +X … −Z) of a cube map written as six image files (`_face{face}`).
+    public var face: Int?
 
     public init(path: String, relative: String, format: ImageFormat, levels: Int = 1) {
         self.path = path

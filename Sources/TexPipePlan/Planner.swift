@@ -345,6 +345,27 @@ struct PlanBuilder {
             v["suffix"] = sig.suffix
             for (k, l) in sig.labels { v[k] = l }
             if outputTemplates[p.index] == nil { outputTemplates[p.index] = Template.Compiled(p.output) }
+            // A cube map into image files: six of them, `_face{face}` (a texture holds all six).
+            if sig.cube,
+                case .success(let first) = outputTemplates[p.index]!.render(v.merging(["face": "px"]) { a, _ in a }),
+                ImageFormat(path: first)?.container == nil
+            {
+                for (f, name) in CubeMap.faceNames.enumerated() {
+                    var face = v
+                    face["suffix"] = sig.suffix + "_face" + name
+                    face["face"] = name
+                    guard case .success(let rendered) = outputTemplates[p.index]!.render(face),
+                        var out = resolveOutput(rendered, at: p.path.key("output"), context: context)
+                    else { continue }
+                    if let (problem, at) = Self.rangeProblem(sig, out, texture, p) {
+                        error(at, problem + (input.map { " (\($0))" } ?? "") + context)
+                        break
+                    }
+                    out.face = f
+                    outputs.append(out)
+                }
+                continue
+            }
             switch outputTemplates[p.index]!.render(v) {
             case .failure(let u):
                 // An unknown name was reported once by the static pass; here only names a

@@ -68,6 +68,8 @@ public struct TextureFacts: Codable, Sendable, Equatable {
     /// A texture array's layers, in order (nil for a plain texture): each one's name from the layer
     /// index beside the file when there is one, and its level 0's alpha.
     public var layers: [LayerFacts]?
+    /// A cube map (six faces per level, +X … −Z); nil for anything else.
+    public var cube: Bool?
 
     public struct LayerFacts: Codable, Sendable, Equatable {
         public var index: Int
@@ -141,6 +143,7 @@ public enum Inspector {
             levels: t.levels.map {
                 .init(width: $0.width, height: $0.height, bytes: $0.bytes, uncompressedBytes: $0.uncompressedBytes)
             })
+        if t.isCube { f.texture!.cube = true }
         if t.isArray {
             let names = layerNames(beside: path, count: t.layers)
             f.texture!.layers = try (0..<t.layers).map { k in
@@ -213,6 +216,7 @@ public enum Inspector {
         var head =
             "\(f.file): \(t.container) \(f.width)×\(f.height), \(t.format) \(t.colorSpace), "
             + "\(t.levels.count) level\(t.levels.count == 1 ? "" : "s")"
+            + (t.cube == true ? ", cube map (faces +X, −X, +Y, −Y, +Z, −Z)" : "")
             + (t.layers.map { ", \($0.count) layers" } ?? "")
             + (t.supercompression == "none" ? "" : ", \(t.supercompression)")
         if let mismatch = f.extensionMismatch { head += " (\(mismatch))" }

@@ -18,6 +18,9 @@ public struct Mipmaps: Stage {
     public static let name = "mipmaps"
     public static let summary = "makes the mip chain (premultiplied, linear light, optionally coverage-preserving)"
     public static let takesHDR = true
+    /// A cube map's faces are filtered each on its own (no filtering across the seams) and every
+    /// level is a cube of them.
+    public static let takesCube = true
     public static let identity = #"{"levels": 1}"#
     public static let parameters: [Parameter] = [
         .integer("minSize", in: 1...65536, default: 1, doc: "stop before a level whose larger side is below this"),
@@ -88,6 +91,18 @@ public struct Mipmaps: Stage {
             throw StageError(.needsKnownSize)
         }
         if bleed { try input.requireAlpha(.straight, for: "mipmaps with \"bleed\": true") }
+        if input.cube {
+            guard layout != .strip else { throw StageError(.notOnCube(stage: "mipmaps with layout \"strip\"")) }
+            var face = input
+            face.cube = false
+            face.height = input.width
+            return try planned(face).map { s in
+                var level = s
+                level.height = s.width.map { 6 * $0 }
+                level.cube = true
+                return level
+            }
+        }
         guard let w = input.width, let h = input.height else { return [input] }
         let chain = sizes(w, h)
         if layout == .strip {
@@ -114,6 +129,14 @@ public struct Mipmaps: Stage {
     /// for every level (all but `box`) convert it to Float once (16 B a pixel) instead of once per
     /// level; above it, memory wins.
     public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
+        if image.cube {
+            let chains = try image.cubeFaces().map { try applied(to: $0, context: &context) }
+            return chains[0].indices.map { n in
+                var level = chains[0][n].stackingFaces(chains.map { $0[n] })
+                level.textureLevel = chains[0][n].textureLevel
+                return level
+            }
+        }
         let wholeLevel0Pixels = context.wholeFloatPixels
         let chain = sizes(image.width, image.height)
         var levels: [Image] = [image]

@@ -6,6 +6,7 @@ public struct Premultiply: Stage {
     public static let name = "premultiply"
     public static let summary = "multiplies color by alpha: c' = round(c · a / max)"
     public static let takesHDR = true
+    public static let takesCube = true
     public static let identity = #"{}"#
     public static let parameters: [Parameter] = []
 

@@ -15,6 +15,8 @@ public struct Signature: Sendable, Hashable {
     public var lossless = false
     /// Level n of a GPU texture (see `Image.textureLevel`).
     public var textureLevel: Int?
+    /// A cube map (see `Image.cube`): `height` is 6 · `width`.
+    public var cube = false
     /// True after a stage (trim) whose output size depends on the pixels: stages whose outputs
     /// depend on the size (mipmaps) cannot follow it.
     public var dataDependentSize = false
@@ -36,6 +38,7 @@ public struct Signature: Sendable, Hashable {
         labels = image.labels
         lossless = image.lossless
         textureLevel = image.textureLevel
+        cube = image.cube
     }
 }
 
@@ -67,6 +70,9 @@ public protocol Stage: Sendable {
     /// Whether the stage is defined on HDR (linear Float) images (docs/hdr.md). The planner refuses
     /// any other stage on an HDR image, naming it, before anything runs.
     static var takesHDR: Bool { get }
+    /// Whether the stage is defined on cube maps (`cubemap`'s output); the planner refuses any
+    /// other stage on one, naming it.
+    static var takesCube: Bool { get }
 
     /// Builds the stage from decoded arguments; throws for cross-parameter problems.
     init(_ arguments: Arguments) throws
@@ -140,6 +146,7 @@ extension Stage {
     public var name: String { Self.name }
     public static var identityApplications: Int { 1 }
     public static var takesHDR: Bool { false }
+    public static var takesCube: Bool { false }
     public func planned(_ input: Signature) throws -> [Signature] { [input] }
     public var reads: [Resource] { [] }
 }
@@ -168,6 +175,7 @@ public enum StageRegistry {
         PackChannels.self,
         Adjust.self,
         Tonemap.self,
+        Cubemap.self,
     ]
 
     public static let names: [String] = all.map { $0.name }
@@ -181,6 +189,7 @@ extension Stage {
     /// `planned`, after the check every stage shares: an HDR image only reaches a stage that takes it.
     public func plannedChecked(_ input: Signature) throws -> [Signature] {
         if input.isHDR && !Self.takesHDR { throw StageError(.notOnHDR(stage: Self.name)) }
+        if input.cube && !Self.takesCube { throw StageError(.notOnCube(stage: Self.name)) }
         return try planned(input)
     }
 }

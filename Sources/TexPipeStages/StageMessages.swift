@@ -10,6 +10,9 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
     /// A stage not defined on HDR images, given one.
     case notOnHDR(stage: String)
     case tonemapNeedsHDR
+    case notOnCube(stage: String)
+    case needsCube(stage: String)
+    case cubemapNeedsEquirect(width: Int, height: Int)
     /// A declared image the engine did not hand over (a bug, not a user error).
     case notLoaded(label: String, path: String)
     case fontNotResolved(label: String, spec: String)
@@ -33,6 +36,11 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
             "\(stage) needs \(needs.rawValue) alpha but the image is \(has.rawValue) here; add \"\(needs == .straight ? "unpremultiply" : "premultiply")\" before it"
         case .notOnHDR(let stage):
             "\(stage) does not take HDR images (this input is an .exr or .hdr); put \"tonemap\" before it, or remove it"
+        case .notOnCube(let stage):
+            "\(stage) does not take cube maps (after cubemap: mipmaps, prefilter, irradiance, tonemap, premultiply and unpremultiply do)"
+        case .needsCube(let stage): "\(stage) takes a cube map: put \"cubemap\" before it"
+        case .cubemapNeedsEquirect(let w, let h):
+            "cubemap takes an equirectangular image, twice as wide as high; this one is \(w)×\(h)"
         case .tonemapNeedsHDR:
             "the image is already 8/16-bit (tonemap takes HDR images: .exr or .hdr inputs); remove it"
         case .notLoaded(let label, let path): "\(label): \(path) was not loaded"

@@ -14,6 +14,7 @@ public struct Tonemap: Stage {
     public static let name = "tonemap"
     public static let summary = "HDR to 8-bit sRGB: exposure (stops), then a clamp, reinhard or aces curve"
     public static let takesHDR = true
+    public static let takesCube = true
     public static let identity = #"{"curve": "clamp"}"#
     public static let parameters: [Parameter] = [
         .number("exposure", in: -32...32, default: 0, doc: "stops: colour is multiplied by 2^exposure first"),

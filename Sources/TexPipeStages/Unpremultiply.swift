@@ -6,6 +6,7 @@ public struct Unpremultiply: Stage {
     public static let name = "unpremultiply"
     public static let summary = "divides color by alpha: c = min(max, round(c' · max / a)); a = 0 gives 0"
     public static let takesHDR = true
+    public static let takesCube = true
     public static let identity = #"{}"#
     public static let parameters: [Parameter] = []
 

@@ -94,7 +94,7 @@ struct TextureFileTests {
             ),
             (
                 mutated { Self.put32(&$0, 36, 6) },
-                "KTX2 faceCount 6 is not a texture shape texpipe reads (2D, one face; a texture or an array)"
+                "KTX2 faceCount 6 is not a texture shape texpipe reads (2D: a texture, an array, or one cube map)"
             ),
             (
                 mutated { Self.put32(&$0, 44, 1) },
@@ -156,11 +156,11 @@ struct TextureFileTests {
             (mutated { Self.put32(&$0, 140, 6) }, "DDS layer 1 level 0 past the end"),
             (
                 mutated { Self.put32(&$0, 140, 0) },
-                "DDS arraySize 0 is not a texture shape texpipe reads (2D, one face; a texture or an array)"
+                "DDS arraySize 0 is not a texture shape texpipe reads (2D: a texture, an array, or one cube map)"
             ),
             (
                 mutated { Self.put32(&$0, 136, 4) },
-                "DDS cube map is not a texture shape texpipe reads (2D, one face; a texture or an array)"
+                "DDS cube map without all six faces, or an array of cubes is not a texture shape texpipe reads (2D: a texture, an array, or one cube map)"
             ),
             (Self.message(Array(good.dropLast(4))), "DDS level 3 past the end"),
         ]
