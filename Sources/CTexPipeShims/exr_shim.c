@@ -289,8 +289,8 @@ int tp_exr_decode(const uint8_t *data, size_t size, uint64_t max_pixels, float *
     return status;
 }
 
-int tp_exr_encode(const uint16_t *half_rgba, int32_t width, int32_t height, int with_alpha, uint8_t **out,
-                  size_t *out_size, char *err, size_t errlen) {
+int tp_exr_encode(const uint16_t *half_rgba, int32_t width, int32_t height, int with_alpha, int zip,
+                  uint8_t **out, size_t *out_size, char *err, size_t errlen) {
     tp_exr_writer w = {NULL, 0, 0, 0, err, errlen};
     exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
     init.user_data = &w;
@@ -303,7 +303,7 @@ int tp_exr_encode(const uint16_t *half_rgba, int32_t width, int32_t height, int 
     size_t scratch_count = 0;
     exr_result_t rv = exr_start_write(&ctxt, "image.exr", EXR_WRITE_FILE_DIRECTLY, &init);
     if (rv == EXR_ERR_SUCCESS) rv = exr_add_part(ctxt, "main", EXR_STORAGE_SCANLINE, &part);
-    if (rv == EXR_ERR_SUCCESS) rv = exr_initialize_required_attr_simple(ctxt, part, width, height, EXR_COMPRESSION_ZIP);
+    if (rv == EXR_ERR_SUCCESS) rv = exr_initialize_required_attr_simple(ctxt, part, width, height, zip ? EXR_COMPRESSION_ZIP : EXR_COMPRESSION_NONE);
     // Channels in the file's (alphabetical) order; each reads its place in the RGBA texels.
     const char *names[4] = {"A", "B", "G", "R"};
     for (int c = with_alpha ? 0 : 1; rv == EXR_ERR_SUCCESS && c < 4; c++)

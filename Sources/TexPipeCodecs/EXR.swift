@@ -41,17 +41,32 @@ public enum EXR {
     /// An HDR image as EXR bytes: half floats (rounded to nearest, finite: beyond ±65504 clamps),
     /// channels A, B, G, R (A only when some alpha is below 1), ZIP. A premultiplied image is
     /// stored as it is (EXR's convention is premultiplied colour).
+    ///
+    /// The file is decoded again before it is returned: OpenEXRCore 3.1 can store a chunk that ZIP
+    /// does not shrink in a form no reader decodes back (seen on a 4×4 face of noisy values), so a
+    /// file that does not read back to its halves is written uncompressed instead.
     public static func encode(_ image: Image) throws -> [UInt8] {
         guard case .rgbaF32(let p) = image.pixels else { throw CodecError(.hdrFormatNeedsHDR("EXR")) }
         let halves = Half.bits(p)
         let withAlpha = stride(from: 3, to: p.count, by: 4).contains { p[$0] != 1 }
+        let zipped = try encode(halves, image.width, image.height, withAlpha: withAlpha, zip: true)
+        let expected = halves.withUnsafeBufferPointer { Half.floats($0) }.enumerated().map { i, v in
+            withAlpha || i % 4 != 3 ? v : 1
+        }
+        if let back = try? decode(zipped, maxPixels: image.pixelCount), back.pixels == .rgbaF32(expected) {
+            return zipped
+        }
+        return try encode(halves, image.width, image.height, withAlpha: withAlpha, zip: false)
+    }
+
+    static func encode(_ halves: [UInt16], _ width: Int, _ height: Int, withAlpha: Bool, zip: Bool) throws -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var err = [CChar](repeating: 0, count: 256)
         let status = halves.withUnsafeBufferPointer {
             tp_exr_encode(
-                $0.baseAddress, Int32(image.width), Int32(image.height), withAlpha ? 1 : 0, &out, &size, &err, err.count
-            )
+                $0.baseAddress, Int32(width), Int32(height), withAlpha ? 1 : 0, zip ? 1 : 0, &out, &size, &err,
+                err.count)
         }
         guard status == 0, let out else {
             throw CodecError(.encoderFailed(format: "EXR", why: ImageDecoder.message(err)))

@@ -518,8 +518,18 @@ public enum Runner {
         var slots: [Image?] = (consume images).map { $0 }
         var next = 0
         var faces: [Image] = []
+        // The files the last image's stages made beside it (`_sh.json`), for its sidecar outputs.
+        var sidecars: [String: [UInt8]] = [:]
         for output in outputs {
             let t = DispatchTime.now().uptimeNanoseconds
+            if let suffix = output.sidecar {
+                do {
+                    try record(sidecars[suffix] ?? [], output, options, base: base, &result, &encoded)
+                } catch {
+                    return EngineMessage.output(output.relative, error)
+                }
+                continue
+            }
             var group: [Image] = []
             if let f = output.face {
                 // A cube map into six image files: face 0's output takes the cube, each its face.
@@ -536,6 +546,7 @@ public enum Runner {
                 }
                 next += output.levels
             }
+            sidecars = group.first?.sidecars ?? [:]
             do {
                 let bytes: [UInt8]
                 var measure = Measure(format: "png", gpuBytes: 0, psnr: nil)

@@ -56,6 +56,9 @@ public struct Image: Sendable, Equatable {
     /// A cube map (`cubemap`'s output): six square faces stacked top to bottom in the order +X, −X,
     /// +Y, −Y, +Z, −Z, each face `width` × `width` (so `height` is 6 · `width`). docs/hdr.md.
     public var cube = false
+    /// Files a stage made beside the image (`irradiance`'s `_sh.json`), by the suffix that names them
+    /// next to the image's output; the engine writes them.
+    public var sidecars: [String: [UInt8]] = [:]
 
     public init(
         width: Int, height: Int, pixels: PixelStorage, alpha: AlphaState = .straight,
@@ -101,6 +104,7 @@ public struct Image: Sendable, Equatable {
             suffix: suffix, labels: labels)
         out.lossless = lossless
         out.cube = cube
+        out.sidecars = sidecars
         return out
     }
 

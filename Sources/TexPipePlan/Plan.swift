@@ -17,6 +17,8 @@ public struct PlannedOutput: Sendable, Hashable {
     public var isData = false
     /// One face (0…5, +X … −Z) of a cube map written as six image files (`_face{face}`).
     public var face: Int?
+    /// A file a stage made beside the image before it (`irradiance`'s `_sh.json`): its suffix.
+    public var sidecar: String?
 
     public init(path: String, relative: String, format: ImageFormat, levels: Int = 1) {
         self.path = path

@@ -92,10 +92,12 @@ struct PlanBuilder {
         return isTextureTemplate(rendered)
     }
 
-    /// A `mipmaps` stage without `layout` in a pipeline writing `.ktx2`/`.dds`: the chain stays
+    /// A `mipmaps` or `prefilter` stage without `layout` in a pipeline writing `.ktx2`/`.dds`: the chain stays
     /// one texture (docs/stages.md: `layout`'s default depends on the output).
     static func withTextureLayout(_ s: StageSpec, _ p: PipelineSpec, _ values: [String: String]?) -> JSONObject {
-        guard s.type.name == "mipmaps", s.object["layout"] == nil, writesTexture(p, values) else { return s.object }
+        guard s.type.name == "mipmaps" || s.type.name == "prefilter", s.object["layout"] == nil,
+            writesTexture(p, values)
+        else { return s.object }
         var o = s.object
         o.insert("layout", .string("texture"))
         return o
@@ -337,8 +339,8 @@ struct PlanBuilder {
     ) -> [PlannedOutput] {
         var outputs: [PlannedOutput] = []
         for sig in sized {
-            if let level = sig.textureLevel, level > 0, !outputs.isEmpty {
-                outputs[outputs.count - 1].levels += 1
+            if let level = sig.textureLevel, level > 0, let k = outputs.lastIndex(where: { $0.sidecar == nil }) {
+                outputs[k].levels += 1
                 continue
             }
             var v = values
@@ -363,6 +365,8 @@ struct PlanBuilder {
                     }
                     out.face = f
                     outputs.append(out)
+                    // A sidecar (`_sh.json`) goes beside the first face's file.
+                    if f == 0 { outputs += Self.sidecars(of: sig, beside: out, root: manifest.outputRoot) }
                 }
                 continue
             }
@@ -387,10 +391,22 @@ struct PlanBuilder {
                         continue
                     }
                     outputs.append(out)
+                    outputs += Self.sidecars(of: sig, beside: out, root: manifest.outputRoot)
                 }
             }
         }
         return outputs
+    }
+
+    /// The files a stage writes beside an image's output (`irradiance`: `NAME_sh.json` beside
+    /// `NAME.ktx2`): data outputs that take no image.
+    static func sidecars(of sig: Signature, beside out: PlannedOutput, root: String) -> [PlannedOutput] {
+        sig.sidecars.map { suffix in
+            var data = PlannedOutput.named(PathText.deletingExtension(out.relative) + suffix, root: root)
+            data.levels = 0
+            data.sidecar = suffix
+            return data
+        }
     }
 
     /// An HDR image into an 8/16-bit output, or an LDR one into an HDR output (docs/hdr.md): the

@@ -17,6 +17,8 @@ public struct Signature: Sendable, Hashable {
     public var textureLevel: Int?
     /// A cube map (see `Image.cube`): `height` is 6 · `width`.
     public var cube = false
+    /// The suffixes of the files a stage writes beside this image (`_sh.json`).
+    public var sidecars: [String] = []
     /// True after a stage (trim) whose output size depends on the pixels: stages whose outputs
     /// depend on the size (mipmaps) cannot follow it.
     public var dataDependentSize = false
@@ -39,6 +41,7 @@ public struct Signature: Sendable, Hashable {
         lossless = image.lossless
         textureLevel = image.textureLevel
         cube = image.cube
+        sidecars = image.sidecars.keys.sorted()
     }
 }
 
@@ -176,6 +179,8 @@ public enum StageRegistry {
         Adjust.self,
         Tonemap.self,
         Cubemap.self,
+        Prefilter.self,
+        Irradiance.self,
     ]
 
     public static let names: [String] = all.map { $0.name }

@@ -81,6 +81,11 @@ struct ConformanceTests {
             uniform = true
             input = image8(8, 4, Array(repeating: [10, 20, 30, 255], count: 32))
             expected = input
+            // A stage that takes only cube maps (prefilter) gets a uniform cube of 2 × 2 faces.
+            if (try? stage.planned(Signature(of: input))) == nil && type.takesCube {
+                input = image8(2, 12, Array(repeating: [10, 20, 30, 255], count: 24))
+                input.cube = true
+            }
         }
         // Declared images: opaque white of the input's size, in memory.
         var images: [String: Image] = [:]

@@ -65,10 +65,14 @@ struct SchemaTests {
             let args = type.identity.dropFirst().dropLast()
             // A stage that needs premultiplied input gets it declared.
             let alpha = type.name == "unpremultiply" ? #", "inputAlpha": "premultiplied""# : ""
-            // A stage that takes only HDR images (tonemap) gets an EXR input.
-            let hdrOnly = type.name == Tonemap.name
+            // A stage that takes only HDR images (tonemap) gets an EXR input; one that takes only cube
+            // maps (prefilter, irradiance) gets a cubemap before it.
+            let cubeOnly = [Prefilter.name, Irradiance.name].contains(type.name)
+            let hdrOnly = type.name == Tonemap.name || cubeOnly
             return manifest(
-                #"{"stage": "\#(type.name)""# + (args.isEmpty ? "" : ", " + args) + "}", extra: alpha,
+                (cubeOnly ? #"{"stage": "cubemap"}, "# : "") + #"{"stage": "\#(type.name)""#
+                    + (args.isEmpty ? "" : ", " + args) + "}", extra: alpha,
+                output: cubeOnly ? "{file}{suffix}.exr" : "{file}{suffix}.png",
                 inputs: hdrOnly ? "hdr/*.exr" : "in/*.png")
         }
         out += [

@@ -26,8 +26,9 @@ int tp_exr_decode(const uint8_t *data, size_t size, uint64_t max_pixels, float *
                   tp_exr_info *info, char *err, size_t errlen);
 
 // Encodes half-float RGBA (width * height * 4 half bit patterns, rows top first) as a scanline
-// EXR with ZIP compression; channels A (when with_alpha), B, G, R. *out is malloc'ed (tp_free).
-int tp_exr_encode(const uint16_t *half_rgba, int32_t width, int32_t height, int with_alpha, uint8_t **out,
-                  size_t *out_size, char *err, size_t errlen);
+// EXR with ZIP compression (zip != 0) or none; channels A (when with_alpha), B, G, R. *out is
+// malloc'ed (tp_free).
+int tp_exr_encode(const uint16_t *half_rgba, int32_t width, int32_t height, int with_alpha, int zip,
+                  uint8_t **out, size_t *out_size, char *err, size_t errlen);
 
 #endif
