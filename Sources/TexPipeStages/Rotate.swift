@@ -15,6 +15,7 @@ public import TexPipePixels
 public struct Rotate: Stage {
     public static let name = "rotate"
     public static let summary = "rotates clockwise with anti-aliased borders; quarter turns are exact"
+    public static let takesHDR = true
     public static let identity = #"{"degrees": 0}"#
     public static let parameters: [Parameter] = [
         .number("degrees", in: -36000...36000, doc: "clockwise angle"),
@@ -81,13 +82,19 @@ public struct Rotate: Stage {
     public func planned(_ input: Signature) throws -> [Signature] {
         var out = input
         if let w = input.width, let h = input.height { (out.width, out.height) = size(w, h) }
-        if let shadow { return try shadow.planned(out) }
+        if let shadow {
+            if input.isHDR { throw StageError(.notOnHDR(stage: "rotate with a shadow")) }
+            return try shadow.planned(out)
+        }
         return [out]
     }
 
     public func applied(to image: __owned Image, context: inout StageContext) throws -> [Image] {
         var rotated = quarterTurns.map { turned(image, $0) } ?? resampled(image, rows: context.rows)
-        if background.a > 0 { rotated = Flatten.under(rotated, background, rows: context.rows) }
+        if background.a > 0 {
+            rotated =
+                rotated.isHDR ? Self.under(rotated, background) : Flatten.under(rotated, background, rows: context.rows)
+        }
         if let shadow { return try shadow.applied(to: rotated, context: &context) }
         return [rotated]
     }
@@ -105,7 +112,29 @@ public struct Rotate: Stage {
         return canvas.pasting(moved, atX: (w - tw) / 2, y: (h - th) / 2, clipped: true)
     }
 
+    /// An HDR image over `background` (linear light): premultiplied c' + b'(1 − a), straight
+    /// (c·a + b·β(1 − a)) / (a + β(1 − a)).
+    static func under(_ image: Image, _ background: Color) -> Image {
+        var out = image
+        let b = background.linear(premultiplied: true)
+        let premultiplied = image.alpha == .premultiplied
+        out.runFloatsInBands(on: SerialRows()) { p in
+            for i in stride(from: 0, to: p.count, by: 4) {
+                let a = p[i + 3]
+                let outA = a + b.w * (1 - a)
+                for k in 0..<3 {
+                    let c = premultiplied ? p[i + k] : p[i + k] * a
+                    let v = c + b[k] * (1 - a)
+                    p[i + k] = premultiplied ? v : (outA > 0 ? v / outA : 0)
+                }
+                p[i + 3] = outA
+            }
+        }
+        return out
+    }
+
     struct QuarterTurn: CopyKernel {
+        static var movesPixelsOnly: Bool { true }
         var turns: Int
         func run<C: PixelChannel>(
             _ src: UnsafeBufferPointer<C>, srcWidth w: Int, srcHeight h: Int,
@@ -134,34 +163,62 @@ public struct Rotate: Stage {
     /// neither the source nor the output ever exists whole in Float (16 B a pixel): the stage holds
     /// the image and its rotation as stored (docs/performance.md "Memory").
     func resampled(_ image: Image, rows scheduler: any RowScheduler) -> Image {
-        let (ow, oh) = size(image.width, image.height)
-        func rotated<C: PixelChannel>(_ p: [C], _ table: [Float]) -> [C] {
-            p.withUnsafeBufferPointer { src in
-                let source = Source(
-                    pixels: src, width: image.width, height: image.height, table: table, alpha: image.alpha)
-                return switch filter {
-                case .bilinear: inverseMapped(source, ow, oh, Tent.self, rows: scheduler)
-                case .bicubic: inverseMapped(source, ow, oh, KeysCubic.self, rows: scheduler)
-                case .lanczos3: inverseMapped(source, ow, oh, Lanczos3.self, rows: scheduler)
-                }
+        let (w, h) = (image.width, image.height)
+        let (ow, oh) = size(w, h)
+        let premultiplied = image.alpha == .premultiplied
+        let space = colorSpace
+        /// The rotation through the kernel of `filter`, reading source rows with `load` and handing
+        /// each finished output row to `store`.
+        func mapped(
+            _ load: (Int, Int, Int, UnsafeMutableBufferPointer<SIMD4<Float>>) -> Void,
+            _ store: (Int, UnsafeBufferPointer<SIMD4<Float>>) -> Void
+        ) {
+            switch filter {
+            case .bilinear: inverseMapped(w, h, ow, oh, Tent.self, rows: scheduler, load: load, store: store)
+            case .bicubic: inverseMapped(w, h, ow, oh, KeysCubic.self, rows: scheduler, load: load, store: store)
+            case .lanczos3: inverseMapped(w, h, ow, oh, Lanczos3.self, rows: scheduler, load: load, store: store)
             }
         }
-        let pixels: PixelStorage =
-            switch image.pixels {
-            case .rgba8(let p): .rgba8(rotated(p, SRGB.decode8))
-            case .rgba16(let p): .rgba16(rotated(p, SRGB.decode16))
-            case .rgbaF32: preconditionFailure("rotate by an angle on an HDR image: the planner refuses it")
+        func rotated<C: PixelChannel>(_ p: [C], _ table: [Float]) -> [C] {
+            var result = [C](repeating: 0, count: ow * oh * 4)
+            p.withUnsafeBufferPointer { src in
+                result.withUnsafeMutableBufferPointer { dst in
+                    mapped(
+                        { y, x0, x1, into in
+                            FloatImage.load(
+                                UnsafeBufferPointer(rebasing: src[(4 * (y * w + x0))..<(4 * (y * w + x1))]),
+                                into: into, premultiplied: premultiplied, space: space, table: table)
+                        },
+                        { oy, row in
+                            FloatImage.store(
+                                row, into: dst.baseAddress! + 4 * ow * oy, alpha: image.alpha, space: space)
+                        })
+                }
             }
+            return result
+        }
+        let pixels: PixelStorage
+        switch image.pixels {
+        case .rgba8(let p): pixels = .rgba8(rotated(p, SRGB.decode8))
+        case .rgba16(let p): pixels = .rgba16(rotated(p, SRGB.decode16))
+        case .rgbaF32(let p):
+            // HDR: linear light already, no upper bound (docs/hdr.md).
+            var result = [Float](repeating: 0, count: ow * oh * 4)
+            p.withUnsafeBufferPointer { src in
+                result.withUnsafeMutableBufferPointer { dst in
+                    mapped(
+                        { y, x0, x1, into in
+                            FloatImage.loadHDR(
+                                UnsafeBufferPointer(rebasing: src[(4 * (y * w + x0))..<(4 * (y * w + x1))]),
+                                into: into, premultiplied: premultiplied)
+                        },
+                        { oy, row in FloatImage.storeHDR(row, into: dst.baseAddress! + 4 * ow * oy, alpha: image.alpha)
+                        })
+                }
+            }
+            pixels = .rgbaF32(result)
+        }
         return image.with(width: ow, height: oh, pixels: pixels)
-    }
-
-    /// The image being rotated, as stored, and how its pixels become premultiplied Floats.
-    struct Source<C: PixelChannel> {
-        var pixels: UnsafeBufferPointer<C>
-        var width: Int
-        var height: Int
-        var table: [Float]
-        var alpha: AlphaState
     }
 
     static let tile = 64
@@ -169,10 +226,11 @@ public struct Rotate: Stage {
     /// The inner loop, specialised per kernel so the weight function inlines: for each output
     /// pixel, rotate its centre back, take `2 · radius` taps per axis, normalise by the weight sum
     /// (taps outside the source count as transparent).
-    func inverseMapped<K: InterpolationKernel, C: PixelChannel>(
-        _ src: Source<C>, _ ow: Int, _ oh: Int, _: K.Type, rows scheduler: any RowScheduler
-    ) -> [C] {
-        let (w, h) = (src.width, src.height)
+    func inverseMapped<K: InterpolationKernel>(
+        _ w: Int, _ h: Int, _ ow: Int, _ oh: Int, _: K.Type, rows scheduler: any RowScheduler,
+        load: (_ y: Int, _ x0: Int, _ x1: Int, _ into: UnsafeMutableBufferPointer<SIMD4<Float>>) -> Void,
+        store: (_ oy: Int, _ row: UnsafeBufferPointer<SIMD4<Float>>) -> Void
+    ) {
         let t = degrees * Double.pi / 180
         let (c, s) = (Float(cos(t)), Float(sin(t)))
         let taps = 2 * K.radius
@@ -180,14 +238,13 @@ public struct Rotate: Stage {
         // The source a tile's taps can reach, at most: its rotated extent, the taps, and a margin
         // of 2 pixels each side for the rounding of the corners' coordinates.
         let reach = Int((Float(side) * (abs(c) + abs(s))).rounded(.up)) + taps + 6
-        var result = [C](repeating: 0, count: ow * oh * 4)
         @inline(__always) func sourcePoint(_ ox: Int, _ oy: Int) -> (u: Float, v: Float) {
             let dx = Float(ox) + 0.5 - Float(ow) / 2
             let dy = Float(oy) + 0.5 - Float(oh) / 2
             return (dx * c + dy * s + Float(w) / 2 - 0.5, -dx * s + dy * c + Float(h) / 2 - 0.5)
         }
         // Output rows are independent: bands of them run on the cores the engine lends.
-        result.withUnsafeMutableBufferPointer { result in
+        do {
             scheduler.forEachBand(rows: oh, pixelsPerRow: ow) { rows in
                 let out = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: ow * side)
                 let patch = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: reach * reach)
@@ -216,12 +273,10 @@ public struct Rotate: Stage {
                             guard sx0 < sx1, sy0 < sy1 else { continue }  // no tap lands on the source
                             let pw = sx1 - sx0
                             for y in sy0..<sy1 {
-                                FloatImage.load(
-                                    UnsafeBufferPointer(
-                                        rebasing: src.pixels[(4 * (y * w + sx0))..<(4 * (y * w + sx1))]),
-                                    into: UnsafeMutableBufferPointer(
-                                        rebasing: patch[((y - sy0) * pw)..<((y - sy0 + 1) * pw)]),
-                                    premultiplied: src.alpha == .premultiplied, space: colorSpace, table: src.table)
+                                load(
+                                    y, sx0, sx1,
+                                    UnsafeMutableBufferPointer(rebasing: patch[((y - sy0) * pw)..<((y - sy0 + 1) * pw)])
+                                )
                             }
                             for oy in tileRows {
                                 let row = out.baseAddress! + (oy - ty) * ow
@@ -264,15 +319,12 @@ public struct Rotate: Stage {
                             }
                         }
                         for oy in tileRows {
-                            FloatImage.store(
-                                UnsafeBufferPointer(start: out.baseAddress! + (oy - ty) * ow, count: ow),
-                                into: result.baseAddress! + 4 * ow * oy, alpha: src.alpha, space: colorSpace)
+                            store(oy, UnsafeBufferPointer(start: out.baseAddress! + (oy - ty) * ow, count: ow))
                         }
                     }
                 }
             }
         }
-        return result
     }
 }
 

@@ -295,6 +295,30 @@ struct HDRTests {
         #expect(padded.floatPixel(1, 0) == image.floatPixel(0, 0))
     }
 
+    @Test func rotateTurnsFloatsAndKeepsTheirRange() throws {
+        let floats = (0..<(3 * 2 * 4)).map { Float($0) * 41.5 + 0.25 }
+        let image = Image(width: 3, height: 2, pixels: .rgbaF32(floats))
+        // A quarter turn clockwise is a pixel move: (x, y) comes from (y, h − 1 − x).
+        let turned = try Rotate(degrees: 90).applied(to: image, images: [:])[0]
+        #expect(turned.width == 2 && turned.height == 3)
+        #expect(turned.floatPixel(0, 0) == image.floatPixel(0, 1) && turned.floatPixel(1, 2) == image.floatPixel(2, 0))
+        // A uniform HDR image far above 1 keeps its value inside, at any angle (the weights sum to 1).
+        let bright = Image(width: 16, height: 16, pixels: .rgbaF32([Float](repeating: 50, count: 16 * 16 * 4)))
+        var rotate = Rotate(degrees: 30)
+        rotate.filter = .bicubic
+        let out = try rotate.applied(to: bright, images: [:])[0]
+        #expect(out.isHDR && out.width > 16)
+        let centre = out.floatPixel(out.width / 2, out.height / 2)
+        #expect(abs(centre.x - 50) < 1e-3 && abs(centre.w - 1) < 1e-5)
+        // Corners outside the turned square are transparent.
+        #expect(out.floatPixel(0, 0) == .zero)
+        // With a background, they take its colour in linear light.
+        rotate.background = Color(r: 1, g: 0.5, b: 0, a: 1)
+        let filled = try rotate.applied(to: bright, images: [:])[0]
+        let corner = filled.floatPixel(0, 0)
+        #expect(abs(corner.y - SRGB.toLinear(0.5)) < 1e-6 && corner.x == 1 && corner.w == 1)
+    }
+
     @Test func premultiplyAndResizeWorkInLinearFloats() throws {
         // c' = c · a exactly; back again c = c' / a.
         let image = Image(width: 2, height: 1, pixels: .rgbaF32([8, 4, 2, 0.5, 3, 3, 3, 0]))
