@@ -477,7 +477,7 @@ struct PlanBuilder {
                     return false
                 case .success(let file):
                     if case .image(let path, let label, _, _) = resource, case .success(let shape)? = headers[path],
-                        shape.depth == 32
+                        shape.depth == 32, !type(of: stage).takesHDR
                     {
                         let name = type(of: stage).name
                         self.error(specs[k].path, PlanMessage.hdrResource(name, label, Planner.display(path)) + context)

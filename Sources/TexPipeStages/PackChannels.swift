@@ -17,6 +17,7 @@ public import TexPipePixels
 public struct PackChannels: Stage {
     public static let name = "pack-channels"
     public static let summary = "builds an image channel by channel from other images (ORM, mask maps)"
+    public static let takesHDR = true
     public static let identity = #"{"r": {"image": "@input", "channel": "r"}, "a": 1}"#
 
     public enum Channel: String, Sendable, CaseIterable { case r, g, b, a, luma }
@@ -127,6 +128,17 @@ public struct PackChannels: Stage {
                     context: &context))
         }
         let plan = slots
+        if out.isHDR {
+            // HDR: every value as a Float — an HDR source's as it is, an 8/16-bit one's as a fraction of max.
+            out.runFloatsInBands(on: SerialRows()) { p in Self.packFloats(p, size, plan, sources) }
+            out.layout = layout(out.layout)
+            if slots != [.keep, .keep, .keep, .keep] { out.alpha = .straight }
+            out.lossless = false
+            return [out]
+        }
+        if let hdr = sources.firstIndex(where: { $0?.isHDR == true }) {
+            throw StageError(.hdrSourceNeedsHDR(slot: Self.slots[hdr]))
+        }
         out.pixels.modify(
             { p in p.withUnsafeMutableBufferPointer { Self.pack($0, size, plan, sources, rows: context.rows) } },
             { p in p.withUnsafeMutableBufferPointer { Self.pack($0, size, plan, sources, rows: context.rows) } })
@@ -134,6 +146,46 @@ public struct PackChannels: Stage {
         if slots != [.keep, .keep, .keep, .keep] { out.alpha = .straight }
         out.lossless = false
         return [out]
+    }
+
+    /// The HDR image's packed slots: constants as given, `@input` channels from the incoming values,
+    /// other images' channels placed by `fit` as `copy` places them, luma = 0.2126 R + 0.7152 G +
+    /// 0.0722 B, `invert` = 1 − v.
+    static func packFloats(
+        _ p: UnsafeMutableBufferPointer<Float>, _ size: (width: Int, height: Int), _ slots: [Slot], _ sources: [Image?]
+    ) {
+        let (w, h) = size
+        let incoming = Array(p)
+        @inline(__always) func value(_ s: Source, _ image: Image?, _ x: Int, _ y: Int) -> Float {
+            let px: SIMD4<Float>
+            if let image {
+                var (sx, sy) = (x, y)
+                switch s.fit {
+                case .tile?: (sx, sy) = (x % image.width, y % image.height)
+                case .center?: (sx, sy) = (x - (w - image.width) / 2, y - (h - image.height) / 2)
+                default: break
+                }
+                guard sx >= 0, sy >= 0, sx < image.width, sy < image.height else { return s.invert ? 1 : 0 }
+                px = image.floatPixel(sx, sy)
+            } else {
+                let i = (y * w + x) * 4
+                px = SIMD4(incoming[i], incoming[i + 1], incoming[i + 2], incoming[i + 3])
+            }
+            let k = s.channel == .r ? 0 : s.channel == .g ? 1 : s.channel == .b ? 2 : 3
+            let v = s.channel == .luma ? 0.2126 * px.x + 0.7152 * px.y + 0.0722 * px.z : px[k]
+            return s.invert ? 1 - v : v
+        }
+        for y in 0..<h {
+            for x in 0..<w {
+                for c in 0..<4 {
+                    switch slots[c] {
+                    case .keep: continue
+                    case .constant(let v): p[(y * w + x) * 4 + c] = Float(v)
+                    case .source(let s): p[(y * w + x) * 4 + c] = value(s, s.path == nil ? nil : sources[c], x, y)
+                    }
+                }
+            }
+        }
     }
 
     /// Every packed slot of every row, band by band; a band keeps one incoming row aside.

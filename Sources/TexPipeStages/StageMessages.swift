@@ -10,6 +10,7 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
     /// A stage not defined on HDR images, given one.
     case notOnHDR(stage: String)
     case tonemapNeedsHDR
+    case hdrSourceNeedsHDR(slot: String)
     case notOnCube(stage: String)
     case needsCube(stage: String)
     case cubemapNeedsEquirect(width: Int, height: Int)
@@ -41,6 +42,8 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
         case .needsCube(let stage): "\(stage) takes a cube map: put \"cubemap\" before it"
         case .cubemapNeedsEquirect(let w, let h):
             "cubemap takes an equirectangular image, twice as wide as high; this one is \(w)×\(h)"
+        case .hdrSourceNeedsHDR(let slot):
+            "\(slot): an HDR image packs only into an HDR one (an .exr or .hdr input); convert it to PNG first"
         case .tonemapNeedsHDR:
             "the image is already 8/16-bit (tonemap takes HDR images: .exr or .hdr inputs); remove it"
         case .notLoaded(let label, let path): "\(label): \(path) was not loaded"

@@ -319,6 +319,27 @@ struct HDRTests {
         #expect(abs(corner.y - SRGB.toLinear(0.5)) < 1e-6 && corner.x == 1 && corner.w == 1)
     }
 
+    @Test func packChannelsPacksFloats() throws {
+        let image = Image(width: 2, height: 1, pixels: .rgbaF32([3, 40, 0.5, 1, 7, 0.25, 9, 0.5]))
+        let mask = image8(2, 1, [[51, 0, 0, 255], [255, 0, 0, 255]])
+        let stage = PackChannels(
+            r: .source(.init(path: nil, channel: .g)), g: .source(.init(path: "/m.png", channel: .r, invert: true)),
+            b: .source(.init(path: nil, channel: .luma)), a: .constant(1))
+        let out = try stage.applied(to: image, images: ["/m.png": mask])[0]
+        #expect(out.isHDR && out.layout == .rgb)
+        // r = the input's g; g = 1 − mask.r / 255; b = Rec. 709 luma of the input; a = 1.
+        func near(_ a: SIMD4<Float>, _ b: SIMD4<Double>) -> Bool {
+            (0..<4).allSatisfy { abs(Double(a[$0]) - b[$0]) < 1e-5 * max(1, abs(b[$0])) }
+        }
+        #expect(near(out.floatPixel(0, 0), SIMD4(40, 1 - 51.0 / 255, 0.2126 * 3 + 0.7152 * 40 + 0.0722 * 0.5, 1)))
+        #expect(near(out.floatPixel(1, 0), SIMD4(0.25, 0, 0.2126 * 7 + 0.7152 * 0.25 + 0.0722 * 9, 1)))
+        // An HDR source packs only into an HDR image.
+        let ldr = image8(2, 1, [[1, 2, 3, 255], [4, 5, 6, 255]])
+        #expect(throws: StageError(.hdrSourceNeedsHDR(slot: "g"))) {
+            try stage.applied(to: ldr, images: ["/m.png": image])
+        }
+    }
+
     @Test func premultiplyAndResizeWorkInLinearFloats() throws {
         // c' = c · a exactly; back again c = c' / a.
         let image = Image(width: 2, height: 1, pixels: .rgbaF32([8, 4, 2, 0.5, 3, 3, 3, 0]))
