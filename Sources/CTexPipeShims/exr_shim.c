@@ -157,6 +157,9 @@ int tp_exr_info_read(const uint8_t *data, size_t size, tp_exr_info *info, char *
 // Decodes one chunk (a band of scanlines or a tile at x0, y0 of the image) into the RGBA floats.
 // Each channel goes to a plane of its own in `scratch` first: OpenEXRCore 3.1's fast path for four
 // interleaved half channels writes them in the file's order (A, B, G, R) whatever the pointers say.
+// A channel texpipe does not read still gets a plane (after the five it reads): the library's
+// fast paths write through every channel's pointer, a NULL one included (a fuzzed file with an
+// unknown channel name crashed it so).
 static int decode_chunk(exr_context_t ctxt, const exr_chunk_info_t *cinfo, int32_t x0, int32_t y0,
                         exr_decode_pipeline_t *dec, int *initialised, float *pixels, int32_t width,
                         float **scratch, size_t *scratch_count, tp_exr_reader *r) {
@@ -169,25 +172,26 @@ static int decode_chunk(exr_context_t ctxt, const exr_chunk_info_t *cinfo, int32
     }
     size_t plane = (size_t)cinfo->width * cinfo->height;
     if (plane == 0) return 0;
-    if (*scratch_count < plane * 5) {
-        float *grown = realloc(*scratch, plane * 5 * sizeof(float));
+    size_t planes = 5 + (size_t)(dec->channel_count > 0 ? dec->channel_count : 0);
+    if (*scratch_count < plane * planes) {
+        float *grown = realloc(*scratch, plane * planes * sizeof(float));
         if (!grown) return fail(r->err, r->errlen, "EXR: out of memory");
         *scratch = grown;
-        *scratch_count = plane * 5;
+        *scratch_count = plane * planes;
     }
     int used[5] = {0, 0, 0, 0, 0};
     for (int c = 0; c < dec->channel_count; c++) {
         exr_coding_channel_info_t *ch = &dec->channels[c];
         int s = slot_of(ch->channel_name);
-        if (s < 0 || used[s]) {
-            ch->decode_to_ptr = NULL;
-            continue;
-        }
-        used[s] = 1;
         ch->user_data_type = EXR_PIXEL_FLOAT;
         ch->user_bytes_per_element = 4;
         ch->user_pixel_stride = 4;
         ch->user_line_stride = cinfo->width * 4;
+        if (s < 0 || used[s]) {
+            ch->decode_to_ptr = (uint8_t *)(*scratch + plane * (5 + (size_t)c));  // read, then dropped
+            continue;
+        }
+        used[s] = 1;
         ch->decode_to_ptr = (uint8_t *)(*scratch + plane * s);
     }
     if ((rv = exr_decoding_choose_default_routines(ctxt, 0, dec)) != EXR_ERR_SUCCESS) return failed_with(r, rv);
