@@ -57,6 +57,15 @@ public struct Irradiance: Stage {
     /// Â_l for each of the nine coefficients.
     static let cosine: [Double] = [.pi] + Array(repeating: 2 * .pi / 3, count: 3) + Array(repeating: .pi / 4, count: 5)
 
+    /// The unit direction through the centre of texel (x, y) of face `f` of an n × n face.
+    static func direction(_ f: Int, _ x: Int, _ y: Int, _ n: Int) -> SIMD3<Double> {
+        let t = 2 * (Float(y) + 0.5) / Float(n) - 1
+        let s = 2 * (Float(x) + 0.5) / Float(n) - 1
+        let v = CubeMap.direction(face: f, s: s, t: t)
+        let d = SIMD3(Double(v.x), Double(v.y), Double(v.z))
+        return d / (d * d).sum().squareRoot()
+    }
+
     /// The irradiance coefficients E_lm (RGB) of a cube (straight, linear light).
     public static func coefficients(_ cube: Image) -> [SIMD3<Double>] {
         let n = cube.width
@@ -64,12 +73,8 @@ public struct Irradiance: Stage {
         for (f, face) in cube.cubeFaces().enumerated() {
             let pixels = FloatImage(face, colorSpace: .srgb).pixels
             for y in 0..<n {
-                let t = 2 * (Float(y) + 0.5) / Float(n) - 1
                 for x in 0..<n {
-                    let s = 2 * (Float(x) + 0.5) / Float(n) - 1
-                    let v = CubeMap.direction(face: f, s: s, t: t)
-                    var d = SIMD3(Double(v.x), Double(v.y), Double(v.z))
-                    d /= (d * d).sum().squareRoot()
+                    let d = direction(f, x, y, n)
                     let omega = CubeMap.texelSolidAngle(x: x, y: y, size: n)
                     let p = pixels[y * n + x]
                     // Premultiplied colour: the light a texel gives is its colour times its coverage.
@@ -105,13 +110,8 @@ public struct Irradiance: Stage {
             var floats = [SIMD4<Float>](repeating: .zero, count: 6 * size * size)
             for f in 0..<6 {
                 for y in 0..<size {
-                    let t = 2 * (Float(y) + 0.5) / Float(size) - 1
                     for x in 0..<size {
-                        let s = 2 * (Float(x) + 0.5) / Float(size) - 1
-                        let v = CubeMap.direction(face: f, s: s, t: t)
-                        var d = SIMD3(Double(v.x), Double(v.y), Double(v.z))
-                        d /= (d * d).sum().squareRoot()
-                        let b = Self.basis(d)
+                        let b = Self.basis(Self.direction(f, x, y, size))
                         var c = SIMD3<Double>()
                         for k in 0..<9 { c += e[k] * b[k] }
                         c = SIMD3(max(c.x, 0), max(c.y, 0), max(c.z, 0)) / .pi

@@ -115,13 +115,7 @@ public struct Mipmaps: Stage {
             var s = input
             s.width = size.width
             s.height = size.height
-            if layout == .texture {
-                s.textureLevel = n
-            } else {
-                s.suffix += "_mip\(n)"
-                s.labels["level"] = String(n)
-            }
-            return s
+            return s.asLevel(n, inTexture: layout == .texture)
         }
     }
 
@@ -163,14 +157,8 @@ public struct Mipmaps: Stage {
         }
         if bleed { levels = levels.map { Bleed().bled($0).image } }
         for n in levels.indices {
-            var level = image.with(width: levels[n].width, height: levels[n].height, pixels: levels[n].pixels)
-            if layout == .texture {
-                level.textureLevel = n
-            } else {
-                level.suffix = image.suffix + "_mip\(n)"
-                level.labels["level"] = String(n)
-            }
-            levels[n] = level
+            levels[n] = image.with(width: levels[n].width, height: levels[n].height, pixels: levels[n].pixels)
+                .asLevel(n, inTexture: layout == .texture)
         }
         guard layout == .strip else { return levels }
         return [strip(levels, like: image)]

@@ -63,13 +63,7 @@ public struct Prefilter: Stage {
             var s = input
             s.width = max(1, size >> n)
             s.height = 6 * max(1, size >> n)
-            if layout == .texture {
-                s.textureLevel = n
-            } else {
-                s.suffix += "_mip\(n)"
-                s.labels["level"] = String(n)
-            }
-            return s
+            return s.asLevel(n, inTexture: layout == .texture)
         }
     }
 
@@ -122,7 +116,7 @@ public struct Prefilter: Stage {
         var out: [Image] = []
         for n in 0..<levelCount(size) {
             let s = max(1, size >> n)
-            var level: Image
+            let level: Image
             if n == 0 {
                 level = image
             } else {
@@ -145,13 +139,7 @@ public struct Prefilter: Stage {
                     .image(depth: image.depth, alpha: image.alpha, colorSpace: .srgb)
                 level = image.with(width: s, height: 6 * s, pixels: stored.pixels)
             }
-            if layout == .texture {
-                level.textureLevel = n
-            } else {
-                level.suffix = image.suffix + "_mip\(n)"
-                level.labels["level"] = String(n)
-            }
-            out.append(level)
+            out.append(level.asLevel(n, inTexture: layout == .texture))
         }
         return out
     }

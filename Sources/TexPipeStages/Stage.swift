@@ -200,6 +200,35 @@ extension Stage {
 }
 
 extension Signature {
+    /// Level n of a mip chain, as `mipmaps` and `prefilter` name it: a level of one GPU texture
+    /// (`textureLevel`), or an image of its own (suffix `_mip{n}`, placeholder `{level}`).
+    public func asLevel(_ n: Int, inTexture: Bool) -> Signature {
+        var s = self
+        if inTexture {
+            s.textureLevel = n
+        } else {
+            s.suffix += "_mip\(n)"
+            s.labels["level"] = String(n)
+        }
+        return s
+    }
+}
+
+extension Image {
+    /// Level n of a mip chain, named as `Signature.asLevel` names it.
+    public func asLevel(_ n: Int, inTexture: Bool) -> Image {
+        var image = self
+        if inTexture {
+            image.textureLevel = n
+        } else {
+            image.suffix += "_mip\(n)"
+            image.labels["level"] = String(n)
+        }
+        return image
+    }
+}
+
+extension Signature {
     /// The signature in `state`; an error when the image is already in it (docs/manifest.md:
     /// `premultiply` on premultiplied data is caught when planning).
     public func converted(to state: AlphaState) throws -> Signature {

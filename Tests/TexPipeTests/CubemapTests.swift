@@ -79,18 +79,9 @@ struct CubemapTests {
         for f in 0..<6 {
             for y in 0..<n {
                 for x in 0..<n {
-                    let s = 2 * (Double(x) + 0.5) / Double(n) - 1
-                    let t = 2 * (Double(y) + 0.5) / Double(n) - 1
-                    // The SPEC's mapping evaluated here: +Y up, longitude atan2(x, −z), −Z at the centre.
-                    let d: SIMD3<Double> =
-                        switch f {
-                        case 0: SIMD3(1, -t, -s)
-                        case 1: SIMD3(-1, -t, s)
-                        case 2: SIMD3(s, 1, t)
-                        case 3: SIMD3(s, -1, -t)
-                        case 4: SIMD3(s, -t, 1)
-                        default: SIMD3(-s, -t, -1)
-                        }
+                    // The texel's direction from OpenGL's table (written in the tests once), and the
+                    // SPEC's mapping evaluated here: +Y up, longitude atan2(x, −z), −Z at the centre.
+                    let d = PrefilterTests.direction(f, x, y, n)
                     let u = atan2(d.x, -d.z) / (2 * .pi) + 0.5
                     let v = 0.5 - asin(d.y / (d * d).sum().squareRoot()) / .pi
                     // Away from the seam (u near 0 or 1) and the poles, where the gradient wraps or clamps.
