@@ -62,7 +62,7 @@ public enum Radiance {
         var rgbe = [UInt8](repeating: 0, count: h.width * 4)
         var out = [Float](repeating: 0, count: h.width * h.height * 4)
         // 2^(E − 136) for every exponent, once.
-        let scale = (0..<256).map { $0 == 0 ? Float(0) : Float(ldexp(1.0, $0 - 136)) }
+        let scale = (0..<256).map { $0 == 0 ? Float(0) : Float(sign: .plus, exponent: $0 - 136, significand: 1) }
         var at = h.dataOffset
         for row in 0..<h.height {
             try readScanline(bytes, &at, into: &rgbe, width: h.width, row: row)

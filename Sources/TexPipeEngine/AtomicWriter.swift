@@ -27,7 +27,7 @@ package enum AtomicWriter {
     /// entry: the rerun does exactly the jobs that had not finished.
     static let committing = Atomic<Int>(0)
     /// Per thread, while it runs a job: 1 = nothing renamed yet, 2 = renamed (counted in `committing`).
-    nonisolated(unsafe) static let jobState: pthread_key_t = {
+    static let jobState: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         return key

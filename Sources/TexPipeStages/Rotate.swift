@@ -255,7 +255,7 @@ public struct Rotate: Stage {
                 withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * taps) { weights in
                     for ty in stride(from: rows.lowerBound, to: rows.upperBound, by: side) {
                         let tileRows = ty..<min(rows.upperBound, ty + side)
-                        _ = out.initialize(repeating: .zero)
+                        out.initialize(repeating: .zero)
                         for tx in stride(from: 0, to: ow, by: side) {
                             let tileColumns = tx..<min(ow, tx + side)
                             // The source rectangle under the tile: u and v are affine in (ox, oy),

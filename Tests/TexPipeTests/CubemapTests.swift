@@ -29,8 +29,6 @@ struct CubemapTests {
     }
 
     @Test func theFaceTableIsOpenGLs() {
-        var rng = SystemRandomNumberGenerator()
-        _ = rng
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> Double {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
