@@ -88,3 +88,28 @@ public enum Quality {
         }
     }
 }
+
+extension Quality {
+    /// The log-RGB PSNR of an HDR level (docs/hdr.md): each of R, G and B as log2 of the value
+    /// clamped to the normal half-float range [2⁻¹⁴, 65504], so a step is a relative error
+    /// wherever it falls; the peak is that range's width, 30 stops: 10 · log10(30² / MSE), capped
+    /// at 99 dB. Interleaved Float RGBA, the encoded image against its decode.
+    public static func logPSNR(_ original: [Float], _ decoded: [Float]) -> Double {
+        precondition(original.count == decoded.count && original.count % 4 == 0)
+        @inline(__always) func log(_ v: Float) -> Double {
+            Double(Foundation.log2(v.isNaN ? 0x1p-14 : min(max(v, 0x1p-14), 65504)))
+        }
+        var sum = 0.0
+        var i = 0
+        while i < original.count {
+            for c in 0..<3 {
+                let d = log(original[i + c]) - log(decoded[i + c])
+                sum += d * d
+            }
+            i += 4
+        }
+        let texels = original.count / 4
+        guard sum > 0, texels > 0 else { return LevelQuality.identical }
+        return min(LevelQuality.identical, 10 * log10(30 * 30 / (sum / Double(3 * texels))))
+    }
+}

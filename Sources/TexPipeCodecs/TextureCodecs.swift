@@ -23,7 +23,7 @@ enum TextureCodecs {
         case .etc(let variant):
             ETC.encode(rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows)
         case .uastc: UASTC.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows)
-        case .half: throw CodecError(.hdrFormatNeedsHDR(settings.format.rawValue))
+        case .half, .bc6h: throw CodecError(.hdrFormatNeedsHDR(settings.format.rawValue))
         }
     }
 
@@ -34,6 +34,8 @@ enum TextureCodecs {
         switch settings.format.info.codec {
         case .half:
             return Half.bits(rgba).withUnsafeBytes { Array($0) }
+        case .bc6h:
+            return BC6H.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows)
         case .uncompressed, .bc, .astc, .etc, .uastc:
             throw CodecError(.ldrFormatGotHDR(settings.format.rawValue))
         }
@@ -51,6 +53,8 @@ enum TextureCodecs {
                     UnsafeBufferPointer(
                         start: raw.baseAddress!.assumingMemoryBound(to: UInt16.self), count: width * height * 4))
             }
+        case .bc6h:
+            return try BC6HDecoder.decode(blocks, width: width, height: height)
         case .uncompressed, .bc, .astc, .etc, .uastc:
             throw CodecError(.hdrFormatNeedsHDR(format.rawValue))
         }
@@ -72,7 +76,7 @@ enum TextureCodecs {
         case .astc: try ASTC.decompress(blocks, width: width, height: height, format: format, srgb: srgb)
         case .etc(let variant): try ETCDecoder.decode(blocks, variant: variant, width: width, height: height)
         case .uastc: try UASTCDecoder.decode(blocks, width: width, height: height)
-        case .half: throw CodecError(.ldrFormatGotHDR(format.rawValue))
+        case .half, .bc6h: throw CodecError(.ldrFormatGotHDR(format.rawValue))
         }
     }
 }

@@ -57,7 +57,7 @@ public struct TextureFormatInfo: Sendable {
     public var takesRDO: Bool {
         switch codec {
         case .bc(let v): v == .bc1 || v == .bc3 || v == .bc7
-        case .uncompressed, .astc, .etc, .uastc, .half: false
+        case .uncompressed, .astc, .etc, .uastc, .half, .bc6h: false
         }
     }
 
@@ -98,6 +98,8 @@ public enum TextureCodec: Sendable, Equatable {
     /// texpipe's own Basis Universal UASTC encoder (`UASTC.swift`) and decoder
     /// (`UASTC+Decode.swift`).
     case uastc
+    /// texpipe's own BC6H encoder (`BC6H.swift`) and decoder (`BC6H+Decode.swift`), unsigned: HDR.
+    case bc6h
 }
 
 /// The ETC formats texpipe encodes: ETC2 RGB, ETC2 RGBA (EAC alpha block, then the colour
@@ -126,6 +128,7 @@ extension TextureSettings.Format {
         case .eacR11: Rows.eacR11
         case .eacRG11: Rows.eacRG11
         case .uastc: Rows.uastc
+        case .bc6h: Rows.bc6h
         case .rgba16f: Rows.rgba16f
         }
     }
@@ -229,6 +232,16 @@ private enum Rows {
         block: (4, 4), blockBytes: 16, vulkan: (0, 0), dxgi: nil, colorModel: 166,
         samples: [.init(bitOffset: 0, bitLength: 128, channel: 3, upper: .max)], containers: [.ktx2], hdr: false,
         channels: .rgba, codec: .uastc, familyName: "UASTC")
+
+    /// BC6H unsigned (HDR RGB): `VK_FORMAT_BC6H_UFLOAT_BLOCK` (143), `DXGI_FORMAT_BC6H_UF16` (95);
+    /// linear only. Colour model KHR_DF_MODEL_BC6H (133), one 128-bit unsigned-float sample of
+    /// KHR_DF_CHANNEL_BC6H_COLOR (0): lower 0.0, upper 1.0 (as 32-bit floats).
+    static let bc6h = TextureFormatInfo(
+        block: (4, 4), blockBytes: 16, vulkan: (143, nil), dxgi: (95, nil), colorModel: 133,
+        samples: [
+            .init(bitOffset: 0, bitLength: 128, channel: 0, upper: Float(1).bitPattern, lower: 0, qualifiers: 0x80)
+        ],
+        containers: both, hdr: true, channels: .rgb, codec: .bc6h, familyName: "BC6H")
 
     /// Half-float RGBA (HDR): `VK_FORMAT_R16G16B16A16_SFLOAT` (97), `DXGI_FORMAT_R16G16B16A16_FLOAT`
     /// (10); linear only. Each sample is a signed float: lower −1.0, upper 1.0 (as 32-bit floats).

@@ -14,6 +14,7 @@ public struct TextureSettings: Sendable, Equatable {
         case eacR11 = "eac-r11"
         case eacRG11 = "eac-rg11"
         case uastc
+        case bc6h
         case rgba16f
     }
 

@@ -110,6 +110,7 @@ public enum TextureReference {
         case .etc: "texpipe's ETC2/EAC encoder"
         case .uastc: "texpipe's UASTC encoder"
         case .half: "half floats, stored as is"
+        case .bc6h: "texpipe's BC6H encoder"
         }
     }
 

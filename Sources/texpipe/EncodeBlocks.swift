@@ -11,12 +11,16 @@ struct EncodeBlocks: ParsableCommand {
         abstract: "Encode raw RGBA8 (width × height) into one format's blocks; print the seconds taken.",
         shouldDisplay: false)
 
-    @Option(help: "A format texpipe encodes itself (bc1…bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11, uastc).")
+    @Option(
+        help:
+            "A format texpipe encodes itself (bc1…bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11, uastc, bc6h: raw Float32 RGBA in)."
+    )
     var format: TextureSettings.Format
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
     @Option(help: "rdo with this λ (bc1, bc3, bc7).") var rdoLambda: Double?
     @Option(help: "rdo: the largest λ losing at most this many dB (bc1, bc3, bc7).") var rdoMaxLoss: Double?
     @Option(help: "uastc: cores to encode on, lent as the engine lends them to one large job.") var cores = 1
+    @Flag(help: "bc6h: decode the input's blocks into raw Float32 RGBA instead.") var decode = false
     @Argument(help: "Raw RGBA8 input.") var input: String
     @Argument var width: Int
     @Argument var height: Int
@@ -25,6 +29,7 @@ struct EncodeBlocks: ParsableCommand {
     func run() throws {
         switch format.info.codec {
         case .bc, .etc, .uastc: break
+        case .bc6h: return try runHDR()
         case .uncompressed, .astc, .half: throw ValidationError(CLIMessage.notBCFormat)
         }
         guard let data = FileManager.default.contents(atPath: input), data.count == width * height * 4 else {
@@ -44,6 +49,28 @@ struct EncodeBlocks: ParsableCommand {
                     rgba, width: width, height: height, format: format, quality: quality,
                     rdo: rdoLambda.map { .lambda($0) } ?? rdoMaxLoss.map { .maxLoss($0) })
             }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
+        try Data(blocks).write(to: URL(fileURLWithPath: output))
+        print(seconds)
+    }
+
+    /// BC6H: the input is raw little-endian Float32 RGBA; with `--decode`, BC6H blocks decoded
+    /// into it.
+    func runHDR() throws {
+        if decode {
+            guard let data = FileManager.default.contents(atPath: input) else {
+                throw ValidationError(CLIMessage.rawSize(input, (width + 3) / 4 * ((height + 3) / 4) * 16))
+            }
+            let floats = try BC6HDecoder.decode(Array(data), width: width, height: height)
+            try floats.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: output)) }
+            return
+        }
+        guard let data = FileManager.default.contents(atPath: input), data.count == width * height * 16 else {
+            throw ValidationError(CLIMessage.rawSize(input, width * height * 16))
+        }
+        let floats = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let t = DispatchTime.now().uptimeNanoseconds
+        let blocks = BC6H.blocks(floats, width: width, height: height, quality: quality)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
         try Data(blocks).write(to: URL(fileURLWithPath: output))
         print(seconds)

@@ -24,6 +24,8 @@ struct TextureFormatTests {
         .uastc: ([0, 0], nil),
         // VK_FORMAT_R16G16B16A16_SFLOAT, DXGI_FORMAT_R16G16B16A16_FLOAT: no sRGB codes.
         .rgba16f: ([97], [10]),
+        // VK_FORMAT_BC6H_UFLOAT_BLOCK, DXGI_FORMAT_BC6H_UF16 (unsigned; no sRGB codes).
+        .bc6h: ([143], [95]),
     ]
 
     @Test(arguments: Format.allCases) func rowMatchesThePublishedCodes(_ format: Format) throws {
