@@ -25,9 +25,11 @@ package enum BC6H {
     struct Effort {
         /// Two-region partitions fitted (of 32, by their score).
         let candidates: Int
-        /// Least-squares refits of the single region and of the best two-region candidate.
+        /// Least-squares refits of the single region and of the best two-region candidate
+        /// (`fast` and `medium`: of the better of the two).
         let refine: Int
-        /// Whether a block one region holds well (`goodEnough`) skips the partitions.
+        /// Whether a block one region holds well (`goodEnough`) skips the partitions, and only
+        /// the better of the single region and the best partition is refitted.
         var stopsEarly: Bool { candidates < 32 }
 
         /// Measured against ISPC Texture Compressor (docs/performance.md "BC6H").
@@ -150,17 +152,18 @@ package enum BC6H {
     static func encodeBlock(_ t: Texels, _ effort: Effort) -> UInt128 {
         let u = Texels(r: t.r * toUnquantized, g: t.g * toUnquantized, b: t.b * toUnquantized)
         let all = SIMD16<Int32>(repeating: -1)
-        var best = Encoding()
 
         // One region.
         var one = Endpoints()
         fitSubset(u, all, into: &one, at: 0)
         orient(&one, u, subset: 0, anchor: 0)
-        best = refined(one, t, u, partition: -1, effort: effort)
+        let oneFirst = quantizedBest(one, t, partition: -1)
         // A block one region holds within a couple of half-float steps per value needs no more.
-        if effort.stopsEarly && best.error <= goodEnough { return pack(best) }
+        if effort.stopsEarly && oneFirst.error <= goodEnough {
+            return pack(refined(one, t, u, partition: -1, effort: effort, first: oneFirst))
+        }
 
-        // Two regions, best-scored partitions first (thorough: every one); the best is refined.
+        // Two regions, best-scored partitions first (thorough: every one).
         let scored = effort.candidates > 0 && effort.candidates < 32 ? bestPartitions(u, effort.candidates) : SIMD4()
         var two = Encoding()
         var twoEndpoints = Endpoints()
@@ -175,7 +178,12 @@ package enum BC6H {
             let candidate = quantizedBest(e, t, partition: p)
             if candidate.error < two.error { (two, twoEndpoints) = (candidate, e) }
         }
-        if two.error < .infinity {
+        // Refits: `fast` and `medium` refine the better of the two, `thorough` both.
+        var best = oneFirst
+        if !effort.stopsEarly || oneFirst.error <= two.error {
+            best = refined(one, t, u, partition: -1, effort: effort, first: oneFirst)
+        }
+        if two.error < .infinity && (!effort.stopsEarly || two.error < oneFirst.error) {
             two = refined(twoEndpoints, t, u, partition: two.partition, effort: effort, first: two)
         }
         if two.error < best.error { best = two }
@@ -450,16 +458,24 @@ package enum BC6H {
         @inline(__always) func entry(_ k: Int) -> SIMD8<Float> {
             let w = two ? weights3[k] : weights4[k]
             let v = (low &* (64 &- w) &+ high &* w &+ 32) &>> 6
-            return SIMD8<Float>((v &* 31) &>> 6)
+            // Half bits (below 2²³) to Float exactly through the exponent of 2²³.
+            return unsafeBitCast(((v &* 31) &>> 6) &+ 0x4B00_0000, to: SIMD8<Float>.self) - 8_388_608
         }
         let second = two ? subsetMasks[partition] : SIMD16<Int32>()
         var bestError = V(repeating: .greatestFiniteMagnitude)
         var bestIndex = SIMD16<Int32>()
         for k in 0..<count {
             let p = entry(k)
-            let r = V(repeating: p[0]).choosing(V(repeating: p[1]), where: second) - t.r
-            let g = V(repeating: p[2]).choosing(V(repeating: p[3]), where: second) - t.g
-            let b = V(repeating: p[4]).choosing(V(repeating: p[5]), where: second) - t.b
+            let r: V
+            let g: V
+            let b: V
+            if two {
+                r = V(repeating: p[0]).choosing(V(repeating: p[1]), where: second) - t.r
+                g = V(repeating: p[2]).choosing(V(repeating: p[3]), where: second) - t.g
+                b = V(repeating: p[4]).choosing(V(repeating: p[5]), where: second) - t.b
+            } else {
+                (r, g, b) = (V(repeating: p[0]) - t.r, V(repeating: p[2]) - t.g, V(repeating: p[4]) - t.b)
+            }
             let error = r * r + g * g + b * b
             let better = error.below(bestError)
             bestError = bestError.choosing(error, where: better)

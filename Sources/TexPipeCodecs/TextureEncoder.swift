@@ -61,11 +61,17 @@ public enum TextureEncoder {
             for layer in layers {
                 let level = layer[n]
                 if info.hdr || level.isHDR {
-                    // HDR: half floats are stored as they are (no quality to measure).
+                    // HDR: half floats are stored as they are (nothing to measure); BC6H is
+                    // measured in log-RGB PSNR.
                     guard case .rgbaF32(let floats) = level.pixels else {
                         throw CodecError(.hdrFormatNeedsHDR(format.rawValue))
                     }
                     let blocks = try TextureCodecs.encodeHDR(floats, level.width, level.height, settings, rows: rows)
+                    if measure && info.codec != .half {
+                        let decoded = try TextureCodecs.decodeHDR(blocks, level.width, level.height, format: format)
+                        let q = LevelQuality(rgb: Quality.logPSNR(floats, decoded), alpha: nil)
+                        worst = worst.map { LevelQuality(rgb: min($0.rgb, q.rgb), alpha: nil) } ?? q
+                    }
                     if layers.count == 1 { data[n] = blocks } else { data[n] += blocks }
                     continue
                 }

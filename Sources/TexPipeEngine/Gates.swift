@@ -16,7 +16,9 @@ public enum Gates {
 
     /// Whether an output's format stores pixels inexactly: JPEG and every block format.
     static func isLossy(_ format: String) -> Bool {
-        format == "jpeg" || TextureSettings.Format(rawValue: format).map { $0.info.codec != .uncompressed } ?? false
+        format == "jpeg"
+            || TextureSettings.Format(rawValue: format).map { $0.info.codec != .uncompressed && $0.info.codec != .half }
+                ?? false
     }
 
     static func isImage(_ path: String) -> Bool {

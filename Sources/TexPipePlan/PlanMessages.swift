@@ -72,7 +72,7 @@ enum PlanMessage {
 
     static func hdrIntoLDR(_ format: String) -> String {
         "the image is HDR (an .exr or .hdr input) and \(format) holds 8/16-bit images: add a \"tonemap\" stage, "
-            + "or write an .exr or a .ktx2/.dds with format rgba16f"
+            + "or write an .exr or a .ktx2/.dds with format rgba16f or bc6h"
     }
 
     static func ldrIntoEXR() -> String {
@@ -85,7 +85,7 @@ enum PlanMessage {
     }
 
     static func ldrFormatForHDR(_ format: String) -> String {
-        "\(format) is an LDR texture format and the image is HDR (an .exr or .hdr input): use rgba16f, "
+        "\(format) is an LDR texture format and the image is HDR (an .exr or .hdr input): use rgba16f or bc6h, "
             + "or add a \"tonemap\" stage"
     }
 

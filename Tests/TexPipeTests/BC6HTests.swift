@@ -292,6 +292,35 @@ struct BC6HTests {
         #expect(Quality.logPSNR(image, decoded) > 45)
     }
 
+    /// The texture writer's DDS (DX10 header, `DXGI_FORMAT_BC6H_UF16`) and KTX2 (Vk 143) files: Pillow
+    /// opens the DDS on its own and decodes it as texpipe's decoder does (within its one-step
+    /// rounding); texpipe's reader names the format of both, and with a `minPSNR` measurement
+    /// each level's log-RGB PSNR is the one computed here from the decoded level.
+    @Test func texturesHoldBC6HForOtherReaders() throws {
+        let (w, h) = (32, 16)
+        let floats = Self.hdrImage(w, h, seed: 41)
+        let image = Image(width: w, height: h, pixels: .rgbaF32(floats))
+        let settings = TextureSettings(
+            format: .bc6h, colorSpace: .linear, quality: .medium, supercompression: .none, zstdLevel: 9)
+        let (dds, quality) = try TextureEncoder.encode([image], settings, container: .dds, measure: true)
+        let blocks = Array(dds.suffix(w * h))  // 16 bytes per 4 × 4 block: one byte per texel
+        let decoded = try BC6HDecoder.decode(blocks, width: w, height: h)
+        #expect(quality.count == 1 && abs(quality[0].rgb - Quality.logPSNR(floats, decoded)) < 1e-9)
+        #expect(try TextureFile(dds).format == .bc6h)
+        let ktx2 = try TextureEncoder.encode([image], settings, container: .ktx2)
+        #expect(try TextureFile(ktx2).format == .bc6h)
+        if Self.hasPillow {
+            let t = TempDir()
+            t.write("t.dds", dds)
+            let theirs = try Python.run(
+                "import sys; from PIL import Image; im = Image.open(sys.argv[1]); "
+                    + "sys.stdout.buffer.write(im.convert('RGB').tobytes())", t.path + "/t.dds")
+            let ours = Self.floorBytes(decoded)
+            #expect(theirs.count == ours.count)
+            #expect(zip(theirs, ours).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
+        }
+    }
+
     /// ISPC Texture Compressor's BC6H (`basic`) on the same image, decoded by texpipe's decoder.
     static func ispc(_ image: [Float], _ w: Int, _ h: Int, profile: String) throws -> [UInt8] {
         let t = TempDir()

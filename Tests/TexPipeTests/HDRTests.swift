@@ -426,14 +426,21 @@ struct HDRTests {
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "output": "{file}.png" }"#, files)
                 == [
                     at
-                        + "pipelines[0].output: the image is HDR (an .exr or .hdr input) and PNG holds 8/16-bit images: add a \"tonemap\" stage, or write an .exr or a .ktx2/.dds with format rgba16f (in/sky.exr)"
+                        + "pipelines[0].output: the image is HDR (an .exr or .hdr input) and PNG holds 8/16-bit images: add a \"tonemap\" stage, or write an .exr or a .ktx2/.dds with format rgba16f or bc6h (in/sky.exr)"
                 ])
         #expect(
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "texture": { "format": "bc7" }, "output": "{file}.ktx2" }"#,
                 files) == [
                     at
-                        + "pipelines[0].texture.format: bc7 is an LDR texture format and the image is HDR (an .exr or .hdr input): use rgba16f, or add a \"tonemap\" stage (in/sky.exr)"
+                        + "pipelines[0].texture.format: bc7 is an LDR texture format and the image is HDR (an .exr or .hdr input): use rgba16f or bc6h, or add a \"tonemap\" stage (in/sky.exr)"
+                ])
+        #expect(
+            try Self.planErrors(
+                #"{ "name": "p", "inputs": ["in/*.png"], "stages": [], "texture": { "format": "bc6h" }, "output": "{file}.ktx2" }"#,
+                files) == [
+                    at
+                        + "pipelines[0].texture.format: bc6h is an HDR texture format and this image is LDR: it needs an .exr or .hdr input (before any tonemap) (in/a.png)"
                 ])
         #expect(
             try Self.planErrors(
