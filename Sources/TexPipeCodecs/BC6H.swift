@@ -483,7 +483,7 @@ package enum BC6H {
         }
         // The anchors' indices have one bit less: keep them in the lower half.
         let anchor = two ? Int(BC7.anchors2[partition]) : 0
-        for a in [0, anchor] where bestIndex[a] >= Int32(count / 2) {
+        for a in 0..<16 where (a == 0 || a == anchor) && bestIndex[a] >= Int32(count / 2) {
             let s = second[a] != 0 ? 1 : 0
             var e = Float.infinity
             for k in 0..<(count / 2) {
