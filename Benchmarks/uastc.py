@@ -80,6 +80,9 @@ def main():
     ap.add_argument("--qualities", default="fast,medium,thorough")
     ap.add_argument("--efforts", default="0,2")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--rdo", action="store_true",
+                    help="rate-distortion rows instead: texpipe medium with rdo λ 32, 128, 512 and maxLoss 1, "
+                         "basisu effort 2 with uastc_rdo_lambda 0.5, 1, 2, 4")
     args = ap.parse_args()
     files = compare_peers.corpus()
     if args.limit:
@@ -92,6 +95,18 @@ def main():
     z = zstandard.ZstdCompressor(level=19)
     rows = [("basisu effort " + e, "basisu", int(e)) for e in args.efforts.split(",") if e]
     rows += [("texpipe " + q, "texpipe", q) for q in args.qualities.split(",") if q]
+    extra = {}
+    if args.rdo:
+        rows = [("basisu effort 2", "basisu", 2)] + [(f"basisu effort 2, rdo λ {l:g}", "basisu", 2) for l in (0.5, 1, 2, 4)]
+        rows += [("texpipe medium", "texpipe", "medium")] + [
+            (f"texpipe medium, rdo {n}", "texpipe", "medium") for n in ("λ 32", "λ 128", "λ 512", "maxLoss 1")]
+        for name, _, _ in rows:
+            if ", rdo λ " in name and name.startswith("basisu"):
+                extra[name] = {"uastc_rdo_lambda": float(name.split("λ ")[1])}
+            elif ", rdo " in name:
+                setting = name.split(", rdo ")[1]
+                extra[name] = (["--rdo-lambda", setting[2:]] if setting.startswith("λ")
+                               else ["--rdo-max-loss", setting.split()[1]])
     with tempfile.TemporaryDirectory() as tmp:
         for name, kind, setting in rows:
             seconds = 0.0
@@ -102,8 +117,9 @@ def main():
                     raw = os.path.join(tmp, "in.rgba")
                     open(raw, "wb").write(px)
                     out = os.path.join(tmp, "out.bin")
-                    r = subprocess.run([args.texpipe, "encode-blocks", "--format", "uastc", "--quality", setting, raw,
-                                        str(w), str(h), out], capture_output=True, text=True, check=True)
+                    r = subprocess.run([args.texpipe, "encode-blocks", "--format", "uastc", "--quality", setting]
+                                       + extra.get(name, []) + [raw, str(w), str(h), out],
+                                       capture_output=True, text=True, check=True)
                     seconds += float(r.stdout.strip())
                     blocks = open(out, "rb").read()
                     file = ktx2(blocks, w, h)
@@ -111,7 +127,8 @@ def main():
                     t = time.perf_counter()
                     file = alktx2.encode_raw_rgba_to_ktx2(px, w, h, codec="uastc", quality=100, effort=setting,
                                                           srgb=False, linear=True, threads=1,
-                                                          check_for_alpha=False, force_alpha=True)
+                                                          check_for_alpha=False, force_alpha=True,
+                                                          **extra.get(name, {}))
                     seconds += time.perf_counter() - t
                     blocks = level0(file)
                 scores.append(transcoded(file, w, h, px))
@@ -120,7 +137,8 @@ def main():
             print(f"| {name} | {mp / seconds:.2f} | {sum(own) / len(own):.2f} | {min(own):.2f} | "
                   f"{sum(s[1] for s in scores) / len(scores):.2f} | {sum(s[2] for s in scores) / len(scores):.2f} | "
                   f"{zs:,} |", flush=True)
-        two_cores(args, images, tmp)
+        if not args.rdo:
+            two_cores(args, images, tmp)
 
 
 def two_cores(args, images, tmp):

@@ -180,7 +180,7 @@ package enum BC {
         try TextureCodecs.checkRDO(rdo, format)
         return RDO.applied(
             rdo, to: encode(rgba, width: width, height: height, variant: variant, quality: quality, rows: SerialRows()),
-            rgba, width: width, height: height, variant: variant, rows: SerialRows())
+            rgba, width: width, height: height, kind: .bc(variant), rows: SerialRows())
     }
 
     /// A block's 16 texels, channel by channel.

@@ -2,7 +2,7 @@ internal import Foundation
 internal import TexPipeFormats
 internal import TexPipePixels
 
-/// Rate-distortion optimisation of one level's BC1, BC3 or BC7 blocks (docs/gpu-textures.md
+/// Rate-distortion optimisation of one level's BC1, BC3, BC7 or UASTC blocks (docs/gpu-textures.md
 /// "Smaller downloads"): the blocks stay valid for every decoder, but a block whose bytes can
 /// repeat bytes of a block just before it — at a small cost in error — is made to, so that an LZ
 /// compressor (KTX2's zstd, a game's Deflate) stores a short match instead of literals.
@@ -16,6 +16,8 @@ internal import TexPipePixels
 /// - its own endpoints with the indices of such a block (the index bytes one match): BC7 only
 ///   when both are of one mode, the bytes that hold nothing but indices;
 /// - for color blocks, such a block's endpoints with the best indices for them.
+/// A UASTC block is chosen among itself and whole copies (its transcoding hints belong to its
+/// endpoints and weights, so only a whole block keeps them true).
 ///
 /// It keeps the candidate of least D + λ·R: D the squared error over the texels inside the image
 /// (8-bit units, over the channels the part stores), R an estimate of its bits after LZ — 8 per
@@ -32,23 +34,36 @@ enum RDO {
 
     typealias V16 = SIMD16<Int32>
 
+    /// The block formats it optimises.
+    enum Kind: Equatable {
+        case bc(BCVariant)
+        case uastc
+
+        var format: TextureSettings.Format {
+            switch self {
+            case .bc(let v): v.format
+            case .uastc: .uastc
+            }
+        }
+    }
+
     /// The blocks as they are without a setting, else optimised.
     static func applied(
         _ setting: TextureSettings.RDO?, to blocks: [UInt8], _ rgba: [UInt8], width: Int, height: Int,
-        variant: BCVariant, rows: any RowScheduler
+        kind: Kind, rows: any RowScheduler
     ) -> [UInt8] {
         guard let setting else { return blocks }
-        return optimized(blocks, rgba, width: width, height: height, variant: variant, setting, rows: rows)
+        return optimized(blocks, rgba, width: width, height: height, kind: kind, setting, rows: rows)
     }
 
     /// The blocks with `setting` applied.
     static func optimized(
-        _ blocks: [UInt8], _ rgba: [UInt8], width: Int, height: Int, variant: BCVariant,
+        _ blocks: [UInt8], _ rgba: [UInt8], width: Int, height: Int, kind: Kind,
         _ setting: TextureSettings.RDO, rows: any RowScheduler
     ) -> [UInt8] {
         switch setting {
         case .lambda(let lambda):
-            return lambda > 0 ? pass(blocks, rgba, width, height, variant, lambda, rows).blocks : blocks
+            return lambda > 0 ? pass(blocks, rgba, width, height, kind, lambda, rows).blocks : blocks
         case .maxLoss(let dB):
             // The largest λ of the list whose loss stays within dB: a bisection over the list
             // (the loss grows with λ), deterministic.
@@ -56,8 +71,8 @@ enum RDO {
             var best = blocks
             while hi - lo > 1 {
                 let mid = (lo + hi) / 2
-                let p = pass(blocks, rgba, width, height, variant, lambdas[mid], rows)
-                if loss(p, variant: variant, texels: width * height) <= dB {
+                let p = pass(blocks, rgba, width, height, kind, lambdas[mid], rows)
+                if loss(p, kind: kind, texels: width * height) <= dB {
                     lo = mid
                     best = p.blocks
                 } else {
@@ -78,8 +93,8 @@ enum RDO {
 
     /// How much PSNR a pass loses against the blocks without RDO: RGB, or alpha on its own where
     /// the format stores it, whichever loses more (dB, as the `check` gates measure).
-    static func loss(_ p: Pass, variant: BCVariant, texels: Int) -> Double {
-        let channels = variant.format.info.channels
+    static func loss(_ p: Pass, kind: Kind, texels: Int) -> Double {
+        let channels = kind.format.info.channels
         let rgb =
             Quality.psnr(sum: p.base[0], samples: 3 * texels) - Quality.psnr(sum: p.errors[0], samples: 3 * texels)
         guard channels == .rgba else { return rgb }
@@ -87,19 +102,21 @@ enum RDO {
     }
 
     /// The parts of a block: BC1 one color block; BC3 an alpha block, then a color block; BC7
-    /// one block.
+    /// and UASTC one block.
     enum Part {
         case color(offset: Int, threeColor: Bool)
         case alpha(offset: Int)
         case bc7
+        case uastc
     }
 
-    static func parts(_ variant: BCVariant) -> [Part] {
-        switch variant {
-        case .bc1: [.color(offset: 0, threeColor: true)]
-        case .bc3: [.alpha(offset: 0), .color(offset: 8, threeColor: false)]
-        case .bc7: [.bc7]
-        case .bc4, .bc5: []
+    static func parts(_ kind: Kind) -> [Part] {
+        switch kind {
+        case .bc(.bc1): [.color(offset: 0, threeColor: true)]
+        case .bc(.bc3): [.alpha(offset: 0), .color(offset: 8, threeColor: false)]
+        case .bc(.bc7): [.bc7]
+        case .bc(.bc4), .bc(.bc5): []
+        case .uastc: [.uastc]
         }
     }
 
@@ -110,17 +127,17 @@ enum RDO {
     }
 
     static func pass(
-        _ blocks: [UInt8], _ rgba: [UInt8], _ width: Int, _ height: Int, _ variant: BCVariant, _ lambda: Double,
+        _ blocks: [UInt8], _ rgba: [UInt8], _ width: Int, _ height: Int, _ kind: Kind, _ lambda: Double,
         _ rows: any RowScheduler
     ) -> Pass {
         let bw = (width + 3) / 4
         let bh = (height + 3) / 4
         let count = bw * bh
-        let size = variant.blockBytes
+        let size = kind.format.info.blockBytes
         let slices = (count + sliceBlocks - 1) / sliceBlocks
         var out = blocks
         var sums = [SIMD2<Int64>](repeating: .zero, count: 2 * slices)
-        let parts = Self.parts(variant)
+        let parts = Self.parts(kind)
         out.withUnsafeMutableBufferPointer { dst in
             rgba.withUnsafeBufferPointer { src in
                 sums.withUnsafeMutableBufferPointer { sums in
@@ -184,7 +201,7 @@ enum RDO {
                     let (offset, n) =
                         switch part {
                         case .color(let o, _), .alpha(let o): (o, 8)
-                        case .bc7: (0, 16)
+                        case .bc7, .uastc: (0, 16)
                         }
                     let here = dst + i * size + offset
                     // The error of a part's bytes: (RGB, alpha) over the texels inside.
@@ -198,6 +215,10 @@ enum RDO {
                         case .bc7:
                             store(v, candidate, 16)
                             BC7.decodeBlock(candidate, into: texels)
+                            return bc7Error(texels, t, inside)
+                        case .uastc:
+                            store(v, candidate, 16)
+                            UASTCDecoder.block(at: candidate, into: texels)
                             return bc7Error(texels, t, inside)
                         }
                     }
@@ -225,6 +246,7 @@ enum RDO {
                         case .color: 4
                         case .alpha: 6
                         case .bc7: mode < 8 ? bc7IndexBytes[mode] : 0
+                        case .uastc: 0
                         }
                     let keep: UInt128 = indexBytes >= n ? 0 : (UInt128(1) &<< UInt128(8 * (n - indexBytes))) &- 1
                     var seen: UInt128 = original
@@ -239,6 +261,7 @@ enum RDO {
                             switch part {
                             case .bc7: Int((other & 0xFF).trailingZeroBitCount) == mode
                             case .color, .alpha: true
+                            case .uastc: false
                             }
                         if indexBytes >= 4 && sameMode {
                             // Its indices, with endpoints fitted to them by least squares (color
@@ -247,7 +270,7 @@ enum RDO {
                             switch part {
                             case .color: fitted = refitColor(t, UInt64(truncatingIfNeeded: other &>> 32))
                             case .alpha: fitted = refitAlpha(t.a, UInt64(truncatingIfNeeded: other &>> 16))
-                            case .bc7: fitted = nil
+                            case .bc7, .uastc: fitted = nil
                             }
                             let ends: UInt128 = fitted.map { UInt128($0) } ?? original
                             consider((ends & keep) | (other & ~keep), literals: n - indexBytes, distance: d)

@@ -18,11 +18,15 @@ enum TextureCodecs {
                 settings.rdo,
                 to: BC.encode(
                     rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows),
-                rgba, width: width, height: height, variant: variant, rows: rows)
+                rgba, width: width, height: height, kind: .bc(variant), rows: rows)
         case .astc: try ASTC.compress(rgba, width, height, settings, rows: rows)
         case .etc(let variant):
             ETC.encode(rgba, width: width, height: height, variant: variant, quality: settings.quality, rows: rows)
-        case .uastc: UASTC.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows)
+        case .uastc:
+            RDO.applied(
+                settings.rdo,
+                to: UASTC.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows),
+                rgba, width: width, height: height, kind: .uastc, rows: rows)
         case .half, .bc6h: throw CodecError(.hdrFormatNeedsHDR(settings.format.rawValue))
         }
     }

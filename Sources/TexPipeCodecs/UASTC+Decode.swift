@@ -146,6 +146,13 @@ package enum UASTCDecoder {
 
     static let magenta: [UInt8] = [255, 0, 255, 255]
 
+    /// One block (16 bytes at `p`) into 16 RGBA texels at `t`.
+    static func block(at p: UnsafePointer<UInt8>, into t: UnsafeMutablePointer<UInt8>) {
+        var texels = [UInt8](repeating: 0, count: 64)
+        block(Array(UnsafeBufferPointer(start: p, count: 16)), into: &texels)
+        for i in 0..<64 { t[i] = texels[i] }
+    }
+
     /// One block's 16 texels, RGBA, row by row.
     static func block(_ b: [UInt8], into t: inout [UInt8]) {
         func fill(_ c: [UInt8]) { for i in 0..<16 { for k in 0..<4 { t[i * 4 + k] = c[k] } } }

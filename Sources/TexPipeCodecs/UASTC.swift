@@ -28,9 +28,11 @@ package enum UASTC {
     /// lends cores through `TextureEncoder`).
     package static func blocks(
         _ rgba: [UInt8], width: Int, height: Int, quality: TextureSettings.Quality,
-        rows: any RowScheduler = SerialRows()
+        rows: any RowScheduler = SerialRows(), rdo: TextureSettings.RDO? = nil
     ) -> [UInt8] {
-        encode(rgba, width: width, height: height, quality: quality, rows: rows)
+        RDO.applied(
+            rdo, to: encode(rgba, width: width, height: height, quality: quality, rows: rows), rgba, width: width,
+            height: height, kind: .uastc, rows: rows)
     }
 
     typealias F16 = SIMD16<Float>

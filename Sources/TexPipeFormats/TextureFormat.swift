@@ -53,11 +53,12 @@ public struct TextureFormatInfo: Sendable {
     public let codec: TextureCodec
     /// The family's name in messages ("ASTC").
     public let familyName: String
-    /// Whether `rdo` applies (texpipe's own BC1, BC3 and BC7 encoders).
+    /// Whether `rdo` applies (texpipe's own BC1, BC3, BC7 and UASTC encoders).
     public var takesRDO: Bool {
         switch codec {
         case .bc(let v): v == .bc1 || v == .bc3 || v == .bc7
-        case .uncompressed, .astc, .etc, .uastc, .half, .bc6h: false
+        case .uastc: true
+        case .uncompressed, .astc, .etc, .half, .bc6h: false
         }
     }
 

@@ -69,7 +69,7 @@ extension TextureSettings {
                     "maxLoss", .number(0.01...20), .optional(absentDoc: "lambda instead"),
                     doc: "dB: the largest λ whose PSNR loss against no RDO stays within this, per level"),
             ]), .optional(absentDoc: "off"),
-            doc: "rate-distortion optimisation (bc1, bc3, bc7): blocks that repeat, smaller after zstd"),
+            doc: "rate-distortion optimisation (bc1, bc3, bc7, uastc): blocks that repeat, smaller after zstd"),
     ]
 
     public init(_ a: Arguments) {

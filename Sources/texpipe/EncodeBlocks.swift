@@ -17,8 +17,8 @@ struct EncodeBlocks: ParsableCommand {
     )
     var format: TextureSettings.Format
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
-    @Option(help: "rdo with this λ (bc1, bc3, bc7).") var rdoLambda: Double?
-    @Option(help: "rdo: the largest λ losing at most this many dB (bc1, bc3, bc7).") var rdoMaxLoss: Double?
+    @Option(help: "rdo with this λ (bc1, bc3, bc7, uastc).") var rdoLambda: Double?
+    @Option(help: "rdo: the largest λ losing at most this many dB (bc1, bc3, bc7, uastc).") var rdoMaxLoss: Double?
     @Option(help: "uastc: cores to encode on, lent as the engine lends them to one large job.") var cores = 1
     @Flag(help: "bc6h: decode the input's blocks into raw Float32 RGBA instead.") var decode = false
     @Argument(help: "Raw RGBA8 input.") var input: String
@@ -43,7 +43,8 @@ struct EncodeBlocks: ParsableCommand {
             } else if case .uastc = format.info.codec {
                 UASTC.blocks(
                     rgba, width: width, height: height, quality: quality,
-                    rows: CoreLender(idle: cores - 1, minimumPixels: 0))
+                    rows: CoreLender(idle: cores - 1, minimumPixels: 0),
+                    rdo: rdoLambda.map { .lambda($0) } ?? rdoMaxLoss.map { .maxLoss($0) })
             } else {
                 try BC.blocks(
                     rgba, width: width, height: height, format: format, quality: quality,

@@ -175,11 +175,49 @@ struct RDOTests {
         let image = Self.scene(w, h, seed: 9, alpha: true)
         let plain = try Self.blocks(image, w, h, format, nil)
         guard case .bc(let variant) = format.info.codec else { return }
-        let one = RDO.optimized(plain, image, width: w, height: h, variant: variant, .lambda(32), rows: SerialRows())
+        let one = RDO.optimized(plain, image, width: w, height: h, kind: .bc(variant), .lambda(32), rows: SerialRows())
         let lender = BCTests.CoreLenderStandIn()
-        let many = RDO.optimized(plain, image, width: w, height: h, variant: variant, .lambda(32), rows: lender)
-        let again = RDO.optimized(plain, image, width: w, height: h, variant: variant, .lambda(32), rows: SerialRows())
+        let many = RDO.optimized(plain, image, width: w, height: h, kind: .bc(variant), .lambda(32), rows: lender)
+        let again = RDO.optimized(
+            plain, image, width: w, height: h, kind: .bc(variant), .lambda(32), rows: SerialRows())
         #expect(one == many && one == again && lender.bands > 1 && one != plain)
+    }
+
+    /// UASTC: `maxLoss` holds on the decoded pixels, blocks repeat, the bytes do not depend on the
+    /// cores, and the Basis Universal transcoder (what a web engine runs) opens the file and gives
+    /// exactly texpipe's decode: RDO writes only whole copies of blocks, hints and all.
+    @Test func uastcBlocksStayWholeAndWithinTheLoss() throws {
+        let (w, h) = (96, 64)
+        let image = Self.scene(w, h, seed: 12, alpha: true)
+        let plain = UASTC.blocks(image, width: w, height: h, quality: .medium)
+        let before = Self.psnr(try UASTCDecoder.decode(plain, width: w, height: h), image)
+        for d in [0.5, 2.0] {
+            let blocks = UASTC.blocks(image, width: w, height: h, quality: .medium, rdo: .maxLoss(d))
+            let after = Self.psnr(try UASTCDecoder.decode(blocks, width: w, height: h), image)
+            #expect(before.rgb - after.rgb <= d + 1e-9 && before.alpha - after.alpha <= d + 1e-9, "maxLoss \(d)")
+            #expect(blocks != plain)
+            // Every block is one the encoder wrote for this image.
+            let written = Set(stride(from: 0, to: plain.count, by: 16).map { plain[$0..<($0 + 16)] })
+            #expect(stride(from: 0, to: blocks.count, by: 16).allSatisfy { written.contains(blocks[$0..<($0 + 16)]) })
+        }
+        let lender = BCTests.CoreLenderStandIn()
+        let big = Self.scene(192, 128, seed: 13, alpha: false)  // 1,536 blocks: two slices
+        let one = UASTC.blocks(big, width: 192, height: 128, quality: .fast, rdo: .lambda(64))
+        let many = UASTC.blocks(big, width: 192, height: 128, quality: .fast, rows: lender, rdo: .lambda(64))
+        #expect(one == many && lender.bands > 1)
+        if UASTCTests.available {
+            var settings = TextureSettings.standard
+            settings.format = .uastc
+            settings.rdo = .lambda(64)
+            let bytes = try TextureEncoder.encode(
+                [Image(width: w, height: h, pixels: .rgba8(image))], settings, container: .ktx2)
+            let t = TempDir()
+            t.write("out.ktx2", bytes)
+            try UASTCTests.run(["transcode", t.path + "/out.ktx2", "rgba8", t.path + "/rgba"])
+            let rgba = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/rgba")))
+            let blocks = try #require(KTX2File(bytes)).levelData(0)
+            #expect(rgba == (try UASTCDecoder.decode(blocks, width: w, height: h)))
+        }
     }
 
     /// Every other format refuses it: a manifest error naming the formats that take it.
@@ -195,7 +233,7 @@ struct RDOTests {
             """)
         #expect(
             errors == [
-                "error: $T/pipeline.json: pipelines[0].texture.rdo: rdo applies to bc1, bc3, bc7, not \(format) (remove rdo or change the format)"
+                "error: $T/pipeline.json: pipelines[0].texture.rdo: rdo applies to bc1, bc3, bc7, uastc, not \(format) (remove rdo or change the format)"
             ])
     }
 
