@@ -81,8 +81,8 @@ def main():
     ap.add_argument("--efforts", default="0,2")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--rdo", action="store_true",
-                    help="rate-distortion rows instead: texpipe medium with rdo λ 32, 128, 512 and maxLoss 1, "
-                         "basisu effort 2 with uastc_rdo_lambda 0.5, 1, 2, 4")
+                    help="rate-distortion rows instead: texpipe medium with rdo λ 2, 8, 32, 128 and maxLoss 1, "
+                         "basisu effort 2 with uastc_rdo_lambda 0.5, 1, 2, 4 (none with --efforts '')")
     args = ap.parse_args()
     files = compare_peers.corpus()
     if args.limit:
@@ -98,8 +98,9 @@ def main():
     extra = {}
     if args.rdo:
         rows = [("basisu effort 2", "basisu", 2)] + [(f"basisu effort 2, rdo λ {l:g}", "basisu", 2) for l in (0.5, 1, 2, 4)]
+        rows = rows if args.efforts else []
         rows += [("texpipe medium", "texpipe", "medium")] + [
-            (f"texpipe medium, rdo {n}", "texpipe", "medium") for n in ("λ 32", "λ 128", "λ 512", "maxLoss 1")]
+            (f"texpipe medium, rdo {n}", "texpipe", "medium") for n in ("λ 2", "λ 8", "λ 32", "λ 128", "maxLoss 1")]
         for name, _, _ in rows:
             if ", rdo λ " in name and name.startswith("basisu"):
                 extra[name] = {"uastc_rdo_lambda": float(name.split("λ ")[1])}

@@ -187,9 +187,13 @@ enum RDO {
         var base = SIMD2<Int64>.zero
         // Per part, the distance (in blocks) of its last match; 0: none.
         var lastDistance = (0, 0)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 16) { scratch in
+        // BC7 and UASTC: the decoded texels of the last `window` + 1 blocks as written, so that a
+        // whole copy of one is measured without decoding it again.
+        let ring = window + 1
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 16 + 64 * ring) { scratch in
             let texels = scratch.baseAddress!
             let candidate = texels + 64
+            let decodedRing = texels + 80
             for i in range {
                 let bx = i % bw
                 let by = i / bw
@@ -229,13 +233,21 @@ enum RDO {
                         cost: Double(e0.wrappedSum()) + lambda * Double(8 * n), bytes: original, error: e0, distance: 0
                     )
                     let previous = k == 0 ? lastDistance.0 : lastDistance.1
+                    let whole: Bool =
+                        switch part {
+                        case .bc7, .uastc: true
+                        case .color, .alpha: false
+                        }
                     @inline(__always) func consider(_ v: UInt128, literals: Int, distance d: Int) {
                         if case .color(_, false) = part, !fourColorOnly(UInt64(truncatingIfNeeded: v)) { return }
                         let bits = 8 * literals + (d == previous ? 8 : 24)
                         // Its rate alone already costs more: no need to decode it.
                         let rate = lambda * Double(bits)
                         if rate >= best.cost { return }
-                        let e = error(v)
+                        // A whole copy of a block before: its texels as decoded when it was written.
+                        let e =
+                            whole && literals == 0
+                            ? bc7Error(decodedRing + 64 * ((i - d - range.lowerBound) % ring), t, inside) : error(v)
                         let cost = Double(e.wrappedSum()) + rate
                         if cost < best.cost { best = (cost, v, e, d) }
                     }
@@ -291,6 +303,19 @@ enum RDO {
                         }
                     }
                     store(best.bytes, here, n)
+                    if whole {
+                        let slot = decodedRing + 64 * ((i - range.lowerBound) % ring)
+                        if best.distance > 0 && best.bytes == load(dst + (i - best.distance) * size + offset, n) {
+                            slot.update(from: decodedRing + 64 * ((i - best.distance - range.lowerBound) % ring), count: 64)
+                        } else {
+                            store(best.bytes, candidate, 16)
+                            if case .uastc = part {
+                                UASTCDecoder.block(at: candidate, into: slot)
+                            } else {
+                                BC7.decodeBlock(candidate, into: slot)
+                            }
+                        }
+                    }
                     errors &+= SIMD2<Int64>(truncatingIfNeeded: best.error)
                     if best.distance > 0 {
                         if k == 0 { lastDistance.0 = best.distance } else { lastDistance.1 = best.distance }
