@@ -306,7 +306,8 @@ enum RDO {
                     if whole {
                         let slot = decodedRing + 64 * ((i - range.lowerBound) % ring)
                         if best.distance > 0 && best.bytes == load(dst + (i - best.distance) * size + offset, n) {
-                            slot.update(from: decodedRing + 64 * ((i - best.distance - range.lowerBound) % ring), count: 64)
+                            slot.update(
+                                from: decodedRing + 64 * ((i - best.distance - range.lowerBound) % ring), count: 64)
                         } else {
                             store(best.bytes, candidate, 16)
                             if case .uastc = part {
