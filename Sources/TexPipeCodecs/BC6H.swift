@@ -134,9 +134,15 @@ package enum BC6H {
     /// `halfBits` on 16 lanes at once, in integer arithmetic (Float16's conversion is a library
     /// call on machines without F16C): round to nearest even, subnormal halves below 2⁻¹⁴.
     @inline(__always) static func halfBits(_ v: V) -> V {
-        let clamped = v.choosing(V(), where: ~V().below(v)).choosing(
-            V(repeating: 65504), where: V(repeating: 65504).below(v))
-        let bits = unsafeBitCast(clamped, to: SIMD16<Int32>.self)
+        // On the bit patterns, as integers (a NaN of either sign compares nowhere as a Float):
+        // negative values and NaNs (patterns below 0 or above infinity's) become 0, values above
+        // 65504 (up to infinity) 65504.
+        let raw = unsafeBitCast(v, to: SIMD16<Int32>.self)
+        let largest = SIMD16<Int32>(repeating: Float(65504).bitPattern.int32)
+        let infinity = SIMD16<Int32>(repeating: Float.infinity.bitPattern.int32)
+        let zero = raw.below(SIMD16()) | infinity.below(raw)
+        let bits = raw.choosing(largest, where: largest.below(raw)).choosing(SIMD16(), where: zero)
+        let clamped = unsafeBitCast(bits, to: V.self)
         // Normal: rebias the exponent, round the 13 dropped mantissa bits to nearest even.
         let normal = (bits &- (112 << 23) &+ 0xFFF &+ ((bits &>> 13) & 1)) &>> 13
         // Subnormal (below 2⁻¹⁴): the value in units of 2⁻²⁴, rounded to nearest even by the
@@ -577,4 +583,9 @@ package enum BC6H {
 
 extension SIMD3<Float> {
     @inline(__always) var total3: Float { self[0] + self[1] + self[2] }
+}
+
+extension UInt32 {
+    /// The same bits as a signed integer.
+    fileprivate var int32: Int32 { Int32(bitPattern: self) }
 }

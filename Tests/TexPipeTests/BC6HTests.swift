@@ -249,8 +249,10 @@ struct BC6HTests {
     }
 
     @Test func negativeNaNAndHugeValuesAreClampedToWhatBC6HHolds() throws {
+        // NaNs of both signs (an EXR file may hold either), negative zero, and below the half range.
+        let negativeNaN = Float(bitPattern: 0xFFC0_0001)
         let image: [Float] = (0..<16).flatMap { i -> [Float] in
-            [i % 2 == 0 ? -5 : .nan, i % 3 == 0 ? 1e9 : .infinity, 0.5, 1]
+            [[-5, .nan, negativeNaN, -0.0, -.infinity, 1e-9][i % 6], i % 3 == 0 ? 1e9 : .infinity, 0.5, 1]
         }
         let decoded = try BC6HDecoder.decode(
             BC6H.encode(image, width: 4, height: 4, quality: .medium, rows: SerialRows()), width: 4, height: 4)
