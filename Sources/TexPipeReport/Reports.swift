@@ -456,6 +456,7 @@ public enum Reports {
         let caption =
             "\(xml(out.relative)) · \(file.format.rawValue), \(file.levels.count) levels"
             + (file.isArray ? ", \(file.layers) layers (layer 0 shown)" : "")
+            + (file.isCube ? ", cube map (face +X shown)" : "")
         guard let levels = try? (0..<file.levels.count).map({ try file.level($0) }),
             let level0 = levels.first
         else {
@@ -477,6 +478,32 @@ public enum Reports {
         if levels.count > 1, let t = thumbnail(strip, stem + "-chain.png") {
             figures +=
                 "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel)) mip chain\"></div><figcaption>mip chain</figcaption></figure>"
+        }
+        // A cube map's level 0 as a cross (+Y above +Z; −X, +Z, +X, −Z across; −Y below), an
+        // array's first layers side by side.
+        if file.isCube, let faces = try? (0..<6).map({ try file.level(0, layer: $0) }) {
+            let n = faces[0].width
+            var cross = Image(width: 4 * n, height: 3 * n, depth: faces[0].depth, alpha: faces[0].alpha)
+            for (f, (cx, cy)) in [(2, (1, 0)), (1, (0, 1)), (4, (1, 1)), (0, (2, 1)), (5, (3, 1)), (3, (1, 2))] {
+                cross = cross.pasting(faces[f], atX: cx * n, y: cy * n)
+            }
+            if let t = thumbnail(cross, stem + "-faces.png") {
+                figures +=
+                    "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel)) faces\"></div><figcaption>faces: +Y above +Z; −X, +Z, +X, −Z across; −Y below</figcaption></figure>"
+            }
+        } else if file.isArray, let layers = try? (0..<min(file.layers, 8)).map({ try file.level(0, layer: $0) }) {
+            var row = Image(
+                width: layers.reduce(0) { $0 + $1.width }, height: level0.height, depth: level0.depth,
+                alpha: level0.alpha)
+            var x = 0
+            for layer in layers {
+                row = row.pasting(layer, atX: x, y: 0)
+                x += layer.width
+            }
+            if let t = thumbnail(row, stem + "-layers.png") {
+                figures +=
+                    "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel)) layers\"></div><figcaption>layers 0–\(layers.count - 1)</figcaption></figure>"
+            }
         }
         return figures
     }

@@ -526,4 +526,22 @@ struct TextureCLITests {
         #expect(html.contains("astc-6x6, 7 levels"))
         #expect(FileManager.default.fileExists(atPath: w.path + "/html/thumbs/0-0-chain.png"))
     }
+
+    /// A cube map's faces in a cross, beside its level 0 (+X) and chain.
+    @Test func theReportShowsACubesFaces() throws {
+        let w = try Workspace()
+        w.manifest(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "cube", "inputs": ["cards/a-spades.png"], "output": "{file}.ktx2",
+                "stages": [ { "stage": "resize", "width": 64, "height": 32 }, { "stage": "cubemap", "size": 8 },
+                            { "stage": "mipmaps" } ] } ] }
+            """)
+        #expect(try CLI.run(["--quiet", "--html", "html"], in: w.path).status == 0)
+        let html = try String(contentsOfFile: w.path + "/html/index.html", encoding: .utf8)
+        #expect(html.contains("cube map (face +X shown)") && html.contains("faces: +Y above +Z"))
+        let faces = try #require(FileManager.default.contents(atPath: w.path + "/html/thumbs/0-0-faces.png"))
+        let decoded = try ImageDecoder.decode(Array(faces))
+        #expect(decoded.width * 3 == decoded.height * 4)  // four faces across, three down
+    }
 }
