@@ -23,7 +23,8 @@ internal import TexPipePixels
 /// (8-bit units, over the channels the part stores), R an estimate of its bits after LZ — 8 per
 /// literal byte, 24 per match, 8 for a match at the distance the part's previous match used
 /// (zstd's repeat offsets). `maxLoss` searches `lambdas` for the largest λ whose PSNR (RGB, and
-/// alpha on its own) loses at most that many dB against the blocks without RDO.
+/// alpha on its own) loses at most that many dB against the blocks without RDO: on one slice in
+/// eight, then the rest at the λ found, checked on the whole level (`searched`).
 enum RDO {
     /// Blocks looked back.
     static let window = 16
@@ -65,22 +66,79 @@ enum RDO {
         case .lambda(let lambda):
             return lambda > 0 ? pass(blocks, rgba, width, height, kind, lambda, rows).blocks : blocks
         case .maxLoss(let dB):
-            // The largest λ of the list whose loss stays within dB: a bisection over the list
-            // (the loss grows with λ), deterministic.
-            var (lo, hi) = (-1, lambdas.count)
-            var best = blocks
-            while hi - lo > 1 {
-                let mid = (lo + hi) / 2
-                let p = pass(blocks, rgba, width, height, kind, lambdas[mid], rows)
-                if loss(p, kind: kind, texels: width * height) <= dB {
-                    lo = mid
-                    best = p.blocks
-                } else {
-                    hi = mid
-                }
-            }
-            return best
+            return searched(blocks, rgba, width: width, height: height, kind: kind, maxLoss: dB, rows: rows).blocks
         }
+    }
+
+    /// One slice in `sampleStride` (the first of each run of that many) is what `maxLoss`'s
+    /// search measures; the other slices are optimised once, at the λ found.
+    static let sampleStride = 8
+
+    /// `maxLoss`: the largest λ of `lambdas` whose loss stays within `dB`. A bisection over the
+    /// list (the loss grows with λ) measured on a sample of the slices — each slice is optimised
+    /// on its own, so a sampled slice's blocks and errors are exactly those of a whole pass —, then
+    /// the other slices at the λ found; where the whole level then loses more than `dB` (the
+    /// sample was kinder than the rest), the bisection again below that λ in whole passes.
+    /// Deterministic: the sample is fixed by the level's size. Returns the blocks and the λ they
+    /// were optimised with (nil: none held, the blocks as given).
+    static func searched(
+        _ blocks: [UInt8], _ rgba: [UInt8], width: Int, height: Int, kind: Kind, maxLoss dB: Double,
+        rows: any RowScheduler, sampleStride: Int = sampleStride
+    ) -> (blocks: [UInt8], lambda: Double?) {
+        let count = ((width + 3) / 4) * ((height + 3) / 4)
+        let slices = (count + sliceBlocks - 1) / sliceBlocks
+        let sample = Array(stride(from: 0, to: slices, by: sampleStride))
+        let texels = width * height
+        var sampledTexels = 0
+        for s in sample {
+            let first = s * sliceBlocks
+            let last = min(count, first + sliceBlocks)
+            sampledTexels += texelsInside(first..<last, width: width, height: height)
+        }
+        var (lo, hi) = (-1, lambdas.count)
+        var found: Pass?
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            let p = pass(blocks, rgba, width, height, kind, lambdas[mid], rows, slices: sample)
+            if loss(p, kind: kind, texels: sampledTexels) <= dB {
+                lo = mid
+                found = p
+            } else {
+                hi = mid
+            }
+        }
+        guard var p = found else { return (blocks, nil) }
+        if sample.count == slices { return (p.blocks, lambdas[lo]) }
+        // The rest of the slices at the same λ, on the sample's blocks.
+        let rest = (0..<slices).filter { $0 % sampleStride != 0 }  // (the tests sample 1 in 2)
+        let more = pass(p.blocks, rgba, width, height, kind, lambdas[lo], rows, slices: rest)
+        p = Pass(blocks: more.blocks, errors: p.errors &+ more.errors, base: p.base &+ more.base)
+        if loss(p, kind: kind, texels: texels) <= dB { return (p.blocks, lambdas[lo]) }
+        // The sample was kinder than the level: the bisection again below that λ, in whole passes.
+        (lo, hi) = (-1, lo)
+        var best: (blocks: [UInt8], lambda: Double?) = (blocks, nil)
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            let whole = pass(blocks, rgba, width, height, kind, lambdas[mid], rows)
+            if loss(whole, kind: kind, texels: texels) <= dB {
+                lo = mid
+                best = (whole.blocks, lambdas[mid])
+            } else {
+                hi = mid
+            }
+        }
+        return best
+    }
+
+    /// Texels inside the image of the blocks `range` (raster order).
+    static func texelsInside(_ range: Range<Int>, width: Int, height: Int) -> Int {
+        let bw = (width + 3) / 4
+        var n = 0
+        for i in range {
+            let (bx, by) = (i % bw, i / bw)
+            n += min(4, width - 4 * bx) * min(4, height - 4 * by)
+        }
+        return n
     }
 
     /// One pass: the optimised blocks, and the squared errors (RGB, alpha) of them and of the
@@ -126,28 +184,33 @@ enum RDO {
         return bits / 8
     }
 
+    /// One pass at `lambda` over the slices listed (nil: every slice); the other slices' blocks
+    /// stay as given and count in neither error.
     static func pass(
         _ blocks: [UInt8], _ rgba: [UInt8], _ width: Int, _ height: Int, _ kind: Kind, _ lambda: Double,
-        _ rows: any RowScheduler
+        _ rows: any RowScheduler, slices listed: [Int]? = nil
     ) -> Pass {
         let bw = (width + 3) / 4
         let bh = (height + 3) / 4
         let count = bw * bh
         let size = kind.format.info.blockBytes
-        let slices = (count + sliceBlocks - 1) / sliceBlocks
+        let list = listed ?? Array(0..<((count + sliceBlocks - 1) / sliceBlocks))
         var out = blocks
-        var sums = [SIMD2<Int64>](repeating: .zero, count: 2 * slices)
+        var sums = [SIMD2<Int64>](repeating: .zero, count: 2 * list.count)
         let parts = Self.parts(kind)
         out.withUnsafeMutableBufferPointer { dst in
             rgba.withUnsafeBufferPointer { src in
                 sums.withUnsafeMutableBufferPointer { sums in
-                    rows.forEachBand(rows: slices, pixelsPerRow: sliceBlocks * 16) { band in
-                        for s in band {
-                            let (e, b) = slice(
-                                s * sliceBlocks..<min(count, (s + 1) * sliceBlocks), dst.baseAddress!, src,
-                                bw: bw, width: width, height: height, size: size, parts: parts, lambda: lambda)
-                            sums[2 * s] = e
-                            sums[2 * s + 1] = b
+                    list.withUnsafeBufferPointer { list in
+                        rows.forEachBand(rows: list.count, pixelsPerRow: sliceBlocks * 16) { band in
+                            for j in band {
+                                let s = list[j]
+                                let (e, b) = slice(
+                                    s * sliceBlocks..<min(count, (s + 1) * sliceBlocks), dst.baseAddress!, src,
+                                    bw: bw, width: width, height: height, size: size, parts: parts, lambda: lambda)
+                                sums[2 * j] = e
+                                sums[2 * j + 1] = b
+                            }
                         }
                     }
                 }
@@ -155,9 +218,9 @@ enum RDO {
         }
         var errors = SIMD2<Int64>.zero
         var base = SIMD2<Int64>.zero
-        for s in 0..<slices {
-            errors &+= sums[2 * s]
-            base &+= sums[2 * s + 1]
+        for j in 0..<list.count {
+            errors &+= sums[2 * j]
+            base &+= sums[2 * j + 1]
         }
         return Pass(blocks: out, errors: errors, base: base)
     }
@@ -275,7 +338,13 @@ enum RDO {
                             case .color, .alpha: true
                             case .uastc: false
                             }
-                        if indexBytes >= 4 && sameMode {
+                        // A candidate of `literals` literal bytes at this distance, if its rate
+                        // alone is below the best cost so far (else `consider` refuses it: not
+                        // worth fitting).
+                        @inline(__always) func affordable(_ literals: Int) -> Bool {
+                            lambda * Double(8 * literals + (d == previous ? 8 : 24)) < best.cost
+                        }
+                        if indexBytes >= 4 && sameMode && affordable(n - indexBytes) {
                             // Its indices, with endpoints fitted to them by least squares (color
                             // and alpha blocks) or its own (BC7).
                             var fitted: UInt64?
@@ -287,7 +356,7 @@ enum RDO {
                             let ends: UInt128 = fitted.map { UInt128($0) } ?? original
                             consider((ends & keep) | (other & ~keep), literals: n - indexBytes, distance: d)
                         }
-                        if case .color(_, let three) = part,
+                        if case .color(_, let three) = part, affordable(4),
                             UInt64(truncatingIfNeeded: other) & 0xFFFF_FFFF != UInt64(truncatingIfNeeded: original)
                                 & 0xFFFF_FFFF
                         {

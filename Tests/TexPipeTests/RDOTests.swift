@@ -134,6 +134,32 @@ struct RDOTests {
         #expect(changed)
     }
 
+    /// `maxLoss` searches on one slice in `RDO.sampleStride` (here one in two) and then
+    /// optimises the rest. On a level of two slices whose sampled one (the top half) is flat —
+    /// every λ loses nothing there — and whose other is the scene, the search must go back below
+    /// the sample's λ (1024); on the scene throughout it need not. Either way the loss measured
+    /// here from the decoded pixels stays within the bound, and the blocks are exactly one whole
+    /// pass at the λ it reports (the sample's and the rest's slices put together are a whole pass).
+    @Test func theSampledSearchHoldsOnTheWholeLevel() throws {
+        let (w, h) = (256, 128)  // 64 × 32 blocks: 2 slices of 1,024 (16 rows of blocks each)
+        #expect(RDO.sliceBlocks == 1024)
+        let scene = Self.scene(w, h, seed: 5, alpha: false)
+        var harsh = scene
+        for i in stride(from: 0, to: w * h * 2, by: 4) { (harsh[i], harsh[i + 1], harsh[i + 2]) = (128, 128, 128) }
+        for image in [harsh, scene] {
+            let plain = try Self.blocks(image, w, h, .bc1, nil)
+            let before = Self.psnr(try BC.decode(plain, format: .bc1, width: w, height: h), image)
+            let (blocks, lambda) = RDO.searched(
+                plain, image, width: w, height: h, kind: .bc(.bc1), maxLoss: 1, rows: SerialRows(), sampleStride: 2)
+            let after = Self.psnr(try BC.decode(blocks, format: .bc1, width: w, height: h), image)
+            #expect(before.rgb - after.rgb <= 1 + 1e-9)
+            let l = try #require(lambda)
+            #expect(blocks == RDO.pass(plain, image, w, h, .bc(.bc1), l, SerialRows()).blocks)
+            #expect(blocks != plain)
+            if image == harsh { #expect(l < 1024) }
+        }
+    }
+
     /// zstd (Python's zstandard, level 19) stores the optimised blocks in fewer bytes: at least a
     /// quarter of a block (BC3: of a half) for every block that now repeats one of the `RDO.window` before
     /// it and did not.
