@@ -481,34 +481,31 @@ package enum BC {
     }
 
     /// Endpoints (5:6:5) minimising the squared error for these indices, per channel (weights
-    /// 0, 1, ⅓, ⅔ in four-color order; 0, 1, ½ in three-color order).
+    /// 0, 1, ⅓, ⅔ in four-color order; 0, 1, ½ in three-color order). The weights are counted in
+    /// thirds (halves), so every sum is an exact integer over the 16 lanes at once; only the
+    /// solution is a division.
     static func colorLeastSquares(_ t: Texels, _ idx: V16, four: Bool) -> (Int, Int)? {
-        var aa = 0.0
-        var ab = 0.0
-        var bb = 0.0
-        var ax = (0.0, 0.0, 0.0)
-        var bx = (0.0, 0.0, 0.0)
-        // Constants, not array literals: no array per texel.
-        let weights: SIMD4<Double> = four ? [0, 1, 1.0 / 3, 2.0 / 3] : [0, 1, 0.5, 0]
-        for i in 0..<16 {
-            let w = weights[Int(idx[i])]
-            let a = 1 - w
-            aa += a * a
-            ab += a * w
-            bb += w * w
-            ax.0 += a * Double(t.r[i])
-            ax.1 += a * Double(t.g[i])
-            ax.2 += a * Double(t.b[i])
-            bx.0 += w * Double(t.r[i])
-            bx.1 += w * Double(t.g[i])
-            bx.2 += w * Double(t.b[i])
-        }
+        let d: Int32 = four ? 3 : 2
+        let w =
+            four
+            ? (V16(repeating: 3) & idx.equals(1)) | (V16(repeating: 1) & idx.equals(2))
+                | (V16(repeating: 2) & idx.equals(3))
+            : (V16(repeating: 2) & idx.equals(1)) | (V16(repeating: 1) & idx.equals(2))
+        let a = V16(repeating: d) &- w
+        let aa = Int64((a &* a).wrappedSum())
+        let ab = Int64((a &* w).wrappedSum())
+        let bb = Int64((w &* w).wrappedSum())
         let det = aa * bb - ab * ab
-        guard abs(det) > 1e-9 else { return nil }
-        func solve(_ x: Double, _ y: Double) -> (Double, Double) { ((x * bb - y * ab) / det, (y * aa - x * ab) / det) }
-        let r = solve(ax.0, bx.0)
-        let g = solve(ax.1, bx.1)
-        let b = solve(ax.2, bx.2)
+        guard det != 0 else { return nil }
+        let scale = Double(d) / Double(det)
+        func solve(_ x: V16) -> (Double, Double) {
+            let ax = Int64((a &* x).wrappedSum())
+            let bx = Int64((w &* x).wrappedSum())
+            return (Double(ax * bb - bx * ab) * scale, Double(bx * aa - ax * ab) * scale)
+        }
+        let r = solve(t.r)
+        let g = solve(t.g)
+        let b = solve(t.b)
         return (to565(r.0, g.0, b.0), to565(r.1, g.1, b.1))
     }
 

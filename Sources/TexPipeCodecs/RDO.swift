@@ -432,11 +432,11 @@ enum RDO {
         return UInt64(r0) | UInt64(r1) << 8
     }
 
-    /// 1 for the texels of block (bx, by) inside the image, 0 for the edge's repeats.
+    /// All ones for the texels of block (bx, by) inside the image, 0 for the edge's repeats.
     @inline(__always) static func insideMask(_ bx: Int, _ by: Int, _ width: Int, _ height: Int) -> V16 {
         let x = V16(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3) &+ Int32(bx * 4)
         let y = V16(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3) &+ Int32(by * 4)
-        return (x.below(V16(repeating: Int32(width))) & y.below(V16(repeating: Int32(height)))) & 1
+        return x.below(V16(repeating: Int32(width))) & y.below(V16(repeating: Int32(height)))
     }
 
     /// A BC1/BC3 color block's squared error: RGB, and (BC1) alpha against 255 — texpipe's BC1
@@ -461,31 +461,37 @@ enum RDO {
         let p2 = four ? ((2 &* e0 &+ e1) &* 43691) &>> 17 : (e0 &+ e1) &>> 1
         let p3 = four ? ((e0 &+ 2 &* e1) &* 43691) &>> 17 : SIMD4<Int32>()
         let idx = selectorLanes(block >> 32)
-        @inline(__always) func distance(_ p: SIMD4<Int32>) -> V16 {
-            let dr = t.r &- p[0]
-            let dg = t.g &- p[1]
-            let db = t.b &- p[2]
-            return dr &* dr &+ dg &* dg &+ db &* db
+        // Each texel's palette entry, channel by channel (masks as plain vector instructions,
+        // SIMD+Lanes.swift: the standard library's go lane by lane), then one distance.
+        let (is1, is2, is3) = (idx.equals(1), idx.equals(2), idx.equals(3))
+        @inline(__always) func entry(_ c: Int) -> V16 {
+            V16(repeating: e0[c]).choosing(V16(repeating: e1[c]), where: is1).choosing(
+                V16(repeating: p2[c]), where: is2
+            ).choosing(V16(repeating: p3[c]), where: is3)
         }
-        // Masks as plain vector instructions (SIMD+Lanes.swift): the standard library's go lane
-        // by lane.
-        let d = distance(e0).choosing(distance(e1), where: idx.equals(1)).choosing(distance(p2), where: idx.equals(2))
-            .choosing(distance(p3), where: idx.equals(3))
-        let rgb = (d &* inside).wrappedSum()
+        let dr = t.r &- entry(0)
+        let dg = t.g &- entry(1)
+        let db = t.b &- entry(2)
+        let rgb = ((dr &* dr &+ dg &* dg &+ db &* db) & inside).wrappedSum()
         guard alpha else { return SIMD2(rgb, 0) }
         // The three-color mode's fourth entry is transparent: alpha 0 there, else 255.
         let a = four ? V16(repeating: 255) : V16(repeating: 255) & ~idx.equals(3)
         let da = a &- 255
-        return SIMD2(rgb, (da &* da &* inside).wrappedSum())
+        return SIMD2(rgb, (da &* da & inside).wrappedSum())
     }
 
     /// A BC4 (BC3 alpha) block's squared error against the alpha values.
     @inline(__always) static func alphaError(_ block: UInt64, _ a: V16, _ inside: V16) -> Int32 {
         let values = BC.palette8(Int32(block & 0xFF), Int32((block >> 8) & 0xFF))
-        var v = V16()
-        for x in 0..<16 { v[x] = values[Int((block >> UInt64(16 + 3 * x)) & 7)] }
+        // Each texel's 3-bit index: the 48 index bits as two 24-bit halves, shifted per lane.
+        let lo = Int32(truncatingIfNeeded: (block >> 16) & 0xFF_FFFF)
+        let hi = Int32(truncatingIfNeeded: (block >> 40) & 0xFF_FFFF)
+        let halves = V16(lo, lo, lo, lo, lo, lo, lo, lo, hi, hi, hi, hi, hi, hi, hi, hi)
+        let idx = (halves &>> V16(0, 3, 6, 9, 12, 15, 18, 21, 0, 3, 6, 9, 12, 15, 18, 21)) & 7
+        var v = V16(repeating: values[0])
+        for k in 1..<8 { v = v.choosing(V16(repeating: values[k]), where: idx.equals(Int32(k))) }
         let d = v &- a
-        return (d &* d &* inside).wrappedSum()
+        return (d &* d & inside).wrappedSum()
     }
 
     /// Decoded BC7 texels' squared error: RGB and alpha.
@@ -500,6 +506,6 @@ enum RDO {
         let db = ((p &>> 16) & 255) &- t.b
         let da = ((p &>> 24) & 255) &- t.a
         return SIMD2(
-            ((dr &* dr &+ dg &* dg &+ db &* db) &* inside).wrappedSum(), (da &* da &* inside).wrappedSum())
+            ((dr &* dr &+ dg &* dg &+ db &* db) & inside).wrappedSum(), (da &* da & inside).wrappedSum())
     }
 }
