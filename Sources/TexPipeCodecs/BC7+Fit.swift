@@ -1,3 +1,5 @@
+internal import Synchronization
+
 extension BC7 {
     /// A block's texels, channel by channel, as integers and as floats.
     struct Block {
@@ -86,29 +88,37 @@ extension BC7 {
             let top = Int32(1 << q.bits)
             let weights = BC7.weights[indexBits - 2]
             var entries = [Int32](repeating: 0, count: pairs.count * steps * 256)
-            // Every pair's decoded value, each end expanded once (a table per p-bit): the loop runs
-            // 1.7 million times over all the tables, once per process.
+            // Every end's decoded value, expanded once (a table per p-bit).
             let expanded: [[Int32]] = (0..<2).map { p in
                 (0..<top).map { x in BC7.expand(hasP ? x << 1 | Int32(p) : x, n) }
             }
-            var cost = [Int32](repeating: Int32.max, count: 256)
             var found = [Int32](repeating: -1, count: 256)
             for (pi, (p0, p1)) in pairs.enumerated() {
                 for k in 0..<steps {
                     let w = weights[k]
-                    for v in 0..<256 { (cost[v], found[v]) = (Int32.max, -1) }
+                    for v in 0..<256 { found[v] = -1 }
+                    // Pairs by distance |x0 − x1|, then x0, then x1: the first pair to give a value
+                    // is the closest (lowest first on a tie), and the search ends once every value
+                    // has one (a few distances, where the ends are fine enough for every value).
+                    var missing = 256
                     expanded[Int(p0)].withUnsafeBufferPointer { ends0 in
                         expanded[Int(p1)].withUnsafeBufferPointer { ends1 in
-                            cost.withUnsafeMutableBufferPointer { cost in
-                                found.withUnsafeMutableBufferPointer { found in
-                                    for x0 in 0..<Int(top) {
-                                        let e0 = ends0[x0]
-                                        for x1 in 0..<Int(top) {
-                                            let v = Int(e0 + ((w * (ends1[x1] - e0) + 32) >> 6))
-                                            let c = Int32(abs(x0 - x1))
-                                            if c < cost[v] { (cost[v], found[v]) = (c, Int32(x0 | x1 << 8)) }
-                                        }
+                            found.withUnsafeMutableBufferPointer { found in
+                                @inline(__always) func take(_ x0: Int, _ x1: Int) {
+                                    let e0 = ends0[x0]
+                                    let v = Int(e0 + ((w * (ends1[x1] - e0) + 32) >> 6))
+                                    if found[v] < 0 {
+                                        found[v] = Int32(x0 | x1 << 8)
+                                        missing -= 1
                                     }
+                                }
+                                var d = 0
+                                while d < Int(top) && missing > 0 {
+                                    for x0 in 0..<Int(top) {
+                                        if x0 >= d { take(x0, x0 - d) }
+                                        if d > 0 && x0 + d < Int(top) { take(x0, x0 + d) }
+                                    }
+                                    d += 1
                                 }
                             }
                         }
@@ -158,20 +168,20 @@ extension BC7 {
         q.bits * 100 + (q.endpointP ? 10 : q.sharedP ? 20 : 0) + indexBits
     }
 
-    /// Every endpoint storage and index size the modes use.
-    static let solidTables: [Int: SolidTable] = {
-        var tables: [Int: SolidTable] = [:]
-        for m in modes {
-            let color = Quantizer(bits: m.colorBits, endpointP: m.endpointP, sharedP: m.sharedP)
-            let alpha = Quantizer(bits: m.alphaBits, endpointP: false, sharedP: false)
-            var uses = [(color, m.indexBits)]
-            if m.index2Bits > 0 { uses += [(color, m.index2Bits), (alpha, m.indexBits), (alpha, m.index2Bits)] }
-            for (q, bits) in uses where tables[solidKey(q, bits)] == nil {
-                tables[solidKey(q, bits)] = SolidTable(q, indexBits: bits)
-            }
+    /// The one-color tables built so far, by `solidKey`: each is built on first use (mode 6's is
+    /// the largest and is never needed, a block of one color being `solid`'s).
+    static let solidTables = Mutex<[Int: SolidTable]>([:])
+
+    /// The one-color table of one endpoint storage and index size.
+    static func solidTable(_ q: Quantizer, _ indexBits: Int) -> SolidTable {
+        solidTables.withLock { tables in
+            let key = solidKey(q, indexBits)
+            if let table = tables[key] { return table }
+            let table = SolidTable(q, indexBits: indexBits)
+            tables[key] = table
+            return table
         }
-        return tables
-    }()
+    }
 
     /// One index set's result: each subset's quantized ends (before p-bits; lanes: the fitted
     /// channels), p-bits (lane s * 2 + e), indices and the weighted squared error over the fitted
@@ -208,7 +218,7 @@ extension BC7 {
     ) -> Lines {
         var ends = start ?? lines(block, first: first, count: count, subsets: subsets, lanes: lanes)
         for s in 0..<subsets where ends.solid & (1 << s) != 0 {
-            let solid = solidTables[solidKey(quantizer, indexBits)]!.ends(for: ends.get(s).0, count: count)
+            let solid = solidTable(quantizer, indexBits).ends(for: ends.get(s).0, count: count)
             switch s {
             case 0: ends.solidEnds.0 = solid
             case 1: ends.solidEnds.1 = solid
@@ -272,28 +282,19 @@ extension BC7 {
         _ block: Block, first: Int, count: Int, member: V16, extremes: Bool = false
     ) -> (SIMD4<Float>, SIMD4<Float>) {
         let w = F16.ones(member)
-        let n = w.total
-        var mean = SIMD4<Float>()
-        var d = (F16(), F16(), F16(), F16())
-        for c in 0..<count {
-            let x = block.float(first + c)
-            let m = (x * w).total / n
-            mean[c] = m
-            // Weighted channels: the line is fitted to √weight·x, then scaled back.
-            let v = (x - F16(repeating: m)) * (w * block.weights[first + c].squareRoot())
-            switch c {
-            case 0: d.0 = v
-            case 1: d.1 = v
-            case 2: d.2 = v
-            default: d.3 = v
-            }
-        }
         if count == 1 {
             let x = block.float(first)
             let lo = F16(repeating: 1e9).choosing(x, where: member).least
             let hi = F16(repeating: -1e9).choosing(x, where: member).greatest
             return (SIMD4<Float>(lo, 0, 0, 0), SIMD4<Float>(hi, 0, 0, 0))
         }
+        let mean = totals(w, block, first: first, count: count) / w.total
+        // Weighted channels: the line is fitted to √weight·x, then scaled back.
+        let root = fittedWeights(block, first: first, count: count).squareRoot()
+        @inline(__always) func centered(_ c: Int) -> F16 {
+            c < count ? (block.float(first + c) - F16(repeating: mean[c])) * (w * root[c]) : F16()
+        }
+        let d = (centered(0), centered(1), centered(2), centered(3))
         // Covariance rows (symmetric, unused channels zero).
         var r0 = SIMD4<Float>()
         var r1 = SIMD4<Float>()
@@ -350,8 +351,7 @@ extension BC7 {
             }
             return (a, b)
         }
-        var unscale = SIMD4<Float>(repeating: 1)
-        for c in 0..<count { unscale[c] = 1 / block.weights[first + c].squareRoot() }
+        let unscale = 1 / root
         return (mean + axis * unscale * lo, mean + axis * unscale * hi)
     }
 
@@ -374,16 +374,25 @@ extension BC7 {
         let bb = (v * t).total
         let det = aa * bb - ab * ab
         if abs(det) < 1e-6 { return nil }
-        var a = SIMD4<Float>()
-        var b = SIMD4<Float>()
-        for c in 0..<count {
-            let x = block.float(first + c)
-            let ax = (u * x).total
-            let bx = (v * x).total
-            a[c] = (ax * bb - bx * ab) / det
-            b[c] = (bx * aa - ax * ab) / det
-        }
-        return (a, b)
+        let ax = totals(u, block, first: first, count: count)
+        let bx = totals(v, block, first: first, count: count)
+        return ((ax * bb - bx * ab) / det, (bx * aa - ax * ab) / det)
+    }
+
+    /// Σ k·x over the texels of each fitted channel (channels `first ..< first + count`, lanes
+    /// 0 ..< count; 0 beyond), built as one vector: a lane written at a time would make every
+    /// later read of the whole vector wait for the stores.
+    @inline(__always) static func totals(_ k: F16, _ block: Block, first: Int, count: Int) -> SIMD4<Float> {
+        SIMD4(
+            (k * block.float(first)).total, count > 1 ? (k * block.float(first + 1)).total : 0,
+            count > 2 ? (k * block.float(first + 2)).total : 0, count > 3 ? (k * block.float(first + 3)).total : 0)
+    }
+
+    /// Each fitted channel's weight in the error (lanes 0 ..< count; 1 beyond). Fits of more than
+    /// one channel start at channel 0.
+    @inline(__always) static func fittedWeights(_ block: Block, first: Int, count: Int) -> SIMD4<Float> {
+        let w = first == 0 ? block.weights : SIMD4(repeating: block.weights[first])
+        return w.replacing(with: 1, where: SIMD4<Int32>(0, 1, 2, 3) .>= Int32(count))
     }
 
     /// Both ends quantized with each p-bit at once, lanes (a, p 0), (a, p 1), (b, p 0), (b, p 1)
@@ -429,6 +438,7 @@ extension BC7 {
         var out = Lines()
         var f0 = (SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>())
         var f1 = (SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>())
+        var p = ((Int32(0), Int32(0)), (Int32(0), Int32(0)), (Int32(0), Int32(0)))
         for s in 0..<subsets {
             let (a, b) = ends.get(s)
             var qa: (SIMD4<Int32>, SIMD4<Int32>, Float)
@@ -445,8 +455,7 @@ extension BC7 {
                 }
                 (qa, qb, pa, pb) = ((e.q0, decoded(e.q0, e.p0), 0), (e.q1, decoded(e.q1, e.p1), 0), e.p0, e.p1)
             } else {
-                var weights = SIMD4<Float>(repeating: 1)
-                for c in 0..<count { weights[c] = block.weights[first + c] }
+                let weights = fittedWeights(block, first: first, count: count)
                 let (x, e, err) = quantize(a, b, quantizer, count: count, weights: weights)
                 // Per endpoint, per subset (shared) or none: the p-bits nearest the line's ends.
                 let pick =
@@ -459,13 +468,12 @@ extension BC7 {
             }
             let (x0, x1) = (float4(qa.1), float4(qb.1))
             switch s {
-            case 0: (out.q0.0, out.q1.0, f0.0, f1.0) = (qa.0, qb.0, x0, x1)
-            case 1: (out.q0.1, out.q1.1, f0.1, f1.1) = (qa.0, qb.0, x0, x1)
-            default: (out.q0.2, out.q1.2, f0.2, f1.2) = (qa.0, qb.0, x0, x1)
+            case 0: (out.q0.0, out.q1.0, f0.0, f1.0, p.0) = (qa.0, qb.0, x0, x1, (pa, pb))
+            case 1: (out.q0.1, out.q1.1, f0.1, f1.1, p.1) = (qa.0, qb.0, x0, x1, (pa, pb))
+            default: (out.q0.2, out.q1.2, f0.2, f1.2, p.2) = (qa.0, qb.0, x0, x1, (pa, pb))
             }
-            out.p[s * 2] = pa
-            out.p[s * 2 + 1] = pb
         }
+        out.p = SIMD8(p.0.0, p.0.1, p.1.0, p.1.1, p.2.0, p.2.1, 0, 0)
         // Per texel: its subset's decoded endpoints, blended by 0/1 lane weights (exact in floats).
         let m1 = F16.ones(lanes.equals(1))
         let m2 = F16.ones(lanes.equals(2))

@@ -131,9 +131,11 @@ extension BC7 {
                 }
             }
         }
-        var masks = SIMD4<UInt16>()
-        for i in 0..<16 { masks[Int(labels[i])] |= 1 << UInt16(i) }
-        return masks
+        let bits = V16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+        @inline(__always) func mask(_ j: Int32) -> UInt16 {
+            UInt16(truncatingIfNeeded: (bits & labels.equals(j)).wrappedSum())
+        }
+        return SIMD4(mask(0), mask(1), mask(2), 0)
     }
 
     /// The `limit` partitions (of `total`) whose subsets agree best with the clusters, best first

@@ -154,6 +154,69 @@ struct BC7Tests {
         }
     }
 
+    /// The one-color tables, against every endpoint pair decoded as the format decodes them
+    /// (Table.M's bits, p-bit below, bits repeated to 8, then the weight): each value takes the
+    /// nearest value some pair gives at that index (below first on a tie), and among the pairs
+    /// that give it, the one with the closest ends (then the lowest).
+    @Test func theOneColorTablesHoldTheClosestPairForEveryValue() {
+        let weights: [[Int]] = [
+            [0, 21, 43, 64], [0, 9, 18, 27, 37, 46, 55, 64],
+            [0, 4, 9, 13, 17, 21, 26, 30, 34, 38, 43, 47, 51, 55, 60, 64],
+        ]
+        for row in Self.table {
+            let (colorBits, alphaBits, endpointP, sharedP, indexBits, index2Bits) =
+                (row[4], row[5], row[6] == 1, row[7] == 1, row[8], row[9])
+            var uses = [(colorBits, endpointP, sharedP, indexBits)]
+            if index2Bits > 0 {
+                uses += [(colorBits, false, false, index2Bits), (alphaBits, false, false, indexBits)]
+                uses += [(alphaBits, false, false, index2Bits)]
+            }
+            for (bits, endpointP, sharedP, index) in uses {
+                let q = BC7.Quantizer(bits: bits, endpointP: endpointP, sharedP: sharedP)
+                let table = BC7.SolidTable(q, indexBits: index)
+                let pairs = endpointP ? [(0, 0), (0, 1), (1, 0), (1, 1)] : sharedP ? [(0, 0), (1, 1)] : [(0, 0)]
+                let hasP = endpointP || sharedP
+                let n = bits + (hasP ? 1 : 0)
+                func decoded(_ x: Int, _ p: Int) -> Int {
+                    let full = hasP ? x << 1 | p : x
+                    return (full << (8 - n)) | (full >> (2 * n - 8))
+                }
+                for (pi, (p0, p1)) in pairs.enumerated() {
+                    for k in 0..<(1 << index) {
+                        // Per value: the closest pair giving it, as (distance, x0, x1).
+                        var best = [(Int, Int, Int)?](repeating: nil, count: 256)
+                        for x0 in 0..<(1 << bits) {
+                            for x1 in 0..<(1 << bits) {
+                                let (e0, e1) = (decoded(x0, p0), decoded(x1, p1))
+                                let v = e0 + ((weights[index - 2][k] * (e1 - e0) + 32) >> 6)
+                                let key = (abs(x0 - x1), x0, x1)
+                                if best[v] == nil || key < best[v]! { best[v] = key }
+                            }
+                        }
+                        for v in 0..<256 {
+                            var u = v
+                            for d in 0..<256 {
+                                if v - d >= 0 && best[v - d] != nil {
+                                    u = v - d
+                                    break
+                                }
+                                if v + d < 256 && best[v + d] != nil {
+                                    u = v + d
+                                    break
+                                }
+                            }
+                            let entry = table.entries[(pi * (1 << index) + k) * 256 + v]
+                            let (x0, x1) = (Int(entry & 255), Int((entry >> 8) & 255))
+                            #expect(
+                                x0 == best[u]!.1 && x1 == best[u]!.2 && Int(entry >> 16) == (u - v) * (u - v),
+                                "\(row) \(bits)-bit index \(index) p \(p0)\(p1) k \(k) v \(v)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func aBlockWithoutAModeDecodesToTransparentBlack() throws {
         // A low byte of zero names no mode (reserved): Direct3D returns 0 in every channel.
         let d = try BC.decode([0] + [UInt8](repeating: 0xA5, count: 15), format: .bc7, width: 4, height: 4)
