@@ -36,6 +36,8 @@ extension BC7 {
         let bits: Int
         let endpointP: Bool
         let sharedP: Bool
+        /// Every p-bit 1 (an opaque block's mode 6: alpha 255 needs them).
+        var onlyP1 = false
         var total: Int { bits + (endpointP || sharedP ? 1 : 0) }
     }
 
@@ -202,7 +204,10 @@ extension BC7 {
             case 1: (q0.1, q1.1) = (q1.1, q0.1)
             default: (q0.2, q1.2) = (q1.2, q0.2)
             }
-            (p[s * 2], p[s * 2 + 1]) = (p[s * 2 + 1], p[s * 2])
+            // Lanes 2s and 2s + 1 exchanged as a whole vector (not lane by lane, which stalls).
+            let swapped = SIMD8(p[1], p[0], p[3], p[2], p[5], p[4], p[7], p[6])
+            let mask = ((SIMD8<Int32>(0, 0, 1, 1, 2, 2, 3, 3) ^ SIMD8(repeating: Int32(s))) &- 1) &>> 31
+            p = (p & ~mask) | (swapped & mask)
         }
         var p = SIMD8<Int32>()
         var indices = V16()
@@ -316,7 +321,7 @@ extension BC7 {
         (r3[0], r3[1], r3[2]) = (r0[3], r1[3], r2[3])
         // Start from the channel with the largest variance, signed by its covariances.
         let diagonal = SIMD4<Float>(r0[0], r1[1], r2[2], r3[3])
-        let top = diagonal.max()
+        let top = Swift.max(Swift.max(diagonal[0], diagonal[1]), Swift.max(diagonal[2], diagonal[3]))
         var axis = top == diagonal[0] ? r0 : top == diagonal[1] ? r1 : top == diagonal[2] ? r2 : r3
         if top <= 0 { return (mean, mean) }
         // Steps normalised by the largest variance only (no square root): each multiplies the
@@ -392,7 +397,8 @@ extension BC7 {
     /// one channel start at channel 0.
     @inline(__always) static func fittedWeights(_ block: Block, first: Int, count: Int) -> SIMD4<Float> {
         let w = first == 0 ? block.weights : SIMD4(repeating: block.weights[first])
-        return w.replacing(with: 1, where: SIMD4<Int32>(0, 1, 2, 3) .>= Int32(count))
+        let used = SIMD4<Float>(1, count > 1 ? 1 : 0, count > 2 ? 1 : 0, count > 3 ? 1 : 0)
+        return w * used + (1 - used)
     }
 
     /// Both ends quantized with each p-bit at once, lanes (a, p 0), (a, p 1), (b, p 0), (b, p 1)
@@ -459,9 +465,11 @@ extension BC7 {
                 let (x, e, err) = quantize(a, b, quantizer, count: count, weights: weights)
                 // Per endpoint, per subset (shared) or none: the p-bits nearest the line's ends.
                 let pick =
-                    quantizer.endpointP
-                    ? (err[1] < err[0] ? 1 : 0, err[3] < err[2] ? 3 : 2)
-                    : quantizer.sharedP ? (err[1] + err[3] < err[0] + err[2] ? (1, 3) : (0, 2)) : (0, 2)
+                    quantizer.onlyP1
+                    ? (1, 3)
+                    : quantizer.endpointP
+                        ? (err[1] < err[0] ? 1 : 0, err[3] < err[2] ? 3 : 2)
+                        : quantizer.sharedP ? (err[1] + err[3] < err[0] + err[2] ? (1, 3) : (0, 2)) : (0, 2)
                 qa = (quarter(x, pick.0), quarter(e, pick.0), 0)
                 qb = (quarter(x, pick.1), quarter(e, pick.1), 0)
                 (pa, pb) = (Int32(pick.0 & 1), Int32(pick.1 & 1))

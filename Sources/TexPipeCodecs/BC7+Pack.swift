@@ -57,16 +57,30 @@ extension BC7 {
         } else if m.sharedP {
             for s in 0..<m.subsets { w.write(color.p[2 * s], 1) }
         }
-        var anchors = SIMD4<Int>(0, -1, -1, -1)
-        for s in 1..<m.subsets { anchors[s] = anchor(m.subsets, choice.partition, s) }
+        let anchors = (
+            m.subsets > 1 ? anchor(m.subsets, choice.partition, 1) : 0,
+            m.subsets > 2 ? anchor(m.subsets, choice.partition, 2) : 0
+        )
         let primary = separate && choice.selection == 1 ? alpha.indices : color.indices
+        // The indices gathered into one word first (at most 63 bits): each anchor one bit short.
+        var word: UInt64 = 0
+        var at: UInt64 = 0
         for i in 0..<16 {
-            let isAnchor = i == anchors[0] || i == anchors[1] || i == anchors[2]
-            w.write(primary[i], m.indexBits - (isAnchor ? 1 : 0))
+            let isAnchor = i == 0 || i == anchors.0 || i == anchors.1
+            let n = UInt64(m.indexBits - (isAnchor ? 1 : 0))
+            word |= (UInt64(UInt32(bitPattern: primary[i])) & ((1 << n) - 1)) << at
+            at += n
         }
+        w.write(word: word, Int(at))
         if separate {
             let secondary = choice.selection == 1 ? color.indices : alpha.indices
-            for i in 0..<16 { w.write(secondary[i], m.index2Bits - (i == 0 ? 1 : 0)) }
+            (word, at) = (0, 0)
+            for i in 0..<16 {
+                let n = UInt64(m.index2Bits - (i == 0 ? 1 : 0))
+                word |= (UInt64(UInt32(bitPattern: secondary[i])) & ((1 << n) - 1)) << at
+                at += n
+            }
+            w.write(word: word, Int(at))
         }
         return (w.lo, w.hi)
     }

@@ -44,16 +44,27 @@ extension BC7 {
     }
 
     /// Fits mode `mode` (0, 1, 2, 3, 6 or 7: one index set for every channel) with `partition`.
+    /// `opaque`: mode 6 keeps alpha 255, with both p-bits 1 (see `encodeBlock`).
     static func tryJoint(
-        _ block: Block, mode: Int, partition: Int, search: Search, start: Ends? = nil,
+        _ block: Block, mode: Int, partition: Int, search: Search, start: Ends? = nil, opaque: Bool = false,
         into best: inout Choice
     ) {
         let m = modes[mode]
-        let count = m.alphaBits > 0 ? 4 : 3
-        let q = Quantizer(bits: m.colorBits, endpointP: m.endpointP, sharedP: m.sharedP)
-        let lines = fit(
+        // Alpha held at 255 contributes nothing to the line, the indices or the error: the colors
+        // alone with p-bits of 1 give the ends, indices and error that fitting alpha too at its
+        // weight gives (there, alpha's 16 outweighs any color's gain from a p-bit of 0), for ¾ of
+        // the work. (A one-color subset is `solid`'s, never mode 6's.)
+        let alphaHeld = opaque && mode == 6 && (start?.solid ?? 0) == 0
+        let count = m.alphaBits > 0 && !alphaHeld ? 4 : 3
+        var q = Quantizer(bits: m.colorBits, endpointP: m.endpointP, sharedP: m.sharedP)
+        q.onlyP1 = alphaHeld
+        var lines = fit(
             block, first: 0, count: count, subsets: m.subsets, lanes: subsetLanes(m.subsets, partition),
             quantizer: q, indexBits: m.indexBits, refine: search.refine, exhaustive: search.exhaustive, start: start)
+        if alphaHeld {
+            let top = Int32(1 << m.alphaBits) - 1
+            (lines.q0.0[3], lines.q1.0[3]) = (top, top)
+        }
         // Modes 0–3 (alpha 255) are tried on opaque blocks only: their error is the whole error.
         if lines.error < best.error {
             best = Choice(error: lines.error, mode: mode, partition: partition, rotation: 0, selection: 0, color: lines)
@@ -349,14 +360,16 @@ extension BC7 {
             return pack(solid(block))
         }
         var best = Choice()
-        let opaque = block.x.3.min() == 255
+        let alphas = unsafeBitCast(block.x.3, to: (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>).self)
+        let all = alphas.0 & alphas.1 & alphas.2 & alphas.3
+        let opaque = all[0] & all[1] & all[2] & all[3] == 255
         // An opaque block stays opaque: there alpha outweighs the colors, so mode 6's p-bits keep
         // 255 (7 bits and a p-bit of 0 decode to 254 at most).
         var block = block
         if opaque { block.weights[3] = 16 }
         // The whole block's line: mode 6's start and the clusters' first centers.
-        let whole = lines(block, first: 0, count: 4, subsets: 1, lanes: V16())
-        tryJoint(block, mode: 6, partition: 0, search: search, start: whole, into: &best)
+        let whole = lines(block, first: 0, count: opaque ? 3 : 4, subsets: 1, lanes: V16())
+        tryJoint(block, mode: 6, partition: 0, search: search, start: whole, opaque: opaque, into: &best)
         if best.error > search.enough || (best.error > 0 && (twoColors(block) || (opaque && evenFlat(block)))) {
             if opaque {
                 let two =
@@ -422,19 +435,20 @@ extension BC7 {
 
     /// A 128-bit block written from its least significant bit up.
     struct BitWriter {
-        var lo: UInt64 = 0
-        var hi: UInt64 = 0
+        var bits: UInt128 = 0
         var at = 0
 
-        mutating func write(_ value: Int32, _ n: Int) {
-            if n == 0 { return }
-            let v = UInt64(UInt32(bitPattern: value)) & ((1 << UInt64(n)) - 1)
-            if at >= 64 {
-                hi |= v << UInt64(at - 64)
-            } else {
-                lo |= v << UInt64(at)
-                if at + n > 64 { hi |= v >> UInt64(64 - at) }
-            }
+        var lo: UInt64 { UInt64(truncatingIfNeeded: bits) }
+        var hi: UInt64 { UInt64(truncatingIfNeeded: bits >> 64) }
+
+        /// The low `n` bits of `value` (n ≤ 32).
+        @inline(__always) mutating func write(_ value: Int32, _ n: Int) {
+            write(word: UInt64(UInt32(bitPattern: value)), n)
+        }
+
+        /// The low `n` bits of `value` (n ≤ 63).
+        @inline(__always) mutating func write(word value: UInt64, _ n: Int) {
+            bits |= UInt128(value & ((1 << UInt64(n)) - 1)) << at
             at += n
         }
     }
