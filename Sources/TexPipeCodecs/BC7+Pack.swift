@@ -68,8 +68,9 @@ extension BC7 {
         for i in 0..<16 {
             let isAnchor = i == 0 || i == anchors.0 || i == anchors.1
             let n = UInt64(m.indexBits - (isAnchor ? 1 : 0))
-            word |= (UInt64(UInt32(bitPattern: primary[i])) & ((1 << n) - 1)) << at
-            at += n
+            // Masking shifts (`&<<`): every shift here is below 64, and the checked ones branch.
+            word |= (UInt64(UInt32(bitPattern: primary[i])) & ((1 &<< n) &- 1)) &<< at
+            at &+= n
         }
         w.write(word: word, Int(at))
         if separate {
@@ -77,8 +78,8 @@ extension BC7 {
             (word, at) = (0, 0)
             for i in 0..<16 {
                 let n = UInt64(m.index2Bits - (i == 0 ? 1 : 0))
-                word |= (UInt64(UInt32(bitPattern: secondary[i])) & ((1 << n) - 1)) << at
-                at += n
+                word |= (UInt64(UInt32(bitPattern: secondary[i])) & ((1 &<< n) &- 1)) &<< at
+                at &+= n
             }
             w.write(word: word, Int(at))
         }

@@ -448,8 +448,8 @@ extension BC7 {
 
         /// The low `n` bits of `value` (n ≤ 63).
         @inline(__always) mutating func write(word value: UInt64, _ n: Int) {
-            bits |= UInt128(value & ((1 << UInt64(n)) - 1)) << at
-            at += n
+            bits |= UInt128(value & ((1 &<< UInt64(n)) &- 1)) &<< UInt128(at)
+            at &+= n
         }
     }
 }
