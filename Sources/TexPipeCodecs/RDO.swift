@@ -86,7 +86,7 @@ enum RDO {
         rows: any RowScheduler, sampleStride: Int = sampleStride
     ) -> (blocks: [UInt8], lambda: Double?) {
         let count = ((width + 3) / 4) * ((height + 3) / 4)
-        let slices = (count + sliceBlocks - 1) / sliceBlocks
+        let slices = Self.slices(count)
         let sample = Array(stride(from: 0, to: slices, by: sampleStride))
         let texels = width * height
         var sampledTexels = 0
@@ -95,40 +95,45 @@ enum RDO {
             let last = min(count, first + sliceBlocks)
             sampledTexels += texelsInside(first..<last, width: width, height: height)
         }
-        var (lo, hi) = (-1, lambdas.count)
+        let sampled = bisect(below: lambdas.count) { lambda in
+            let p = pass(blocks, rgba, width, height, kind, lambda, rows, slices: sample)
+            return loss(p, kind: kind, texels: sampledTexels) <= dB ? p : nil
+        }
+        guard let (first, at) = sampled else { return (blocks, nil) }
+        var p = first
+        if sample.count == slices { return (p.blocks, lambdas[at]) }
+        // The rest of the slices at the same λ, on the sample's blocks.
+        let rest = (0..<slices).filter { $0 % sampleStride != 0 }  // (the tests sample 1 in 2)
+        let more = pass(p.blocks, rgba, width, height, kind, lambdas[at], rows, slices: rest)
+        p = Pass(blocks: more.blocks, errors: p.errors &+ more.errors, base: p.base &+ more.base)
+        if loss(p, kind: kind, texels: texels) <= dB { return (p.blocks, lambdas[at]) }
+        // The sample was kinder than the level: the bisection again below that λ, in whole passes.
+        let whole = bisect(below: at) { lambda in
+            let p = pass(blocks, rgba, width, height, kind, lambda, rows)
+            return loss(p, kind: kind, texels: texels) <= dB ? p : nil
+        }
+        guard let (w, found) = whole else { return (blocks, nil) }
+        return (w.blocks, lambdas[found])
+    }
+
+    /// The largest index of `lambdas` below `limit` whose pass `tries` accepts (a pass, or nil
+    /// where it loses too much), by bisection (losses grow with λ), with that pass.
+    static func bisect(below limit: Int, _ tries: (Double) -> Pass?) -> (Pass, Int)? {
+        var (lo, hi) = (-1, limit)
         var found: Pass?
         while hi - lo > 1 {
             let mid = (lo + hi) / 2
-            let p = pass(blocks, rgba, width, height, kind, lambdas[mid], rows, slices: sample)
-            if loss(p, kind: kind, texels: sampledTexels) <= dB {
-                lo = mid
-                found = p
+            if let p = tries(lambdas[mid]) {
+                (lo, found) = (mid, p)
             } else {
                 hi = mid
             }
         }
-        guard var p = found else { return (blocks, nil) }
-        if sample.count == slices { return (p.blocks, lambdas[lo]) }
-        // The rest of the slices at the same λ, on the sample's blocks.
-        let rest = (0..<slices).filter { $0 % sampleStride != 0 }  // (the tests sample 1 in 2)
-        let more = pass(p.blocks, rgba, width, height, kind, lambdas[lo], rows, slices: rest)
-        p = Pass(blocks: more.blocks, errors: p.errors &+ more.errors, base: p.base &+ more.base)
-        if loss(p, kind: kind, texels: texels) <= dB { return (p.blocks, lambdas[lo]) }
-        // The sample was kinder than the level: the bisection again below that λ, in whole passes.
-        (lo, hi) = (-1, lo)
-        var best: (blocks: [UInt8], lambda: Double?) = (blocks, nil)
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            let whole = pass(blocks, rgba, width, height, kind, lambdas[mid], rows)
-            if loss(whole, kind: kind, texels: texels) <= dB {
-                lo = mid
-                best = (whole.blocks, lambdas[mid])
-            } else {
-                hi = mid
-            }
-        }
-        return best
+        return found.map { ($0, lo) }
     }
+
+    /// How many slices `count` blocks make.
+    static func slices(_ count: Int) -> Int { (count + sliceBlocks - 1) / sliceBlocks }
 
     /// Texels inside the image of the blocks `range` (raster order).
     static func texelsInside(_ range: Range<Int>, width: Int, height: Int) -> Int {
@@ -194,7 +199,7 @@ enum RDO {
         let bh = (height + 3) / 4
         let count = bw * bh
         let size = kind.format.info.blockBytes
-        let list = listed ?? Array(0..<((count + sliceBlocks - 1) / sliceBlocks))
+        let list = listed ?? Array(0..<slices(count))
         var out = blocks
         var sums = [SIMD2<Int64>](repeating: .zero, count: 2 * list.count)
         let parts = Self.parts(kind)
