@@ -127,6 +127,25 @@ struct BC7Tests {
         }
     }
 
+    /// Three subsets of two colors each, laid out as BC7's first three-subset partition (the
+    /// ARB extension's Table.P3 row 0) with every channel in {0, 66, 198, 255}: modes 0 and 2 store
+    /// each subset's two colors exactly as its ends, while no one- or two-subset mode can hold six
+    /// colors on three lines. Every effort, `fast` included, finds it.
+    @Test func threeSubsetsOfTwoColorsAreExactAtEveryEffort() throws {
+        let subset = [0, 0, 1, 1, 0, 0, 1, 1, 0, 2, 2, 1, 2, 2, 2, 2]
+        let colors: [[[UInt8]]] = [
+            [[0, 0, 0, 255], [0, 66, 0, 255]], [[255, 0, 255, 255], [198, 0, 255, 255]],
+            [[0, 255, 255, 255], [0, 255, 198, 255]],
+        ]
+        let image = [UInt8]((0..<16).flatMap { i in colors[subset[i]][i % 2] })
+        for quality in TextureSettings.Quality.allCases {
+            let d = try BC.decode(
+                try BC.blocks(image, width: 4, height: 4, format: .bc7, quality: quality), format: .bc7, width: 4,
+                height: 4)
+            #expect(d == image, "\(quality): \(d)")
+        }
+    }
+
     @Test func anOpaqueImageStaysOpaque() throws {
         let image = BCTests.picture(37, 29, seed: 3)
         for quality in TextureSettings.Quality.allCases {
