@@ -6,12 +6,22 @@ internal import Foundation
 /// followed by `**`, so a symlink loop cannot make the walk endless.
 public struct Glob: Sendable {
     public let pattern: String
-    /// One alternative per brace expansion, each split into segments.
+    /// One alternative per brace expansion, each split into segments (none when there would be
+    /// more than `maxAlternatives`).
     let alternatives: [[String]]
+    /// Whether the braces expand into more than `maxAlternatives` patterns: each group multiplies
+    /// the others, so a few hundred bytes of braces would expand into gigabytes. The planner
+    /// refuses such a glob; unrefused, it matches nothing.
+    public let tooManyAlternatives: Bool
+
+    /// The most patterns a glob's braces may expand into.
+    public static let maxAlternatives = 256
 
     public init(_ pattern: String) {
         self.pattern = pattern
-        alternatives = Glob.expandBraces(pattern).map { alt in
+        let expanded = Glob.expandBraces(pattern, limit: Glob.maxAlternatives)
+        tooManyAlternatives = expanded == nil
+        alternatives = (expanded ?? []).map { alt in
             alt.split(separator: "/", omittingEmptySubsequences: true).map(String.init).filter { $0 != "." }
         }
     }
@@ -158,47 +168,54 @@ public struct Glob: Sendable {
         var star, any, open, close, not, caret, dash, dot: C
     }
 
+    /// Every token but `*` matches exactly one character, so on a mismatch only the last `*`
+    /// needs to take one character more: time linear in the name per `*`, never exponential (as
+    /// trying every split for every `*` would be).
     static func match<C: Comparable>(_ p: [C], _ n: [C], _ s: Symbols<C>) -> Bool {
         if n.first == s.dot && p.first != s.dot { return false }
-        func match(_ i: Int, _ j: Int) -> Bool {
-            if i == p.count { return j == n.count }
-            if p[i] == s.star {
-                var k = j
-                while true {
-                    if match(i + 1, k) { return true }
-                    if k == n.count { return false }
-                    k += 1
-                }
-            } else if p[i] == s.any {
-                return j < n.count && match(i + 1, j + 1)
-            } else if p[i] == s.open {
-                guard j < n.count, let close = p[(i + 1)...].firstIndex(of: s.close) else {
-                    return j < n.count && n[j] == s.open && match(i + 1, j + 1)
-                }
-                var set = Array(p[(i + 1)..<close])
-                let negate = set.first == s.not || set.first == s.caret
-                if negate { set.removeFirst() }
+        /// The pattern index after the token at `i` when it matches `n[j]`, or nil.
+        func step(_ i: Int, _ j: Int) -> Int? {
+            if p[i] == s.any { return i + 1 }
+            if p[i] == s.open, let close = p[(i + 1)...].firstIndex(of: s.close) {
+                var k = i + 1
+                let negate = p[k] == s.not || p[k] == s.caret
+                if negate { k += 1 }
                 var hit = false
-                var k = 0
-                while k < set.count {
-                    if k + 2 < set.count, set[k + 1] == s.dash {
-                        if set[k] <= n[j] && n[j] <= set[k + 2] { hit = true }
+                while k < close {
+                    if k + 2 < close, p[k + 1] == s.dash {
+                        if p[k] <= n[j] && n[j] <= p[k + 2] { hit = true }
                         k += 3
                     } else {
-                        if set[k] == n[j] { hit = true }
+                        if p[k] == n[j] { hit = true }
                         k += 1
                     }
                 }
-                return hit != negate && match(close + 1, j + 1)
+                return hit != negate ? close + 1 : nil
+            }
+            // A literal, `[` without its `]` included.
+            return p[i] == n[j] ? i + 1 : nil
+        }
+        var (i, j) = (0, 0)
+        var star: (i: Int, j: Int)?
+        while j < n.count {
+            if i < p.count && p[i] == s.star {
+                star = (i, j)
+                i += 1
+            } else if i < p.count, let next = step(i, j) {
+                (i, j) = (next, j + 1)
+            } else if let last = star {
+                star = (last.i, last.j + 1)
+                (i, j) = (last.i + 1, last.j + 1)
             } else {
-                return j < n.count && p[i] == n[j] && match(i + 1, j + 1)
+                return false
             }
         }
-        return match(0, 0)
+        while i < p.count && p[i] == s.star { i += 1 }
+        return i == p.count
     }
 
-    /// `a{b,c{d,e}}f` → `abf`, `acdf`, `acef`.
-    package static func expandBraces(_ s: String) -> [String] {
+    /// `a{b,c{d,e}}f` → `abf`, `acdf`, `acef`; nil when there would be more than `limit`.
+    package static func expandBraces(_ s: String, limit: Int) -> [String]? {
         let c = Array(s)
         guard let open = c.firstIndex(of: "{") else { return [s] }
         var depth = 0
@@ -226,7 +243,13 @@ public struct Glob: Sendable {
         parts.append(current)
         let head = String(c[..<open])
         let tail = String(c[(close + 1)...])
-        return parts.flatMap { part in expandBraces(head + part + tail) }
+        var out: [String] = []
+        for part in parts {
+            guard let more = expandBraces(head + part + tail, limit: limit - out.count) else { return nil }
+            out += more
+            if out.count > limit { return nil }
+        }
+        return out
     }
 
     // stat and lstat directly: FileManager's fileExists and attributes look up names in

@@ -27,6 +27,8 @@ struct ResourceProblem: Error {
 /// The planner's own wording, in one place (STYLE 10); manifest wording is `Say`.
 enum PlanMessage {
     static let excludesEverything = "excludes every input"
+    static let tooManyAlternatives =
+        "its {…} alternatives expand into more than \(Glob.maxAlternatives) patterns (each group multiplies the others)"
 
     /// Appended to a per-job message: which variant it was about.
     static func variantContext(_ name: String) -> String { " (variant \"\(name)\")" }

@@ -146,11 +146,19 @@ struct PlanBuilder {
         var matches: [Glob.Match] = []
         var seen = Set<String>()
         for (i, pattern) in p.inputs.enumerated() {
-            let found = Glob(pattern).matches(in: base)
+            let glob = Glob(pattern)
+            if glob.tooManyAlternatives {
+                error(p.path.key("inputs").index(i), PlanMessage.tooManyAlternatives)
+                continue
+            }
+            let found = glob.matches(in: base)
             if found.isEmpty { error(p.path.key("inputs").index(i), Say.emptyGlob(pattern)) }
             for m in found where seen.insert(m.relativePath).inserted { matches.append(m) }
         }
         let excludes = p.exclude.map(Glob.init)
+        for (i, glob) in excludes.enumerated() where glob.tooManyAlternatives {
+            error(p.path.key("exclude").index(i), PlanMessage.tooManyAlternatives)
+        }
         matches.removeAll { m in excludes.contains { $0.matches(path: m.relativePath) } }
         if matches.isEmpty && !p.exclude.isEmpty && p.inputs.allSatisfy({ !Glob($0).matches(in: base).isEmpty }) {
             error(p.path.key("exclude"), PlanMessage.excludesEverything)

@@ -23,9 +23,45 @@ struct GlobTests {
     }
 
     @Test func braces() {
-        #expect(Glob.expandBraces("a{b,c{d,e}}f") == ["abf", "acdf", "acef"])
-        #expect(Glob.expandBraces("x/{a,b}.png") == ["x/a.png", "x/b.png"])
-        #expect(Glob.expandBraces("no braces") == ["no braces"])
+        #expect(Glob.expandBraces("a{b,c{d,e}}f", limit: 256) == ["abf", "acdf", "acef"])
+        #expect(Glob.expandBraces("x/{a,b}.png", limit: 256) == ["x/a.png", "x/b.png"])
+        #expect(Glob.expandBraces("no braces", limit: 256) == ["no braces"])
+        // Groups multiply: eight of two make 256 (the most), nine 512.
+        let eight = String(repeating: "{a,b}", count: 8)
+        #expect(Glob.expandBraces(eight, limit: 256)?.count == 256)
+        #expect(Set(Glob.expandBraces(eight, limit: 256) ?? []).count == 256)
+        #expect(Glob.expandBraces(eight + "{a,b}", limit: 256) == nil)
+        #expect(!Glob(eight).tooManyAlternatives && Glob(eight + "{a,b}").tooManyAlternatives)
+        // Forty groups would be 2⁴⁰ patterns: refused without being written out.
+        #expect(Glob(String(repeating: "{a,b}", count: 40) + "*.png").tooManyAlternatives)
+    }
+
+    /// `*` against a name: every split of the name over the stars was tried, 2⁴⁰-odd ways here;
+    /// now only the last star takes one more character on a mismatch.
+    @Test func manyStarsStayLinear() {
+        let name = String(repeating: "a", count: 60) + ".png"
+        #expect(!Glob.matchSegment(String(repeating: "*a", count: 40) + "*b", name))
+        #expect(Glob.matchSegment(String(repeating: "*a", count: 40) + "*.png", name))
+        #expect(Glob.matchSegment("*a*[p-q]?g", name))
+        #expect(!Glob.matchSegment("*a*[!p]ng", name))
+        // A `[` without its `]` is itself.
+        #expect(Glob.matchSegment("a[*", "a[bc") && Glob.matchSegment("a[*", "a[") && !Glob.matchSegment("a[*", "ab"))
+    }
+
+    @Test func tooManyAlternativesIsAnErrorNamingTheGlob() {
+        let t = TempDir()
+        t.png("S/a.png")
+        let many = String(repeating: "{a,b}", count: 9)
+        #expect(
+            t.errors(
+                """
+                { "version": 1, "output": "out", "pipelines": [
+                  { "name": "p", "inputs": ["S/*.png", "S/\(many).png"], "exclude": ["\(many)"], "output": "{file}.png", "stages": [] } ] }
+                """)
+                == [
+                    "error: $T/pipeline.json: pipelines[0].exclude[0]: its {…} alternatives expand into more than 256 patterns (each group multiplies the others)",
+                    "error: $T/pipeline.json: pipelines[0].inputs[1]: its {…} alternatives expand into more than 256 patterns (each group multiplies the others)",
+                ])
     }
 
     @Test func walkWithDoubleStarAndFolders() {
