@@ -42,18 +42,22 @@ public struct HDRFacts: Codable, Sendable, Equatable {
     /// EXR: tiled rather than scanline storage.
     public var tiled: Bool?
 
-    init(_ image: Image) {
-        guard case .rgbaF32(let p) = image.pixels else {
-            (max, meanLuminance) = (0, 0)
-            return
-        }
+    init(_ image: Image) { self.init([image]) }
+
+    /// Over every texel of `images` (a cube map's six faces, an array's layers).
+    init(_ images: [Image]) {
         var top: Float = 0
         var sum = 0.0
-        for i in stride(from: 0, to: p.count, by: 4) {
-            top = Swift.max(top, p[i], p[i + 1], p[i + 2])
-            sum += Double(0.2126 * p[i] + 0.7152 * p[i + 1] + 0.0722 * p[i + 2])
+        var count = 0
+        for image in images {
+            guard case .rgbaF32(let p) = image.pixels else { continue }
+            for i in stride(from: 0, to: p.count, by: 4) {
+                top = Swift.max(top, p[i], p[i + 1], p[i + 2])
+                sum += Double(0.2126 * p[i] + 0.7152 * p[i + 1] + 0.0722 * p[i + 2])
+            }
+            count += image.pixelCount
         }
-        (max, meanLuminance) = (Double(top), sum / Double(Swift.max(1, image.pixelCount)))
+        (max, meanLuminance) = (Double(top), sum / Double(Swift.max(1, count)))
     }
 }
 
@@ -151,7 +155,10 @@ public enum Inspector {
                 return .init(index: k, name: names[k], alphaMin: a.min, alphaMax: a.max)
             }
         }
-        if level0.isHDR { f.hdr = HDRFacts(level0) }
+        if level0.isHDR {
+            // Every face or layer of level 0: a sky's sun is rarely on +X.
+            f.hdr = HDRFacts([level0] + (try (1..<t.layers).map { try t.level(0, layer: $0) }))
+        }
         if let promised = ImageFormat(path: path), promised.container != t.container {
             f.extensionMismatch = "named .\(PathText.pathExtension(path)) but the signature says \(f.format)"
         }
@@ -229,7 +236,9 @@ public enum Inspector {
         }
         if let hdr = f.hdr {
             lines.append(
-                "  level 0 HDR: " + String(format: "max %.4g, mean luminance %.4g", hdr.max, hdr.meanLuminance))
+                "  level 0 HDR"
+                    + (t.cube == true ? " (all six faces)" : t.layers.map { " (all \($0.count) layers)" } ?? "")
+                    + ": " + String(format: "max %.4g, mean luminance %.4g", hdr.max, hdr.meanLuminance))
         }
         lines.append(
             "  level 0 decodes to: alpha min \(f.alphaMin), max \(f.alphaMax), "

@@ -135,6 +135,25 @@ struct CubemapTests {
         }
     }
 
+    /// `inspect`'s HDR line covers every face: `coloured`'s brightest texel (blue 100) is on −Z,
+    /// and the mean luminance is the six faces' (Rec. 709 weights, evaluated here).
+    @Test(arguments: [TextureContainer.ktx2, .dds])
+    func inspectMeasuresEveryFace(_ container: TextureContainer) throws {
+        let t = TempDir()
+        let settings = TextureSettings(
+            format: .rgba16f, colorSpace: .linear, quality: .medium, supercompression: .none, zstdLevel: 9)
+        let name = "cube." + (container == .ktx2 ? "ktx2" : "dds")
+        t.write(name, try TextureEncoder.encode([Self.coloured(4)], settings, container: container))
+        let facts = try Inspector.facts(path: t.path + "/" + name)
+        let faces: [SIMD3<Double>] = [
+            SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1), SIMD3(8, 8, 0), SIMD3(0, 5, 5), SIMD3(0.5, 0.25, 100),
+        ]
+        let mean = faces.map { 0.2126 * $0.x + 0.7152 * $0.y + 0.0722 * $0.z }.reduce(0, +) / 6
+        let hdr = try #require(facts.hdr)
+        #expect(hdr.max == 100 && abs(hdr.meanLuminance - mean) < 1e-5 * mean, "\(hdr) against \(mean)")
+        #expect(try Inspector.describe(path: t.path + "/" + name).contains("level 0 HDR (all six faces): max 100"))
+    }
+
     @Test(arguments: [TextureContainer.ktx2, .dds])
     func containersDeclareACubeAndHoldEveryFace(_ container: TextureContainer) throws {
         let cube = Self.coloured(4)
