@@ -1,5 +1,3 @@
-internal import Synchronization
-
 extension BC7 {
     /// A block's texels, channel by channel, as integers and as floats.
     struct Block {
@@ -170,19 +168,28 @@ extension BC7 {
         q.bits * 100 + (q.endpointP ? 10 : q.sharedP ? 20 : 0) + indexBits
     }
 
-    /// The one-color tables built so far, by `solidKey`: each is built on first use (mode 6's is
-    /// the largest and is never needed, a block of one color being `solid`'s).
-    static let solidTables = Mutex<[Int: SolidTable]>([:])
-
-    /// The one-color table of one endpoint storage and index size.
-    static func solidTable(_ q: Quantizer, _ indexBits: Int) -> SolidTable {
-        solidTables.withLock { tables in
-            let key = solidKey(q, indexBits)
-            if let table = tables[key] { return table }
-            let table = SolidTable(q, indexBits: indexBits)
-            tables[key] = table
-            return table
+    /// Every endpoint storage and index size the modes use, by `solidKey`, built once per process
+    /// (immutable: blocks on every core read it without a lock). Mode 6's is left out: its one
+    /// subset is the whole block, and a block of one color is `solid`'s — that table alone was
+    /// two thirds of the building.
+    static let solidTables: [Int: SolidTable] = {
+        var tables: [Int: SolidTable] = [:]
+        for m in modes where !(m.subsets == 1 && m.index2Bits == 0) {
+            let color = Quantizer(bits: m.colorBits, endpointP: m.endpointP, sharedP: m.sharedP)
+            let alpha = Quantizer(bits: m.alphaBits, endpointP: false, sharedP: false)
+            var uses = [(color, m.indexBits)]
+            if m.index2Bits > 0 { uses += [(color, m.index2Bits), (alpha, m.indexBits), (alpha, m.index2Bits)] }
+            for (q, bits) in uses where tables[solidKey(q, bits)] == nil {
+                tables[solidKey(q, bits)] = SolidTable(q, indexBits: bits)
+            }
         }
+        return tables
+    }()
+
+    /// The one-color table of one endpoint storage and index size (one not in `solidTables` is
+    /// built for the call).
+    static func solidTable(_ q: Quantizer, _ indexBits: Int) -> SolidTable {
+        solidTables[solidKey(q, indexBits)] ?? SolidTable(q, indexBits: indexBits)
     }
 
     /// One index set's result: each subset's quantized ends (before p-bits; lanes: the fitted
