@@ -57,31 +57,24 @@ extension BC7 {
         } else if m.sharedP {
             for s in 0..<m.subsets { w.write(color.p[2 * s], 1) }
         }
-        let anchors = (
-            m.subsets > 1 ? anchor(m.subsets, choice.partition, 1) : 0,
-            m.subsets > 2 ? anchor(m.subsets, choice.partition, 2) : 0
-        )
-        let primary = separate && choice.selection == 1 ? alpha.indices : color.indices
-        // The indices gathered into one word first (at most 63 bits): each anchor one bit short.
-        var word: UInt64 = 0
-        var at: UInt64 = 0
-        for i in 0..<16 {
-            let isAnchor = i == 0 || i == anchors.0 || i == anchors.1
-            let n = UInt64(m.indexBits - (isAnchor ? 1 : 0))
-            // Masking shifts (`&<<`): every shift here is below 64, and the checked ones branch.
-            word |= (UInt64(UInt32(bitPattern: primary[i])) & ((1 &<< n) &- 1)) &<< at
-            at &+= n
-        }
-        w.write(word: word, Int(at))
-        if separate {
-            let secondary = choice.selection == 1 ? color.indices : alpha.indices
-            (word, at) = (0, 0)
+        /// Indices gathered into one word first (at most 63 bits), the texels whose bit is set in
+        /// `anchors` one bit short.
+        @inline(__always) func gather(_ indices: V16, bits: Int, anchors: Int) {
+            var word: UInt64 = 0
+            var at: UInt64 = 0
             for i in 0..<16 {
-                let n = UInt64(m.index2Bits - (i == 0 ? 1 : 0))
-                word |= (UInt64(UInt32(bitPattern: secondary[i])) & ((1 &<< n) &- 1)) &<< at
+                let n = UInt64(bits - (anchors &>> i) & 1)
+                // Masking shifts (`&<<`): every shift here is below 64, and the checked ones branch.
+                word |= (UInt64(UInt32(bitPattern: indices[i])) & ((1 &<< n) &- 1)) &<< at
                 at &+= n
             }
             w.write(word: word, Int(at))
+        }
+        let anchors = m.subsets == 1 ? 1 : Int(anchorMasks[(m.subsets - 2) * 64 + choice.partition])
+        gather(separate && choice.selection == 1 ? alpha.indices : color.indices, bits: m.indexBits, anchors: anchors)
+        if separate {
+            // The secondary indices: texel 0 their only anchor.
+            gather(choice.selection == 1 ? color.indices : alpha.indices, bits: m.index2Bits, anchors: 1)
         }
         return (w.lo, w.hi)
     }
