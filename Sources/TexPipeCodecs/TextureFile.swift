@@ -219,18 +219,34 @@ public struct TextureFile: Sendable {
     /// Level n of `layer` as an 8-bit RGBA image, or an HDR one for an HDR format (its alpha state
     /// as the file says).
     public func level(_ n: Int, layer: Int = 0) throws -> Image {
+        try image(of: layerBlocks(try levelBlocks(n), n, layer), level: n)
+    }
+
+    /// Every layer (cube face) of level n, the level's data decompressed once for all of them.
+    public func layers(ofLevel n: Int) throws -> [Image] {
+        let blocks = try levelBlocks(n)
+        return try (0..<layers).map { try image(of: layerBlocks(blocks, n, $0), level: n) }
+    }
+
+    /// Level n's data of every layer, decompressed.
+    func levelBlocks(_ n: Int) throws -> [UInt8] {
+        guard supercompression == .zstd else { return data[n] }
+        guard let raw = Zstd.decompress(data[n], size: levels[n].uncompressedBytes) else {
+            throw CodecError(.corruptZstdLevel(n))
+        }
+        return raw
+    }
+
+    /// One layer's part of level n's data.
+    func layerBlocks(_ blocks: [UInt8], _ n: Int, _ layer: Int) -> [UInt8] {
+        guard layers > 1 else { return blocks }
+        let size = levels[n].uncompressedBytes / layers
+        return Array(blocks[(layer * size)..<((layer + 1) * size)])
+    }
+
+    /// One layer of level n decoded.
+    func image(of blocks: [UInt8], level n: Int) throws -> Image {
         let l = levels[n]
-        var blocks = data[n]
-        if supercompression == .zstd {
-            guard let raw = Zstd.decompress(blocks, size: l.uncompressedBytes) else {
-                throw CodecError(.corruptZstdLevel(n))
-            }
-            blocks = raw
-        }
-        if layers > 1 {
-            let size = l.uncompressedBytes / layers
-            blocks = Array(blocks[(layer * size)..<((layer + 1) * size)])
-        }
         let alpha: AlphaState = alphaMode == "premultiplied" ? .premultiplied : .straight
         if format.info.hdr {
             let floats = try TextureCodecs.decodeHDR(blocks, l.width, l.height, format: format)

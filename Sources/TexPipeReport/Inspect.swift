@@ -132,7 +132,10 @@ public enum Inspector {
         _ bytes: [UInt8], path: String, maxPixels: Int = Image.defaultMaxPixels
     ) throws -> InspectFacts {
         let t = try TextureFile(bytes, maxPixels: maxPixels)
-        let level0 = try t.level(0)
+        // Level 0 of every layer where the facts need them (an array's per-layer alpha, an HDR
+        // cube's or array's range), each decoded once; else the first.
+        let layers0 = t.layers > 1 && (t.isArray || t.format.info.hdr) ? try t.layers(ofLevel: 0) : [try t.level(0)]
+        let level0 = layers0[0]
         let stats = level0.alphaStatistics()
         var f = InspectFacts(
             file: path, format: t.container.name, width: t.width, height: t.height,
@@ -150,14 +153,14 @@ public enum Inspector {
         if t.isCube { f.texture!.cube = true }
         if t.isArray {
             let names = layerNames(beside: path, count: t.layers)
-            f.texture!.layers = try (0..<t.layers).map { k in
-                let a = try t.level(0, layer: k).alphaStatistics()
+            f.texture!.layers = (0..<t.layers).map { k in
+                let a = layers0[k].alphaStatistics()
                 return .init(index: k, name: names[k], alphaMin: a.min, alphaMax: a.max)
             }
         }
         if level0.isHDR {
             // Every face or layer of level 0: a sky's sun is rarely on +X.
-            f.hdr = HDRFacts([level0] + (try (1..<t.layers).map { try t.level(0, layer: $0) }))
+            f.hdr = HDRFacts(layers0)
         }
         if let promised = ImageFormat(path: path), promised.container != t.container {
             f.extensionMismatch = "named .\(PathText.pathExtension(path)) but the signature says \(f.format)"
