@@ -145,14 +145,20 @@ struct PlanBuilder {
         let base = manifest.directory
         var matches: [Glob.Match] = []
         var seen = Set<String>()
+        // Whether every input glob matched something (before `exclude`), from the one walk.
+        var everyInputMatched = true
         for (i, pattern) in p.inputs.enumerated() {
             let glob = Glob(pattern)
             if glob.tooManyAlternatives {
                 error(p.path.key("inputs").index(i), PlanMessage.tooManyAlternatives)
+                everyInputMatched = false
                 continue
             }
             let found = glob.matches(in: base)
-            if found.isEmpty { error(p.path.key("inputs").index(i), Say.emptyGlob(pattern)) }
+            if found.isEmpty {
+                error(p.path.key("inputs").index(i), Say.emptyGlob(pattern))
+                everyInputMatched = false
+            }
             for m in found where seen.insert(m.relativePath).inserted { matches.append(m) }
         }
         let excludes = p.exclude.map(Glob.init)
@@ -160,7 +166,7 @@ struct PlanBuilder {
             error(p.path.key("exclude").index(i), PlanMessage.tooManyAlternatives)
         }
         matches.removeAll { m in excludes.contains { $0.matches(path: m.relativePath) } }
-        if matches.isEmpty && !p.exclude.isEmpty && p.inputs.allSatisfy({ !Glob($0).matches(in: base).isEmpty }) {
+        if matches.isEmpty && !p.exclude.isEmpty && everyInputMatched {
             error(p.path.key("exclude"), PlanMessage.excludesEverything)
         }
         let only = onlyVariants
