@@ -15,6 +15,8 @@ internal import TexPipePixels
 /// - a whole copy of the same part of one of the `window` blocks before it (one match);
 /// - its own endpoints with the indices of such a block (the index bytes one match): BC7 only
 ///   when both are of one mode, the bytes that hold nothing but indices;
+/// - that block's indices with endpoints fitted to them by least squares (for BC7, the
+///   least costly of the previous kind refitted: `BC7.refit`);
 /// - for color blocks, such a block's endpoints with the best indices for them.
 /// A UASTC block is chosen among itself and whole copies (its transcoding hints belong to its
 /// endpoints and weights, so only a whole block keeps them true).
@@ -22,16 +24,21 @@ internal import TexPipePixels
 /// It keeps the candidate of least D + λ·R: D the squared error over the texels inside the image
 /// (8-bit units, over the channels the part stores), R an estimate of its bits after LZ — 8 per
 /// literal byte, 24 per match, 8 for a match at the distance the part's previous match used
-/// (zstd's repeat offsets). `maxLoss` searches `lambdas` for the largest λ whose PSNR (RGB, and
+/// (zstd's repeat offsets); a block as it is that repeats any part written before it in the
+/// slice is one match too. `maxLoss` searches `lambdas` for the largest λ whose PSNR (RGB, and
 /// alpha on its own) loses at most that many dB against the blocks without RDO: on one slice in
-/// eight, then the rest at the λ found, checked on the whole level (`searched`).
+/// eight, then the rest at the λ found, checked on the whole level (`searched`). Where zstd would
+/// store the result in more bytes than the blocks without, the blocks stay as they were
+/// (`shrinks`).
 enum RDO {
     /// Blocks looked back.
     static let window = 16
     /// Blocks per slice: slices are optimised independently.
     static let sliceBlocks = 1024
     /// The λ that `maxLoss` chooses among (bits valued in squared 8-bit error).
-    static let lambdas: [Double] = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    /// 2^(k/2) for k = −12 … 20: 1/64 … 1024 in steps of √2. The small ones are for levels the
+    /// encoder stores almost exactly (a smooth sky at 55 dB loses more than 1 dB at λ 1/4).
+    static let lambdas: [Double] = (-12...20).map { pow(2, Double($0) / 2) }
 
     typealias V16 = SIMD16<Int32>
 
@@ -62,23 +69,43 @@ enum RDO {
         _ blocks: [UInt8], _ rgba: [UInt8], width: Int, height: Int, kind: Kind,
         _ setting: TextureSettings.RDO, rows: any RowScheduler
     ) -> [UInt8] {
+        let optimised: [UInt8]
         switch setting {
         case .lambda(let lambda):
-            return lambda > 0 ? pass(blocks, rgba, width, height, kind, lambda, rows).blocks : blocks
+            guard lambda > 0 else { return blocks }
+            optimised = pass(blocks, rgba, width, height, kind, lambda, rows).blocks
         case .maxLoss(let dB):
-            return searched(blocks, rgba, width: width, height: height, kind: kind, maxLoss: dB, rows: rows).blocks
+            optimised =
+                searched(blocks, rgba, width: width, height: height, kind: kind, maxLoss: dB, rows: rows).blocks
         }
+        return shrinks(optimised, blocks) ? optimised : blocks
     }
 
-    /// One slice in `sampleStride` (the first of each run of that many) is what `maxLoss`'s
-    /// search measures; the other slices are optimised once, at the λ found.
+    /// zstd's level for the final measure: fast, and ranks like level 19 where it matters.
+    static let measureLevel = 3
+
+    /// Whether zstd stores the optimised blocks in fewer bytes than the blocks without: the rate
+    /// is only estimated, and slices are optimised apart, so on a level whose blocks repeat far
+    /// away (a tiled pattern) the estimate can be wrong; there the blocks stay as they were.
+    static func shrinks(_ optimised: [UInt8], _ plain: [UInt8]) -> Bool {
+        if optimised == plain { return false }
+        guard let a = try? Zstd.compress(optimised, level: measureLevel),
+            let b = try? Zstd.compress(plain, level: measureLevel)
+        else { return true }
+        return a.count < b.count
+    }
+
+    /// One slice in `sampleStride` (the middle one of each run of that many: `sampled`) is what
+    /// `maxLoss`'s search measures; the other slices are optimised once, at the λ found.
     static let sampleStride = 8
 
     /// `maxLoss`: the largest λ of `lambdas` whose loss stays within `dB`. A bisection over the
     /// list (the loss grows with λ) measured on a sample of the slices — each slice is optimised
     /// on its own, so a sampled slice's blocks and errors are exactly those of a whole pass —, then
     /// the other slices at the λ found; where the whole level then loses more than `dB` (the
-    /// sample was kinder than the rest), the bisection again below that λ in whole passes.
+    /// sample was kinder than the rest), one step below in a whole pass (it mostly holds; on the
+    /// corpus at `maxLoss` 1 a third of BC1's images got here, and a whole bisection for each
+    /// cost more than the rest of the search), else the bisection below that.
     /// Deterministic: the sample is fixed by the level's size. Returns the blocks and the λ they
     /// were optimised with (nil: none held, the blocks as given).
     static func searched(
@@ -87,7 +114,7 @@ enum RDO {
     ) -> (blocks: [UInt8], lambda: Double?) {
         let count = ((width + 3) / 4) * ((height + 3) / 4)
         let slices = Self.slices(count)
-        let sample = Array(stride(from: 0, to: slices, by: sampleStride))
+        let sample = sampled(slices, stride: sampleStride)
         let texels = width * height
         var sampledTexels = 0
         for s in sample {
@@ -95,25 +122,33 @@ enum RDO {
             let last = min(count, first + sliceBlocks)
             sampledTexels += texelsInside(first..<last, width: width, height: height)
         }
-        let sampled = bisect(below: lambdas.count) { lambda in
+        let onSample = bisect(below: lambdas.count) { lambda in
             let p = pass(blocks, rgba, width, height, kind, lambda, rows, slices: sample)
             return loss(p, kind: kind, texels: sampledTexels) <= dB ? p : nil
         }
-        guard let (first, at) = sampled else { return (blocks, nil) }
+        guard let (first, at) = onSample else { return (blocks, nil) }
         var p = first
         if sample.count == slices { return (p.blocks, lambdas[at]) }
         // The rest of the slices at the same λ, on the sample's blocks.
-        let rest = (0..<slices).filter { $0 % sampleStride != 0 }  // (the tests sample 1 in 2)
+        let rest = (0..<slices).filter { !sample.contains($0) }
         let more = pass(p.blocks, rgba, width, height, kind, lambdas[at], rows, slices: rest)
         p = Pass(blocks: more.blocks, errors: p.errors &+ more.errors, base: p.base &+ more.base)
         if loss(p, kind: kind, texels: texels) <= dB { return (p.blocks, lambdas[at]) }
-        // The sample was kinder than the level: the bisection again below that λ, in whole passes.
-        let whole = bisect(below: at) { lambda in
+        // The sample was kinder than the level: one step below, else the bisection below that.
+        func tries(_ lambda: Double) -> Pass? {
             let p = pass(blocks, rgba, width, height, kind, lambda, rows)
             return loss(p, kind: kind, texels: texels) <= dB ? p : nil
         }
+        if at > 0, let p = tries(lambdas[at - 1]) { return (p.blocks, lambdas[at - 1]) }
+        let whole = bisect(below: max(0, at - 1), tries)
         guard let (w, found) = whole else { return (blocks, nil) }
         return (w.blocks, lambdas[found])
+    }
+
+    /// The slices `maxLoss`'s search measures: one in `stride`, the middle one of each run of
+    /// that many (the middle one of all where there are fewer).
+    static func sampled(_ slices: Int, stride: Int) -> [Int] {
+        Array(Swift.stride(from: min(stride / 2, slices / 2), to: slices, by: stride))
     }
 
     /// The largest index of `lambdas` below `limit` whose pass `tries` accepts (a pass, or nil
@@ -255,9 +290,15 @@ enum RDO {
         var base = SIMD2<Int64>.zero
         // Per part, the distance (in blocks) of its last match; 0: none.
         var lastDistance = (0, 0)
+        // The parts written so far in the slice: a part that repeats one of them, however far
+        // back, is a match to the LZ stage too (an atlas's repeated tiles, the row above).
+        var written = Written(capacity: range.count * parts.count)
+        // A part's window as looked at so far (distinct bytes).
+        var seenParts = [UInt128](repeating: 0, count: window)
         // BC7 and UASTC: the decoded texels of the last `window` + 1 blocks as written, so that a
         // whole copy of one is measured without decoding it again.
         let ring = window + 1
+        let refits = parts.contains { if case .bc7 = $0 { true } else { false } }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 16 + 64 * ring) { scratch in
             let texels = scratch.baseAddress!
             let candidate = texels + 64
@@ -269,6 +310,7 @@ enum RDO {
                 let t = BC.Texels(
                     r: packed & 255, g: (packed &>> 8) & 255, b: (packed &>> 16) & 255, a: (packed &>> 24) & 255)
                 let inside = insideMask(bx, by, width, height)
+                let bc7Block = refits ? BC7.Block(t.r, t.g, t.b, t.a) : nil
                 for (k, part) in parts.enumerated() {
                     let (offset, n) =
                         switch part {
@@ -298,7 +340,9 @@ enum RDO {
                     let e0 = error(original)
                     base &+= SIMD2<Int64>(truncatingIfNeeded: e0)
                     var best = (
-                        cost: Double(e0.wrappedSum()) + lambda * Double(8 * n), bytes: original, error: e0, distance: 0
+                        cost: Double(e0.wrappedSum())
+                            + lambda * Double(written.contains(original) ? 24 : 8 * n),
+                        bytes: original, error: e0, distance: 0
                     )
                     let previous = k == 0 ? lastDistance.0 : lastDistance.1
                     let whole: Bool =
@@ -306,19 +350,28 @@ enum RDO {
                         case .bc7, .uastc: true
                         case .color, .alpha: false
                         }
-                    @inline(__always) func consider(_ v: UInt128, literals: Int, distance d: Int) {
-                        if case .color(_, false) = part, !fourColorOnly(UInt64(truncatingIfNeeded: v)) { return }
+                    /// Keeps `v` if it costs less than the best so far; returns its cost (infinity
+                    /// where its rate alone costs more, not measured).
+                    @discardableResult @inline(__always)
+                    func consider(_ v: UInt128, literals: Int, distance d: Int) -> Double {
+                        if case .color(_, false) = part, !fourColorOnly(UInt64(truncatingIfNeeded: v)) {
+                            return .infinity
+                        }
                         let bits = 8 * literals + (d == previous ? 8 : 24)
                         // Its rate alone already costs more: no need to decode it.
                         let rate = lambda * Double(bits)
-                        if rate >= best.cost { return }
+                        if rate >= best.cost { return .infinity }
                         // A whole copy of a block before: its texels as decoded when it was written.
                         let e =
                             whole && literals == 0
                             ? bc7Error(decodedRing + 64 * ((i - d - range.lowerBound) % ring), t, inside) : error(v)
                         let cost = Double(e.wrappedSum()) + rate
                         if cost < best.cost { best = (cost, v, e, d) }
+                        return cost
                     }
+                    // BC7: the least costly of the splices (own endpoints, another block's indices),
+                    // whose endpoints are then fitted to those indices.
+                    var splice = (cost: Double.infinity, bytes: UInt128(0), distance: 0)
                     // For BC7: the bytes holding only indices, for a block of the original's mode.
                     let mode = Int((original & 0xFF).trailingZeroBitCount)
                     let indexBytes: Int =
@@ -329,13 +382,16 @@ enum RDO {
                         case .uastc: 0
                         }
                     let keep: UInt128 = indexBytes >= n ? 0 : (UInt128(1) &<< UInt128(8 * (n - indexBytes))) &- 1
-                    var seen: UInt128 = original
+                    var looked = 0
                     for d in 1...max(1, min(window, i - range.lowerBound)) where i - d >= range.lowerBound {
                         let other = load(dst + (i - d) * size + offset, n)
-                        // The same bytes as the block just looked at (a flat area's run) give the
-                        // same candidates at a longer distance: nothing better.
-                        if other == original || other == seen { continue }
-                        seen = other
+                        // Bytes already looked at nearer (RDO's own copies fill the window with
+                        // them) give the same candidates at a longer distance: nothing better,
+                        // unless this is the distance of the previous match (a cheaper match).
+                        if other == original { continue }
+                        if d != previous && (0..<looked).contains(where: { seenParts[$0] == other }) { continue }
+                        seenParts[looked] = other
+                        looked += 1
                         consider(other, literals: 0, distance: d)
                         let sameMode: Bool =
                             switch part {
@@ -359,7 +415,9 @@ enum RDO {
                             case .bc7, .uastc: fitted = nil
                             }
                             let ends: UInt128 = fitted.map { UInt128($0) } ?? original
-                            consider((ends & keep) | (other & ~keep), literals: n - indexBytes, distance: d)
+                            let spliced = (ends & keep) | (other & ~keep)
+                            let cost = consider(spliced, literals: n - indexBytes, distance: d)
+                            if cost < splice.cost { splice = (cost, spliced, d) }
                         }
                         if case .color(_, let three) = part, affordable(4),
                             UInt64(truncatingIfNeeded: other) & 0xFFFF_FFFF != UInt64(truncatingIfNeeded: original)
@@ -376,7 +434,13 @@ enum RDO {
                             consider(UInt128(ends | selectors << 32), literals: 4, distance: d)
                         }
                     }
+                    if case .bc7 = part, splice.cost < .infinity, let block = bc7Block,
+                        let refitted = BC7.refit(splice.bytes, block)
+                    {
+                        consider(refitted, literals: n - indexBytes, distance: splice.distance)
+                    }
                     store(best.bytes, here, n)
+                    written.insert(best.bytes)
                     if whole {
                         let slot = decodedRing + 64 * ((i - range.lowerBound) % ring)
                         if best.distance > 0 && best.bytes == load(dst + (i - best.distance) * size + offset, n) {
@@ -399,6 +463,46 @@ enum RDO {
             }
         }
         return (errors, base)
+    }
+
+    /// The parts written so far in a slice, for `contains`: open addressing with linear probing
+    /// in a table at least twice their number (a `Set` hashes with SipHash, a tenth of BC3's
+    /// pass).
+    struct Written {
+        var keys: [UInt128]
+        var used: [Bool]
+        let shift: UInt64
+
+        init(capacity: Int) {
+            var bits = 4
+            while 1 << bits < 2 * capacity { bits += 1 }
+            keys = [UInt128](repeating: 0, count: 1 << bits)
+            used = [Bool](repeating: false, count: 1 << bits)
+            shift = UInt64(64 - bits)
+        }
+
+        @inline(__always) func slot(_ v: UInt128) -> Int {
+            let x = (UInt64(truncatingIfNeeded: v) ^ UInt64(truncatingIfNeeded: v &>> 64) &* 0x9E37_79B9_7F4A_7C15)
+            return Int(truncatingIfNeeded: (x &* 0xBF58_476D_1CE4_E5B9) &>> shift)
+        }
+
+        func contains(_ v: UInt128) -> Bool {
+            var i = slot(v)
+            while used[i] {
+                if keys[i] == v { return true }
+                i = (i + 1) & (keys.count - 1)
+            }
+            return false
+        }
+
+        mutating func insert(_ v: UInt128) {
+            var i = slot(v)
+            while used[i] {
+                if keys[i] == v { return }
+                i = (i + 1) & (keys.count - 1)
+            }
+            (keys[i], used[i]) = (v, true)
+        }
     }
 
     /// Whether a BC3 color block reads the same to a decoder that (against the format, as some

@@ -134,8 +134,9 @@ struct RDOTests {
         #expect(changed)
     }
 
-    /// `maxLoss` searches on one slice in `RDO.sampleStride` (here one in two) and then
-    /// optimises the rest. On a level of two slices whose sampled one (the top half) is flat —
+    /// `maxLoss` searches on one slice in `RDO.sampleStride` (here one in two: the middle one
+    /// of each run, so the second) and then optimises the rest. On a level of two slices whose
+    /// sampled one (the bottom half) is flat —
     /// every λ loses nothing there — and whose other is the scene, the search must go back below
     /// the sample's λ (1024); on the scene throughout it need not. Either way the loss measured
     /// here from the decoded pixels stays within the bound, and the blocks are exactly one whole
@@ -145,7 +146,10 @@ struct RDOTests {
         #expect(RDO.sliceBlocks == 1024)
         let scene = Self.scene(w, h, seed: 5, alpha: false)
         var harsh = scene
-        for i in stride(from: 0, to: w * h * 2, by: 4) { (harsh[i], harsh[i + 1], harsh[i + 2]) = (128, 128, 128) }
+        for i in stride(from: w * h * 2, to: w * h * 4, by: 4) {
+            (harsh[i], harsh[i + 1], harsh[i + 2]) = (128, 128, 128)
+        }
+        #expect(RDO.sampled(2, stride: 2) == [1])
         for image in [harsh, scene] {
             let plain = try Self.blocks(image, w, h, .bc1, nil)
             let before = Self.psnr(try BC.decode(plain, format: .bc1, width: w, height: h), image)
@@ -192,6 +196,58 @@ struct RDOTests {
         }
         let (a, b) = (try zstd(plain), try zstd(optimised))
         #expect(b > 0 && a - b >= gained * unit / 4, "\(format): \(a) → \(b) bytes, \(gained) more repeats")
+    }
+
+    /// The search's sample: the middle slice of each run of `stride`, or of all where there are
+    /// fewer (a level's first rows are often sky or empty; they were the sample).
+    @Test func theSampleIsTheMiddleOfEachRun() {
+        #expect(RDO.sampled(1, stride: 8) == [0])
+        #expect(RDO.sampled(4, stride: 8) == [2])
+        #expect(RDO.sampled(7, stride: 8) == [3])
+        #expect(RDO.sampled(20, stride: 8) == [4, 12])
+        #expect(RDO.sampled(64, stride: 8) == [4, 12, 20, 28, 36, 44, 52, 60])
+    }
+
+    /// A block that repeats one written earlier in its slice, however far back, is one match to
+    /// the LZ stage, and RDO rates it so. A row of 19 BC1 blocks: X (a gradient in red), 16 flat
+    /// colors far from each other and from X, X with green 4 higher, then X again, 18 blocks
+    /// after the first (beyond the 16 looked back). At λ 16 the last block as it is costs its
+    /// error D₀ and one match (24 bits: 384); a copy of its neighbour costs that neighbour's
+    /// error, about D₀ + 16 · 4², and one match too: the block stays X. Rated as literals (64
+    /// bits: 1,024), it would have become the copy (and it does, without this rate).
+    @Test func aRepeatOfABlockFarBackStaysARepeat() throws {
+        let (w, h) = (19 * 4, 4)
+        var image = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let block = x / 4
+                let (r, g, b) =
+                    switch block {
+                    case 0, 18: (150 + 24 * (x % 4), 100, 48)
+                    case 17: (150 + 24 * (x % 4), 104, 48)
+                    default: (block * 14, 255 - block * 14, block % 2 == 0 ? 10 : 240)
+                    }
+                let i = (y * w + x) * 4
+                (image[i], image[i + 1], image[i + 2]) = (UInt8(r), UInt8(g), UInt8(b))
+            }
+        }
+        let plain = try Self.blocks(image, w, h, .bc1, nil)
+        func block(_ b: [UInt8], _ k: Int) -> [UInt8] { Array(b[(8 * k)..<(8 * k + 8)]) }
+        #expect(block(plain, 18) == block(plain, 0) && block(plain, 17) != block(plain, 0))
+        let out = RDO.pass(plain, image, w, h, .bc(.bc1), 16, SerialRows()).blocks
+        // (The others may change where it costs nothing: a flat block's indices are free.)
+        #expect(block(out, 0) == block(plain, 0) && block(out, 18) == block(plain, 0))
+    }
+
+    /// RDO's rate is an estimate: where zstd would store its blocks in more bytes than the
+    /// blocks without (a tiled level whose repeats lie far apart), the blocks stay as they were.
+    @Test func blocksThatZstdStoresLargerAreNotKept() {
+        var r = SeededRandom(seed: 21)
+        let noise = (0..<4096).map { _ in UInt8(r.int(0...255)) }
+        let repeated = Array(noise[0..<1024]) + Array(noise[0..<1024]) + Array(noise[2048..<4096])
+        #expect(RDO.shrinks(repeated, noise))
+        #expect(!RDO.shrinks(noise, repeated))
+        #expect(!RDO.shrinks(noise, noise))
     }
 
     /// Slices are fixed, so the bytes do not depend on how many cores run them, nor on the run.
