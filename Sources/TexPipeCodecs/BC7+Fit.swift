@@ -11,6 +11,13 @@ extension BC7 {
             f = (BC7.float(r), BC7.float(g), BC7.float(b), BC7.float(a))
         }
 
+        /// Whether every texel's alpha is 255.
+        var opaque: Bool {
+            let alphas = unsafeBitCast(x.3, to: (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>).self)
+            let all = alphas.0 & alphas.1 & alphas.2 & alphas.3
+            return all[0] & all[1] & all[2] & all[3] == 255
+        }
+
         @inline(__always) func int(_ c: Int) -> V16 { c == 0 ? x.0 : c == 1 ? x.1 : c == 2 ? x.2 : x.3 }
         @inline(__always) func float(_ c: Int) -> F16 { c == 0 ? f.0 : c == 1 ? f.1 : c == 2 ? f.2 : f.3 }
 
@@ -436,6 +443,16 @@ extension BC7 {
         return (x, e, err)
     }
 
+    /// The quarters of `quantize`'s lanes to keep for ends a and b: per endpoint, per subset
+    /// (shared) or none, the p-bits nearest the line's ends (both 1 where `onlyP1`).
+    @inline(__always) static func nearestP(_ q: Quantizer, _ err: SIMD4<Float>) -> (Int, Int) {
+        q.onlyP1
+            ? (1, 3)
+            : q.endpointP
+                ? (err[1] < err[0] ? 1 : 0, err[3] < err[2] ? 3 : 2)
+                : q.sharedP ? (err[1] + err[3] < err[0] + err[2] ? (1, 3) : (0, 2)) : (0, 2)
+    }
+
     /// Lanes 4·i ..< 4·i + 4.
     @inline(__always) static func quarter(_ v: V16, _ i: Int) -> SIMD4<Int32> {
         let q = unsafeBitCast(v, to: (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>).self)
@@ -471,12 +488,7 @@ extension BC7 {
                 let weights = fittedWeights(block, first: first, count: count)
                 let (x, e, err) = quantize(a, b, quantizer, count: count, weights: weights)
                 // Per endpoint, per subset (shared) or none: the p-bits nearest the line's ends.
-                let pick =
-                    quantizer.onlyP1
-                    ? (1, 3)
-                    : quantizer.endpointP
-                        ? (err[1] < err[0] ? 1 : 0, err[3] < err[2] ? 3 : 2)
-                        : quantizer.sharedP ? (err[1] + err[3] < err[0] + err[2] ? (1, 3) : (0, 2)) : (0, 2)
+                let pick = nearestP(quantizer, err)
                 qa = (quarter(x, pick.0), quarter(e, pick.0), 0)
                 qb = (quarter(x, pick.1), quarter(e, pick.1), 0)
                 (pa, pb) = (Int32(pick.0 & 1), Int32(pick.1 & 1))

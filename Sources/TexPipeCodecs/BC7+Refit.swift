@@ -40,10 +40,8 @@ extension BC7 {
             }
         }
         var block = block.rotated(rotation)
-        let alphas = unsafeBitCast(block.x.3, to: (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>).self)
-        let all = alphas.0 & alphas.1 & alphas.2 & alphas.3
         // As the encoder weighs an opaque block: alpha 255 kept by the p-bits.
-        if rotation == 0 && all[0] & all[1] & all[2] & all[3] == 255 { block.weights[3] = 16 }
+        if rotation == 0 && block.opaque { block.weights[3] = 16 }
 
         /// One index set's lines: per subset, least squares (or the subset's mean where every
         /// member has one index), quantized with the nearest p-bits.
@@ -63,10 +61,7 @@ extension BC7 {
                     ends = (mean, mean)
                 }
                 let (x, _, err) = quantize(ends!.0, ends!.1, q, count: count, weights: weights)
-                let pick =
-                    q.endpointP
-                    ? (err[1] < err[0] ? 1 : 0, err[3] < err[2] ? 3 : 2)
-                    : q.sharedP ? (err[1] + err[3] < err[0] + err[2] ? (1, 3) : (0, 2)) : (0, 2)
+                let pick = nearestP(q, err)
                 switch s {
                 case 0: (out.q0.0, out.q1.0) = (quarter(x, pick.0), quarter(x, pick.1))
                 case 1: (out.q0.1, out.q1.1) = (quarter(x, pick.0), quarter(x, pick.1))

@@ -372,9 +372,7 @@ extension BC7 {
             return pack(solid(block))
         }
         var best = Choice()
-        let alphas = unsafeBitCast(block.x.3, to: (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>).self)
-        let all = alphas.0 & alphas.1 & alphas.2 & alphas.3
-        let opaque = all[0] & all[1] & all[2] & all[3] == 255
+        let opaque = block.opaque
         // An opaque block stays opaque: there alpha outweighs the colors, so mode 6's p-bits keep
         // 255 (7 bits and a p-bit of 0 decode to 254 at most).
         var block = block
