@@ -240,7 +240,8 @@ package enum BC {
     /// on the covariance), rounded to 5:6:5; `medium` refines them by least squares on the indices
     /// (twice; `thorough` four times, and ±1 per 5:6:5 channel of each endpoint); with
     /// `threeColors` (BC1), the three-color mode (c0 ≤ c1: the ends and their mean) is tried as well
-    /// — never its transparent fourth entry. The smallest squared RGB error wins.
+    /// — never its transparent fourth entry. `medium` also fits a block of a main cluster and
+    /// outliers across its gap (`clusterFit`'s `acrossGap`). The smallest squared RGB error wins.
     static func encodeColorBlock(_ t: Texels, _ quality: TextureSettings.Quality, threeColors: Bool) -> UInt64 {
         let n = 16.0
         let mr = Double(t.r.wrappedSum()) / n
@@ -271,8 +272,10 @@ package enum BC {
         }
         var lo = Double.greatestFiniteMagnitude
         var hi = -Double.greatestFiniteMagnitude
+        var along = SIMD16<Double>()
         for i in 0..<16 {
             let p = (Double(t.r[i]) - mr) * axis.0 + (Double(t.g[i]) - mg) * axis.1 + (Double(t.b[i]) - mb) * axis.2
+            along[i] = p
             lo = min(lo, p)
             hi = max(hi, p)
         }
@@ -294,7 +297,8 @@ package enum BC {
             let half = ends(oneColor.half5[r], oneColor.half6[g], oneColor.half5[b])
             best.consider(t, half.0, half.1, four: false)
         }
-        if let (a, b) = twoColors(t) {
+        let two = twoColors(t)
+        if let (a, b) = two {
             // Two colors: each at a palette position (weights w, v of the second end), the ends
             // solved exactly per channel, then rounded.
             for (w, v, four) in twoColorPositions where four || threeColors {
@@ -317,6 +321,12 @@ package enum BC {
                 guard let (a, b) = colorLeastSquares(t, idx, four: four) else { break }
                 best.consider(t, a, b, four: four)
             }
+        }
+        // A main cluster with outliers (see `clusterFit`'s `acrossGap`); two colors are solved above.
+        if quality == .medium, two == nil, best.error > 0, BC.hasGap(along, lo, hi),
+            let (a, b) = clusterFit(t, axis: SIMD4(axis.0, axis.1, axis.2, 0), four: true, acrossGap: true)
+        {
+            best.consider(t, a, b, four: true)
         }
         if quality == .thorough {
             for four in threeColors ? [true, false] : [true] {
@@ -405,11 +415,30 @@ package enum BC {
         third5: OneColor.table(bits: 5) { ($0 * 2 + $1) / 3 }, third6: OneColor.table(bits: 6) { ($0 * 2 + $1) / 3 },
         half5: OneColor.table(bits: 5) { ($0 + $1) / 2 }, half6: OneColor.table(bits: 6) { ($0 + $1) / 2 })
 
+    /// Whether the texels' positions along the axis (`along`, from `lo` to `hi`) may leave a gap
+    /// over 0.35 of the span: four neighbouring sixteenths of it empty, which any such gap holds.
+    /// A few operations, where `clusterFit`'s exact test sorts: it rules out most blocks.
+    static func hasGap(_ along: SIMD16<Double>, _ lo: Double, _ hi: Double) -> Bool {
+        guard hi - lo > 0 else { return false }
+        let scale = 16 / (hi - lo)
+        var occupied: UInt32 = 0
+        for i in 0..<16 { occupied |= 1 << UInt32(min(15, Int((along[i] - lo) * scale))) }
+        let empty = ~occupied & 0xFFFF
+        return empty & (empty >> 1) & (empty >> 2) & (empty >> 3) != 0
+    }
+
     /// Cluster fit (`thorough`): the texels ordered along the principal axis, then every split of
     /// that order into the palette's clusters in order (4: weights 1, ⅔, ⅓, 0 — 969 splits; 3:
     /// 1, ½, 0), each split's least-squares endpoints in closed form from prefix sums, snapped to
     /// the 5:6:5 grid, and its squared error; the best split's endpoints as 5:6:5.
-    static func clusterFit(_ t: Texels, axis: SIMD4<Double>, four: Bool) -> (Int, Int)? {
+    ///
+    /// `acrossGap` (`medium`, four colors): only where the largest gap between neighbours in that
+    /// order is over 0.35 of the whole span (nil otherwise), and only the splits with one of the
+    /// middle clusters empty and a cluster boundary at the gap — 36 fits, not 969. That is a
+    /// block of a main cluster and outliers (a gray shape's texels and its black background): the
+    /// principal line's ends put the main cluster between palette entries, and least squares from
+    /// there keeps it there; the best split puts it on the ⅓ or ⅔ entry.
+    static func clusterFit(_ t: Texels, axis: SIMD4<Double>, four: Bool, acrossGap: Bool = false) -> (Int, Int)? {
         typealias D4 = SIMD4<Double>
         return withUnsafeTemporaryAllocation(of: D4.self, capacity: 34) { buffer -> (Int, Int)? in
             // Texels in order of projection (insertion sort of 16), then prefix sums of them.
@@ -423,6 +452,12 @@ package enum BC {
                     j -= 1
                 }
                 (key[j], order[j]) = (k, Int32(i))
+            }
+            var pivot = 0
+            if acrossGap {
+                var gap = 0.0
+                for i in 1..<16 where key[i] - key[i - 1] > gap { (gap, pivot) = (key[i] - key[i - 1], i) }
+                if gap <= (key[15] - key[0]) * 0.35 { return nil }
             }
             let prefix = UnsafeMutableBufferPointer(rebasing: buffer[0..<17])
             prefix[0] = D4()
@@ -443,28 +478,43 @@ package enum BC {
                 var b = (bx * alpha2 - ax * alphaBeta) / det
                 var error = 0.0
                 for c in 0..<3 {
-                    // Snapped to the 5:6:5 grid (scalar: SIMD's clamped and rounded go lane by lane).
-                    let x = (min(255, max(0, a[c])) * grid[c]).rounded() * ungrid[c]
-                    let y = (min(255, max(0, b[c])) * grid[c]).rounded() * ungrid[c]
+                    // Snapped to the 5:6:5 grid (scalar: SIMD's clamped and rounded go lane by
+                    // lane). Clamped to 0…255, so adding ½ and truncating rounds to nearest: a
+                    // conversion instruction, not a call to round().
+                    let x = Double(Int(min(255, max(0, a[c])) * grid[c] + 0.5)) * ungrid[c]
+                    let y = Double(Int(min(255, max(0, b[c])) * grid[c] + 0.5)) * ungrid[c]
                     (a[c], b[c]) = (x, y)
                     error += x * x * alpha2 + y * y * beta2 + 2 * x * y * alphaBeta - 2 * (x * ax[c] + y * bx[c])
                 }
                 if error < best.0 { best = (error, a, b) }
             }
             let total = prefix[16]
-            for i in 0...16 {
+            // Clusters of weight 1, ⅔, ⅓ and 0 split at i ≤ j ≤ k.
+            @inline(__always) func split(_ i: Int, _ j: Int, _ k: Int) {
+                let (n0, n1, n2, n3) = (Double(i), Double(j - i), Double(k - j), Double(16 - k))
+                let s0 = prefix[i]
+                let s1 = prefix[j] - prefix[i]
+                let s2 = prefix[k] - prefix[j]
+                let s3 = total - prefix[k]
+                consider(
+                    n0 + n1 * 4 / 9 + n2 / 9, n3 + n1 / 9 + n2 * 4 / 9, (n1 + n2) * 2 / 9,
+                    s0 + s1 * (2.0 / 3) + s2 * (1.0 / 3), s3 + s1 * (1.0 / 3) + s2 * (2.0 / 3))
+            }
+            if acrossGap {
+                // The ⅔ cluster empty (i = j) or the ⅓ one (j = k), a boundary at the gap.
+                for k in pivot...16 {
+                    split(pivot, pivot, k)
+                    split(pivot, k, k)
+                }
+                for i in 0...pivot {
+                    split(i, i, pivot)
+                    split(i, pivot, pivot)
+                }
+            }
+            for i in 0...16 where !acrossGap {
                 for j in i...16 {
                     if four {
-                        for k in j...16 {
-                            let (n0, n1, n2, n3) = (Double(i), Double(j - i), Double(k - j), Double(16 - k))
-                            let s0 = prefix[i]
-                            let s1 = prefix[j] - prefix[i]
-                            let s2 = prefix[k] - prefix[j]
-                            let s3 = total - prefix[k]
-                            consider(
-                                n0 + n1 * 4 / 9 + n2 / 9, n3 + n1 / 9 + n2 * 4 / 9, (n1 + n2) * 2 / 9,
-                                s0 + s1 * (2.0 / 3) + s2 * (1.0 / 3), s3 + s1 * (1.0 / 3) + s2 * (2.0 / 3))
-                        }
+                        for k in j...16 { split(i, j, k) }
                     } else {
                         let (n0, n1, n2) = (Double(i), Double(j - i), Double(16 - j))
                         let s0 = prefix[i]

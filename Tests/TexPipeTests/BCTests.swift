@@ -146,6 +146,47 @@ struct BCTests {
         }
     }
 
+    /// Gray texels of a sprite beside its black background (two blocks of a corpus texture where
+    /// `medium` was 2–3× thorough's error): `medium` is at least as close as the endpoints worked
+    /// out by hand — c0 = (12, 24, 12) and (7, 14, 7) in 5:6:5, c1 black, the gray cluster on the
+    /// ⅔ entry ⌊(2·c0 + c1) / 3⌋ — each texel on its nearest entry, both decoded by
+    /// texture2ddecoder. BC3's color block too.
+    @Test(Reference.needs(hasDecoder, "python3 texture2ddecoder"), arguments: [TextureSettings.Format.bc1, .bc3])
+    func aGrayClusterWithBlackOutliersSitsOnAThirdEntry(_ format: TextureSettings.Format) throws {
+        let cases: [([UInt8], (Int, Int, Int))] = [
+            ([62, 0, 0, 68, 62, 85, 0, 70, 62, 66, 0, 71, 62, 66, 0, 71], (12, 24, 12)),
+            ([38, 0, 0, 43, 38, 0, 53, 42, 41, 0, 53, 42, 41, 0, 53, 42], (7, 14, 7)),
+        ]
+        for (grays, c0) in cases {
+            let texels: [UInt8] = grays.flatMap { g -> [UInt8] in [g, g, g, 255] }
+            func square(_ x: Int) -> Int { x * x }
+            func squaredError(_ blocks: [UInt8]) throws -> Int {
+                let decoded = try Self.reference(blocks, format, 4, 4)
+                var sum = 0
+                for i in 0..<16 {
+                    for c in 0..<3 { sum += square(Int(decoded[i * 4 + c]) - Int(texels[i * 4 + c])) }
+                }
+                return sum
+            }
+            // By hand: the 5:6:5 ends widened by repeating their top bits, the palette in index
+            // order c0, c1, ⌊(2·c0 + c1) / 3⌋, ⌊(c0 + 2·c1) / 3⌋ (c1 is black).
+            let end = [(c0.0 << 3) | (c0.0 >> 2), (c0.1 << 2) | (c0.1 >> 4), (c0.2 << 3) | (c0.2 >> 2)]
+            let palette = [end, [0, 0, 0], end.map { 2 * $0 / 3 }, end.map { $0 / 3 }]
+            var indices: UInt32 = 0
+            for i in 0..<16 {
+                let distance = palette.map { p in (0..<3).reduce(0) { $0 + square(p[$1] - Int(grays[i])) } }
+                indices |= UInt32(distance.firstIndex(of: distance.min()!)!) << (2 * i)
+            }
+            let c = UInt16(c0.0 << 11 | c0.1 << 5 | c0.2)
+            var hand: [UInt8] =
+                [UInt8(c & 255), UInt8(c >> 8), 0, 0] + (0..<4).map { UInt8((indices >> (8 * $0)) & 255) }
+            if format == .bc3 { hand = [255, 255, 0, 0, 0, 0, 0, 0] + hand }
+            let medium = try BC.blocks(texels, width: 4, height: 4, format: format, quality: .medium)
+            let (ours, theirs) = (try squaredError(medium), try squaredError(hand))
+            #expect(ours <= theirs, "\(format) \(grays): medium \(ours) against \(theirs) by hand")
+        }
+    }
+
     @Test func constantColorBlocksAreExactWhereFiveSixFiveHoldsThem() throws {
         // Colors 5:6:5 represents exactly (their 8-bit expansion) come back exactly in BC1 and BC3.
         for (r, g, b) in [(0, 0, 0), (255, 255, 255), (8, 65, 132), (123, 125, 123)] {
