@@ -323,15 +323,20 @@ package enum BC {
             }
         }
         // A main cluster with outliers (see `clusterFit`'s `acrossGap`); two colors are solved above.
-        if quality == .medium, two == nil, best.error > 0, BC.hasGap(along, lo, hi),
-            let (a, b) = clusterFit(t, axis: SIMD4(axis.0, axis.1, axis.2, 0), four: true, acrossGap: true)
-        {
-            best.consider(t, a, b, four: true)
+        if quality == .medium, two == nil, best.error > 0, BC.hasGap(along, lo, hi) {
+            let fit = withUnsafeTemporaryAllocation(of: SIMD4<Double>.self, capacity: 16) { sorted -> (Int, Int)? in
+                sortAlong(t, along, into: sorted)
+                return clusterFit(UnsafeBufferPointer(sorted), four: true, acrossGap: true)
+            }
+            if let (a, b) = fit { best.consider(t, a, b, four: true) }
         }
         if quality == .thorough {
-            for four in threeColors ? [true, false] : [true] {
-                if let (a, b) = clusterFit(t, axis: SIMD4(axis.0, axis.1, axis.2, 0), four: four) {
-                    best.consider(t, a, b, four: four)
+            withUnsafeTemporaryAllocation(of: SIMD4<Double>.self, capacity: 16) { sorted in
+                sortAlong(t, along, into: sorted)
+                for four in threeColors ? [true, false] : [true] {
+                    if let (a, b) = clusterFit(UnsafeBufferPointer(sorted), four: four) {
+                        best.consider(t, a, b, four: four)
+                    }
                 }
             }
         }
@@ -427,106 +432,147 @@ package enum BC {
         return empty & (empty >> 1) & (empty >> 2) & (empty >> 3) != 0
     }
 
-    /// Cluster fit (`thorough`): the texels ordered along the principal axis, then every split of
-    /// that order into the palette's clusters in order (4: weights 1, ⅔, ⅓, 0 — 969 splits; 3:
-    /// 1, ½, 0), each split's least-squares endpoints in closed form from prefix sums, snapped to
-    /// the 5:6:5 grid, and its squared error; the best split's endpoints as 5:6:5.
+    /// The block's texels in order of their positions along the axis (`along`), each as (r, g, b,
+    /// position), into `sorted` (16): an insertion sort, so equal positions keep the texels' order.
+    /// (In a buffer: a SIMD16 vector indexed by a variable is stored and reloaded whole.)
+    static func sortAlong(_ t: Texels, _ along: SIMD16<Double>, into sorted: UnsafeMutableBufferPointer<SIMD4<Double>>)
+    {
+        for i in 0..<16 {
+            let texel = SIMD4(Double(t.r[i]), Double(t.g[i]), Double(t.b[i]), along[i])
+            var j = i
+            while j > 0 && sorted[j - 1].w > texel.w {
+                sorted[j] = sorted[j - 1]
+                j -= 1
+            }
+            sorted[j] = texel
+        }
+    }
+
+    /// Cluster fit (`thorough`): the texels in order along the principal axis (`sorted`:
+    /// `sortAlong`), then every split of that order into the palette's clusters in order (4:
+    /// weights 1, ⅔, ⅓, 0 — 969 splits; 3: 1, ½, 0), each split's least-squares endpoints in closed
+    /// form from prefix sums, snapped to the 5:6:5 grid, and its squared error; the best split's
+    /// endpoints as 5:6:5.
     ///
     /// `acrossGap` (`medium`, four colors): only where the largest gap between neighbours in that
     /// order is over 0.35 of the whole span (nil otherwise), and only the splits with one of the
-    /// middle clusters empty and a cluster boundary at the gap — 36 fits, not 969. That is a
+    /// middle clusters empty and a cluster boundary at the gap — 33 fits, not 969. That is a
     /// block of a main cluster and outliers (a gray shape's texels and its black background): the
     /// principal line's ends put the main cluster between palette entries, and least squares from
     /// there keeps it there; the best split puts it on the ⅓ or ⅔ entry.
-    static func clusterFit(_ t: Texels, axis: SIMD4<Double>, four: Bool, acrossGap: Bool = false) -> (Int, Int)? {
-        typealias D4 = SIMD4<Double>
-        return withUnsafeTemporaryAllocation(of: D4.self, capacity: 34) { buffer -> (Int, Int)? in
-            // Texels in order of projection (insertion sort of 16), then prefix sums of them.
-            var key = SIMD16<Double>()
-            var order = SIMD16<Int32>()
-            for i in 0..<16 {
-                let k = Double(t.r[i]) * axis[0] + Double(t.g[i]) * axis[1] + Double(t.b[i]) * axis[2]
-                var j = i
-                while j > 0 && key[j - 1] > k {
-                    (key[j], order[j]) = (key[j - 1], order[j - 1])
-                    j -= 1
-                }
-                (key[j], order[j]) = (k, Int32(i))
+    static func clusterFit(_ sorted: UnsafeBufferPointer<SIMD4<Double>>, four: Bool, acrossGap: Bool = false) -> (
+        Int, Int
+    )? {
+        var pivot = 0
+        if acrossGap {
+            var gap = 0.0
+            for i in 1..<16 where sorted[i].w - sorted[i - 1].w > gap {
+                (gap, pivot) = (sorted[i].w - sorted[i - 1].w, i)
             }
-            var pivot = 0
+            if gap <= (sorted[15].w - sorted[0].w) * 0.35 { return nil }
+        }
+        return withUnsafeTemporaryAllocation(of: SIMD4<Double>.self, capacity: 17) { prefix -> (Int, Int)? in
+            // Prefix sums of the texels in order (their positions left out).
+            prefix[0] = SIMD4()
+            let rgb = SIMD4<Double>(1, 1, 1, 0)
+            for i in 0..<16 { prefix[i + 1] = prefix[i] + sorted[i] * rgb }
+            var search = ClusterSearch(prefix: prefix)
             if acrossGap {
-                var gap = 0.0
-                for i in 1..<16 where key[i] - key[i - 1] > gap { (gap, pivot) = (key[i] - key[i - 1], i) }
-                if gap <= (key[15] - key[0]) * 0.35 { return nil }
-            }
-            let prefix = UnsafeMutableBufferPointer(rebasing: buffer[0..<17])
-            prefix[0] = D4()
-            for i in 0..<16 {
-                let o = Int(order[i])
-                prefix[i + 1] = prefix[i] + D4(Double(t.r[o]), Double(t.g[o]), Double(t.b[o]), 0)
-            }
-            let grid = D4(31, 63, 31, 1) / 255
-            let ungrid = D4(255.0 / 31, 255.0 / 63, 255.0 / 31, 0)
-            var best = (Double.greatestFiniteMagnitude, D4(), D4())
-            // One split: weights of cluster k, counts and sums given; endpoints a (weight 1 end)
-            // and b, snapped, and the error less the constant Σx².
-            @inline(__always) func consider(_ alpha2: Double, _ beta2: Double, _ alphaBeta: Double, _ ax: D4, _ bx: D4)
-            {
-                let det = alpha2 * beta2 - alphaBeta * alphaBeta
-                if det < 1e-9 { return }
-                var a = (ax * beta2 - bx * alphaBeta) / det
-                var b = (bx * alpha2 - ax * alphaBeta) / det
-                var error = 0.0
-                for c in 0..<3 {
-                    // Snapped to the 5:6:5 grid (scalar: SIMD's clamped and rounded go lane by
-                    // lane). Clamped to 0…255, so adding ½ and truncating rounds to nearest: a
-                    // conversion instruction, not a call to round().
-                    let x = Double(Int(min(255, max(0, a[c])) * grid[c] + 0.5)) * ungrid[c]
-                    let y = Double(Int(min(255, max(0, b[c])) * grid[c] + 0.5)) * ungrid[c]
-                    (a[c], b[c]) = (x, y)
-                    error += x * x * alpha2 + y * y * beta2 + 2 * x * y * alphaBeta - 2 * (x * ax[c] + y * bx[c])
+                // The ⅔ cluster empty (i = j) or the ⅓ one (j = k), a boundary at the gap: the
+                // split with all three boundaries there once.
+                search.split(pivot, pivot, pivot)
+                for k in (pivot + 1)..<17 {
+                    search.split(pivot, pivot, k)
+                    search.split(pivot, k, k)
                 }
-                if error < best.0 { best = (error, a, b) }
-            }
-            let total = prefix[16]
-            // Clusters of weight 1, ⅔, ⅓ and 0 split at i ≤ j ≤ k.
-            @inline(__always) func split(_ i: Int, _ j: Int, _ k: Int) {
-                let (n0, n1, n2, n3) = (Double(i), Double(j - i), Double(k - j), Double(16 - k))
-                let s0 = prefix[i]
-                let s1 = prefix[j] - prefix[i]
-                let s2 = prefix[k] - prefix[j]
-                let s3 = total - prefix[k]
-                consider(
-                    n0 + n1 * 4 / 9 + n2 / 9, n3 + n1 / 9 + n2 * 4 / 9, (n1 + n2) * 2 / 9,
-                    s0 + s1 * (2.0 / 3) + s2 * (1.0 / 3), s3 + s1 * (1.0 / 3) + s2 * (2.0 / 3))
-            }
-            if acrossGap {
-                // The ⅔ cluster empty (i = j) or the ⅓ one (j = k), a boundary at the gap.
-                for k in pivot...16 {
-                    split(pivot, pivot, k)
-                    split(pivot, k, k)
+                for i in 0..<pivot {
+                    search.split(i, i, pivot)
+                    search.split(i, pivot, pivot)
                 }
-                for i in 0...pivot {
-                    split(i, i, pivot)
-                    split(i, pivot, pivot)
-                }
-            }
-            for i in 0...16 where !acrossGap {
-                for j in i...16 {
-                    if four {
-                        for k in j...16 { split(i, j, k) }
-                    } else {
-                        let (n0, n1, n2) = (Double(i), Double(j - i), Double(16 - j))
-                        let s0 = prefix[i]
-                        let s1 = prefix[j] - prefix[i]
-                        let s2 = total - prefix[j]
-                        consider(n0 + n1 / 4, n2 + n1 / 4, n1 / 4, s0 + s1 * 0.5, s2 + s1 * 0.5)
+            } else {
+                for i in 0...16 {
+                    for j in i...16 {
+                        if four {
+                            for k in j...16 { search.split(i, j, k) }
+                        } else {
+                            search.split(i, j)
+                        }
                     }
                 }
             }
-            guard best.0 < Double.greatestFiniteMagnitude else { return nil }
-            let (a, b) = (best.1, best.2)
+            guard search.error < Double.greatestFiniteMagnitude else { return nil }
+            let (a, b) = (search.a, search.b)
             return (to565(a[0], a[1], a[2]), to565(b[0], b[1], b[2]))
+        }
+    }
+
+    /// A cluster fit's splits and the best so far. A struct's methods, not local functions: a
+    /// local function that changes a variable it captures checks exclusive access at run time
+    /// (`swift_beginAccess`), twice per split.
+    struct ClusterSearch {
+        typealias D4 = SIMD4<Double>
+        /// Prefix sums of the sorted texels: 17.
+        let prefix: UnsafeMutableBufferPointer<D4>
+        var error = Double.greatestFiniteMagnitude
+        /// The best split's endpoints (the weight-1 end, the other), snapped to the 5:6:5 grid.
+        var a = D4()
+        var b = D4()
+
+        static let grid = D4(31, 63, 31, 0) / 255
+        static let ungrid = D4(255.0 / 31, 255.0 / 63, 255.0 / 31, 0)
+        /// Adding 1.5·2⁵² to a double from 0 to 2⁵¹ and taking it away rounds it to an integer
+        /// (to even on a tie) in the vector unit, every lane at once.
+        static let magic = D4(repeating: 6_755_399_441_055_744)
+
+        /// Snapped to the 5:6:5 grid: clamped to 0…255, then ⌊v + ½⌋ (the rounding above, less
+        /// one where it went up past v + ½).
+        @inline(__always) static func snap(_ v: D4) -> D4 {
+            var x = v.replacing(with: 0, where: v .< 0)
+            x.replace(with: 255, where: x .> 255)
+            let u = x * grid + 0.5
+            var r = (u + magic) - magic
+            r.replace(with: r - 1, where: r .> u)
+            return r * ungrid
+        }
+
+        /// One split: weights of cluster k, counts and sums given; endpoints a (weight 1 end) and
+        /// b, snapped, and the error less the constant Σx².
+        @inline(__always) mutating func consider(
+            _ alpha2: Double, _ beta2: Double, _ alphaBeta: Double, _ ax: D4, _ bx: D4
+        ) {
+            let det = alpha2 * beta2 - alphaBeta * alphaBeta
+            if det < 1e-9 { return }
+            let inverse = 1 / det
+            let x = Self.snap((ax * beta2 - bx * alphaBeta) * inverse)
+            let y = Self.snap((bx * alpha2 - ax * alphaBeta) * inverse)
+            let xx: D4 = x * x * alpha2
+            let yy: D4 = y * y * beta2
+            let xy: D4 = 2 * x * y * alphaBeta
+            let cross: D4 = x * ax + y * bx
+            let e: D4 = xx + yy + xy - 2 * cross
+            let error = e[0] + e[1] + e[2]
+            if error < self.error { (self.error, a, b) = (error, x, y) }
+        }
+
+        /// Four colors: clusters of weight 1, ⅔, ⅓ and 0 split at i ≤ j ≤ k.
+        @inline(__always) mutating func split(_ i: Int, _ j: Int, _ k: Int) {
+            let (n0, n1, n2, n3) = (Double(i), Double(j - i), Double(k - j), Double(16 - k))
+            let s0 = prefix[i]
+            let s1 = prefix[j] - prefix[i]
+            let s2 = prefix[k] - prefix[j]
+            let s3 = prefix[16] - prefix[k]
+            consider(
+                n0 + n1 * 4 / 9 + n2 / 9, n3 + n1 / 9 + n2 * 4 / 9, (n1 + n2) * 2 / 9,
+                s0 + s1 * (2.0 / 3) + s2 * (1.0 / 3), s3 + s1 * (1.0 / 3) + s2 * (2.0 / 3))
+        }
+
+        /// Three colors: clusters of weight 1, ½ and 0 split at i ≤ j.
+        @inline(__always) mutating func split(_ i: Int, _ j: Int) {
+            let (n0, n1, n2) = (Double(i), Double(j - i), Double(16 - j))
+            let s0 = prefix[i]
+            let s1 = prefix[j] - prefix[i]
+            let s2 = prefix[16] - prefix[j]
+            consider(n0 + n1 / 4, n2 + n1 / 4, n1 / 4, s0 + s1 * 0.5, s2 + s1 * 0.5)
         }
     }
 
