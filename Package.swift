@@ -127,7 +127,9 @@ let package = Package(
                     .writeToPackageDirectory(
                         reason: "texpipe writes its outputs and its cache (.texpipe/) beside pipeline.json")
                 ]),
-            dependencies: ["texpipe"]),
+            // No dependency on the `texpipe` executable: the plugin asks SwiftPM to build it (see
+            // Plugins/TexPipePlugin), so `swift build` does not compile a second, host copy of it.
+            dependencies: []),
         .testTarget(
             name: "TexPipeTests", dependencies: ["TexPipe", "TexPipeFuzzing"],
             // Read by path (#filePath), not bundled.

@@ -1,14 +1,25 @@
 import Foundation
 import PackagePlugin
 
-/// `swift package --allow-writing-to-package-directory texpipe [run|validate|stages|…]`: runs the
-/// texpipe tool, built from source as a dependency, in the package's folder, so its
-/// `pipeline.json` (the default manifest) is processed and outputs land beside it. With no
-/// arguments it runs `texpipe run`.
+/// `swift package --allow-writing-to-package-directory texpipe [run|validate|stages|…]`: builds the
+/// texpipe tool from source (SwiftPM's build, asked for by the plugin) and runs it in the package's
+/// folder, so its `pipeline.json` (the default manifest) is processed and outputs land beside it.
+/// With no arguments it runs `texpipe run`.
+///
+/// The plugin asks for the build itself instead of declaring the tool as its dependency: SwiftPM
+/// builds a command plugin's tool dependencies for the host as a second copy of every module
+/// (`-tool`), in every `swift build` of the package, used or not — it doubled the package's build.
 @main
 struct TexPipePlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
-        let tool = try context.tool(named: "texpipe")
+        let build = try packageManager.build(
+            .product("texpipe"), parameters: .init(configuration: .debug, logging: .concise))
+        guard build.succeeded,
+            let tool = build.builtArtifacts.first(where: { $0.kind == .executable && $0.url.lastPathComponent == "texpipe" })
+        else {
+            Diagnostics.error("building texpipe failed:\n\(build.logText)")
+            throw ExitCode(1)
+        }
         let process = Process()
         process.executableURL = tool.url
         process.arguments = arguments.isEmpty ? ["run"] : arguments

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// The SwiftPM command plugin, for real: `Examples/PluginDemo` depends on texpipe by path and runs
-/// `swift package --allow-writing-to-package-directory texpipe` (the tool built from source as a
-/// dependency); its outputs must be byte for byte what `texpipe run` writes for the same manifest.
+/// `swift package --allow-writing-to-package-directory texpipe` (the tool built from source at the
+/// plugin's request); its outputs must be byte for byte what `texpipe run` writes for the same manifest.
 @Suite("SwiftPM command plugin")
 struct PluginTests {
     static let demo = CLI.packageRoot + "/Examples/PluginDemo"
