@@ -15,7 +15,9 @@ struct TexPipePlugin: CommandPlugin {
         let build = try packageManager.build(
             .product("texpipe"), parameters: .init(configuration: .debug, logging: .concise))
         guard build.succeeded,
-            let tool = build.builtArtifacts.first(where: { $0.kind == .executable && $0.url.lastPathComponent == "texpipe" })
+            let tool = build.builtArtifacts.first(where: {
+                $0.kind == .executable && $0.url.lastPathComponent == "texpipe"
+            })
         else {
             Diagnostics.error("building texpipe failed:\n\(build.logText)")
             throw ExitCode(1)
