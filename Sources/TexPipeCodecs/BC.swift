@@ -322,19 +322,15 @@ package enum BC {
                 best.consider(t, a, b, four: four)
             }
         }
-        // A main cluster with outliers (see `clusterFit`'s `acrossGap`); two colors are solved above.
-        if quality == .medium, two == nil, best.error > 0, BC.hasGap(along, lo, hi) {
-            let fit = withUnsafeTemporaryAllocation(of: SIMD4<Double>.self, capacity: 16) { sorted -> (Int, Int)? in
-                sortAlong(t, along, into: sorted)
-                return clusterFit(UnsafeBufferPointer(sorted), four: true, acrossGap: true)
-            }
-            if let (a, b) = fit { best.consider(t, a, b, four: true) }
-        }
-        if quality == .thorough {
+        // The cluster fit, from one sort: `medium` only on a block of a main cluster and outliers,
+        // across its gap (see `clusterFit`'s `acrossGap`; two colors are solved above); `thorough`
+        // in full, four colors and (BC1) three.
+        let acrossGap = quality == .medium && two == nil && best.error > 0 && BC.hasGap(along, lo, hi)
+        if acrossGap || quality == .thorough {
             withUnsafeTemporaryAllocation(of: SIMD4<Double>.self, capacity: 16) { sorted in
                 sortAlong(t, along, into: sorted)
-                for four in threeColors ? [true, false] : [true] {
-                    if let (a, b) = clusterFit(UnsafeBufferPointer(sorted), four: four) {
+                for four in threeColors && !acrossGap ? [true, false] : [true] {
+                    if let (a, b) = clusterFit(UnsafeBufferPointer(sorted), four: four, acrossGap: acrossGap) {
                         best.consider(t, a, b, four: four)
                     }
                 }
@@ -518,15 +514,17 @@ package enum BC {
         var a = D4()
         var b = D4()
 
-        static let grid = D4(31, 63, 31, 0) / 255
-        static let ungrid = D4(255.0 / 31, 255.0 / 63, 255.0 / 31, 0)
+        // Constants held by the search, not static: a static is checked for its one-time
+        // initialisation (`swift_once`) at every use, three times per split.
+        let grid = D4(31, 63, 31, 0) / 255
+        let ungrid = D4(255.0 / 31, 255.0 / 63, 255.0 / 31, 0)
         /// Adding 1.5·2⁵² to a double from 0 to 2⁵¹ and taking it away rounds it to an integer
         /// (to even on a tie) in the vector unit, every lane at once.
-        static let magic = D4(repeating: 6_755_399_441_055_744)
+        let magic = D4(repeating: 6_755_399_441_055_744)
 
         /// Snapped to the 5:6:5 grid: clamped to 0…255, then ⌊v + ½⌋ (the rounding above, less
         /// one where it went up past v + ½).
-        @inline(__always) static func snap(_ v: D4) -> D4 {
+        @inline(__always) func snap(_ v: D4) -> D4 {
             var x = v.replacing(with: 0, where: v .< 0)
             x.replace(with: 255, where: x .> 255)
             let u = x * grid + 0.5
@@ -543,8 +541,8 @@ package enum BC {
             let det = alpha2 * beta2 - alphaBeta * alphaBeta
             if det < 1e-9 { return }
             let inverse = 1 / det
-            let x = Self.snap((ax * beta2 - bx * alphaBeta) * inverse)
-            let y = Self.snap((bx * alpha2 - ax * alphaBeta) * inverse)
+            let x = snap((ax * beta2 - bx * alphaBeta) * inverse)
+            let y = snap((bx * alpha2 - ax * alphaBeta) * inverse)
             let xx: D4 = x * x * alpha2
             let yy: D4 = y * y * beta2
             let xy: D4 = 2 * x * y * alphaBeta
