@@ -21,11 +21,13 @@ struct MemoryLimitTests {
     /// without a row filter: choosing each row's filter takes the debug build 20 seconds of such an
     /// image. Made once per seed for every case.
     static func noise(_ path: String, seed: UInt64) throws {
-        let png = try seed == 7 ? noise7.get() : noise8.get()
+        let png = try #require(noiseFiles[seed], "no noise image made for seed \(seed)").get()
         #expect(FileManager.default.createFile(atPath: path, contents: png))
     }
-    static let noise7 = Result { try makeNoise(seed: 7) }
-    static let noise8 = Result { try makeNoise(seed: 8) }
+    /// The seeds the cases use: the image (7) and composite's layer (8).
+    static let noiseFiles: [UInt64: Result<Data, any Error>] = [
+        7: Result { try makeNoise(seed: 7) }, 8: Result { try makeNoise(seed: 8) },
+    ]
 
     static func makeNoise(seed: UInt64) throws -> Data {
         var state = seed
