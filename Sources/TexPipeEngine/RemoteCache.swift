@@ -198,16 +198,12 @@ public final class RemoteCache: Sendable {
     }
 
     /// Uploads each blob the server lacks, then the entry: the entry last, so no reader sees an
-    /// entry whose blobs are not there. A blob larger than `inlineLimit` is asked for first
-    /// (HEAD) and sent only when missing; a smaller one is sent at once (a HEAD would cost as
-    /// much as the PUT) and also travels inside the entry. Read mode never writes.
+    /// entry whose blobs are not there. An output of at most `inlineLimit` bytes travels only
+    /// inside the entry, which only texpipe reads (its key covers texpipe's version); a larger one
+    /// is asked for first (HEAD) and sent only when missing. Read mode never writes.
     func store(key: String, outputs: [(Blob, [UInt8])]) {
         guard settings.mode == .readWrite, !isOff else { return }
-        for (blob, bytes) in outputs {
-            if bytes.count <= RemoteCache.inlineLimit {
-                guard put("cas/" + blob.sha256, bytes) else { return }
-                continue
-            }
+        for (blob, bytes) in outputs where bytes.count > RemoteCache.inlineLimit {
             switch send("HEAD", "cas/" + blob.sha256) {
             case .status(200, _): continue
             case .status(404, _): break

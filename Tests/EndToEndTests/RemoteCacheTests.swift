@@ -120,10 +120,16 @@ final class Nginx {
     "remote cache on nginx", .serialized,
     EndToEndReference.needs(Nginx.binary != nil, "nginx"))
 struct RemoteCacheTests {
-    /// The cards through three pipelines (JPEG included): 39 jobs.
+    /// The cards through three pipelines (JPEG included), and one card stored without compression
+    /// (28 KiB: an output over 16 KiB travels as a blob, not inside its entry): 40 jobs.
     static func project() throws -> Workspace {
         let w = try Workspace()
-        w.manifest(Workspace.cardsManifest)
+        let large = """
+            { "name": "large", "inputs": ["cards/a-spades.png"], "output": "large/{file}.png",
+              "png": { "level": 0, "color": "rgba" }, "stages": [ { "stage": "color-key", "color": "#008000" } ] },
+            """
+        w.manifest(
+            Workspace.cardsManifest.replacingOccurrences(of: "\"pipelines\": [", with: "\"pipelines\": [\n" + large))
         return w
     }
 
@@ -165,28 +171,40 @@ struct RemoteCacheTests {
         #expect(ra.stderr == "")
         #expect(a.files(under: "out") == Self.reference)
         let upA = try Self.remote(a)
-        #expect(upA["uploads"] as? Int == 39 && upA["hits"] as? Int == 0 && upA["misses"] as? Int == 39)
-        // Entries last: every entry's blobs are on the server.
-        let stored = nginx.stored()
-        #expect(stored.filter { $0.hasPrefix("ac/") }.count == 39)
+        #expect(upA["uploads"] as? Int == 40 && upA["hits"] as? Int == 0 && upA["misses"] as? Int == 40)
+        // Entries last: every output an entry does not carry inside it is on the server as a
+        // blob, and one it carries (at most 16 KiB) is not sent a second time as a blob.
+        let stored = Set(nginx.stored())
+        #expect(stored.filter { $0.hasPrefix("ac/") }.count == 40)
+        var (inline, blobs) = (0, 0)
         for entry in stored where entry.hasPrefix("ac/") {
-            let text = try String(contentsOfFile: nginx.root + "/cache/" + entry, encoding: .utf8)
-            for match in text.split(separator: "\"").filter({ $0.count == 64 }) {
-                #expect(stored.contains("cas/" + match), "\(entry) lists a blob the server lacks")
+            let data = try #require(FileManager.default.contents(atPath: nginx.root + "/cache/" + entry))
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            for output in try #require(json["outputs"] as? [[String: Any]]) {
+                let sha = try #require(output["sha256"] as? String)
+                let size = try #require(output["size"] as? Int)
+                if output["contents"] != nil {
+                    inline += 1
+                    #expect(size <= 16 * 1024 && !stored.contains("cas/" + sha), "\(entry): \(size) bytes")
+                } else {
+                    blobs += 1
+                    #expect(size > 16 * 1024 && stored.contains("cas/" + sha), "\(entry) lists a blob the server lacks")
+                }
             }
         }
+        #expect(inline > 0 && blobs > 0, "\(inline) inline, \(blobs) blobs: the project has both kinds")
         // Another checkout, nothing local: every job a remote hit, no stage runs.
         let b = try Self.project()
         let rb = try CLI.run(["--remote-cache", nginx.url + "/cache", "--report", "report.json"], in: b.path)
         #expect(rb.status == 0)
         #expect(b.files(under: "out") == Self.reference)
-        #expect(rb.stdout.contains("remote cache: 39 hits, 0 misses, 0 uploads"))
+        #expect(rb.stdout.contains("remote cache: 40 hits, 0 misses, 0 uploads"))
         let jobs = try #require(try Self.report(b)["jobs"] as? [[String: Any]])
-        #expect(jobs.count == 39)
+        #expect(jobs.count == 40)
         #expect(jobs.allSatisfy { $0["remoteHit"] as? Bool == true && ($0["stages"] as? [Any])?.isEmpty == true })
         // The hits were recorded locally: a rerun without the server is all up to date.
         let rerun = try CLI.run(["--report", "report.json"], in: b.path)
-        #expect(rerun.stdout.contains("39 ok (39 up to date)"))
+        #expect(rerun.stdout.contains("40 ok (40 up to date)"))
     }
 
     /// An atlas's pages are known once it has packed: a remote hit brings back every page and data
@@ -312,7 +330,7 @@ struct RemoteCacheTests {
         #expect(w.files(under: "out") == Self.reference)
         #expect(r.stderr == "warning: remote cache \(nginx.url)/fail: HTTP 500 on GET ac/…; jobs run locally\n")
         let remote = try Self.remote(w)
-        #expect((remote["errors"] as? Int ?? 0) >= 39 && remote["hits"] as? Int == 0)
+        #expect((remote["errors"] as? Int ?? 0) >= 40 && remote["hits"] as? Int == 0)
     }
 
     @Test func aServerTooSlowForTheTimeout() throws {
@@ -338,7 +356,7 @@ struct RemoteCacheTests {
         let seed = try Self.project()
         #expect(try CLI.run(["--quiet", "--remote-cache", nginx.url + "/cache"], in: seed.path).status == 0)
         let entries = nginx.stored().filter { $0.hasPrefix("ac/") }.sorted()
-        #expect(entries.count == 39)
+        #expect(entries.count == 40)
         func edit(_ entry: String, _ change: (inout [String: Any]) throws -> Void) throws {
             let path = nginx.root + "/cache/" + entry
             var json = try #require(
@@ -349,18 +367,24 @@ struct RemoteCacheTests {
             json["outputs"] = outputs
             try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
         }
-        // One entry without its inline contents, and that blob flipped on the server's disk.
+        // One entry whose output came as a blob (over 16 KiB), that blob flipped on the server's disk.
+        func carriesItsOutput(_ entry: String) -> Bool {
+            let data = FileManager.default.contents(atPath: nginx.root + "/cache/" + entry) ?? Data()
+            let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            return (json?["outputs"] as? [[String: Any]])?.first?["contents"] != nil
+        }
+        let large = try #require(entries.first { !carriesItsOutput($0) })
+        let small = try #require(entries.first(where: carriesItsOutput))
         var sha = ""
-        try edit(entries[0]) { output in
+        try edit(large) { output in
             sha = try #require(output["sha256"] as? String)
-            output["contents"] = nil
             let blob = nginx.root + "/cache/cas/" + sha
             var bytes = try #require(FileManager.default.contents(atPath: blob))
             bytes[bytes.count / 2] ^= 0xFF
             try bytes.write(to: URL(fileURLWithPath: blob))
         }
         // Another with its inline contents flipped.
-        try edit(entries[1]) { output in
+        try edit(small) { output in
             let text = try #require(output["contents"] as? String)
             var bytes = try #require(Data(base64Encoded: text))
             bytes[bytes.count / 2] ^= 0xFF
@@ -378,7 +402,7 @@ struct RemoteCacheTests {
         #expect(r.stderr.contains("does not match its size and SHA-256; the job runs locally"), "\(r.stderr)")
         // Warned once for the kind; both jobs ran here.
         #expect(r.stderr.components(separatedBy: "does not match").count == 2)
-        #expect(try Self.remote(w)["hits"] as? Int == 37)
+        #expect(try Self.remote(w)["hits"] as? Int == 38)
         // The blob that came from cas/ is named when it is the one met first.
         #expect(r.stderr.contains("blob cas/") && r.stderr.contains(" of job "))
         _ = sha
@@ -392,9 +416,9 @@ struct RemoteCacheTests {
             ["--remote-cache", good, "--report", "report.json", "--junit", "junit.xml", "--html", "html"], in: a.path)
         #expect(ra.status == 0)
         #expect(ra.stderr == "")
-        #expect(try Self.remote(a)["uploads"] as? Int == 39)
+        #expect(try Self.remote(a)["uploads"] as? Int == 40)
         #expect(try Self.remote(a)["url"] as? String == "http://***@127.0.0.1:\(nginx.port)/auth")
-        #expect(nginx.stored("auth").filter { $0.hasPrefix("ac/") }.count == 39)
+        #expect(nginx.stored("auth").filter { $0.hasPrefix("ac/") }.count == 40)
         // The wrong password: 401 on every request, a warning, the same outputs.
         let b = try Self.project()
         let bad = "http://ci:wrong-\(Nginx.password)@127.0.0.1:\(nginx.port)/auth"
@@ -420,7 +444,7 @@ struct RemoteCacheTests {
             ["--quiet", "--remote-cache", nginx.url + "/auth", "--report", "report.json"], in: c.path,
             env: ["CI": "true", "TEXPIPE_REMOTE_HEADER": "Authorization=Basic \(token)"])
         #expect(rc.status == 0 && rc.stderr == "")
-        #expect(try Self.remote(c)["hits"] as? Int == 39)
+        #expect(try Self.remote(c)["hits"] as? Int == 40)
     }
 
     @Test func readModeNeverWrites() throws {
@@ -438,7 +462,7 @@ struct RemoteCacheTests {
         #expect(log.contains("\"GET /cache/ac/"))
         #expect(!log.contains("\"PUT ") && !log.contains("\"HEAD "))
         #expect(nginx.stored().isEmpty)
-        #expect(try Self.remote(w)["misses"] as? Int == 39)
+        #expect(try Self.remote(w)["misses"] as? Int == 40)
     }
 
     @Test func aBadURLIsAUsageErrorWithoutEchoingIt() throws {
