@@ -35,6 +35,27 @@ struct LineFields {
 
     mutating func int() -> Int64? { field().flatMap(LineFields.number) }
 
+    /// A time (ns since 1970): a file dated before 1970 has a negative one.
+    mutating func time() -> Int64? {
+        guard let f = field() else { return nil }
+        guard f.first == UInt8(ascii: "-") else { return LineFields.number(f) }
+        return LineFields.number(f.dropFirst()).map { -$0 }
+    }
+
+    /// An unsigned field: an inode number may use all 64 bits (20 digits).
+    mutating func uint() -> UInt64? {
+        guard let f = field(), !f.isEmpty, f.count <= 20 else { return nil }
+        var v: UInt64 = 0
+        for b in f {
+            guard b >= 0x30 && b <= 0x39 else { return nil }
+            let (times10, o1) = v.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(UInt64(b - 0x30))
+            guard !o1, !o2 else { return nil }
+            v = sum
+        }
+        return v
+    }
+
     static func number(_ f: Bytes) -> Int64? {
         guard !f.isEmpty, f.count <= 19 else { return nil }
         var v: Int64 = 0
@@ -158,7 +179,7 @@ final class IndexTable: @unchecked Sendable {
             }
             if kind.count == 1 && k0 == UInt8(ascii: "f") {
                 finish()
-                guard line.int() != nil, line.int() != nil, line.int() != nil, line.int() != nil, line.int() != nil,
+                guard line.int() != nil, line.time() != nil, line.time() != nil, line.uint() != nil, line.time() != nil,
                     line.field() != nil, line.field() != nil, line.hasRest
                 else {
                     damaged += 1
@@ -226,8 +247,8 @@ final class IndexTable: @unchecked Sendable {
         guard let at = table.offset(key, in: \.files) else { return nil }
         var line = table.line(at: at)
         _ = line.field()
-        guard let size = line.int(), let m = line.int(), let ct = line.int(), let ino = line.int(),
-            let checked = line.int(), let sha = line.field(), let dims = line.field()
+        guard let size = line.int(), let m = line.time(), let ct = line.time(), let ino = line.uint(),
+            let checked = line.time(), let sha = line.field(), let dims = line.field()
         else { return nil }
         var shape: ImageShape?
         let parts = dims.split(separator: UInt8(ascii: "x")).map { LineFields.number($0) }
@@ -235,7 +256,7 @@ final class IndexTable: @unchecked Sendable {
             shape = ImageShape(width: Int(w), height: Int(h), depth: Int(d))
         }
         return CacheIndex.FileRecord(
-            stamp: FileStamp(size: size, mtime: m, ctime: ct, inode: UInt64(ino)), checked: checked,
+            stamp: FileStamp(size: size, mtime: m, ctime: ct, inode: ino), checked: checked,
             sha256: LineFields.sha256(sha), shape: shape)
     }
 
@@ -300,12 +321,14 @@ struct LazyMap<Value>: @unchecked Sendable {
         return old
     }
 
-    /// Every key with a value.
+    mutating func reserveChanges(_ n: Int) { changes.reserveCapacity(changes.count + n) }
+
+    /// Every key with a value, once each.
     var keys: [String] {
-        var all = Set(table.map(tableKeys) ?? [])
-        for (k, v) in changes {
-            if v == nil { all.remove(k) } else { all.insert(k) }
-        }
-        return Array(all)
+        let recorded = table.map(tableKeys) ?? []
+        var all = changes.compactMap { $0.value == nil ? nil : $0.key }
+        all.reserveCapacity(all.count + recorded.count)
+        for k in recorded where changes[k] == nil { all.append(k) }
+        return all
     }
 }

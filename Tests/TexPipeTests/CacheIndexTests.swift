@@ -71,6 +71,53 @@ struct CacheIndexTests {
                         + (10..<60).map { String(repeating: "e", count: 62) + "\($0)" }))
     }
 
+    /// The index as written, byte for byte, against lines composed by hand from its documented
+    /// format: extreme numbers (a negative mtime, Int64.max, an inode above Int64.max), a record
+    /// without a shape, an escaped path, and an output with and without its measure.
+    @Test func theIndexIsWrittenInItsDocumentedFormat() throws {
+        let t = TempDir()
+        let dir = t.path + "/.texpipe"
+        let other = String(repeating: "0f", count: 32)
+        do {
+            let index = CacheIndex(directory: dir, base: t.path)
+            let odd = FileStamp(size: 0, mtime: -5, ctime: Int64.max, inode: UInt64.max)
+            index.record(t.path + "/in/odd%.png", stamp: odd, sha256: Self.sha, at: 12_345)
+            let plain = FileStamp(size: 1_234_567, mtime: 1_700_000_000_123_456_789, ctime: 7, inode: 42)
+            index.record(t.path + "/in/a b.png", stamp: plain, sha256: other, at: 1_700_000_001_000_000_000)
+            index.remember(
+                ImageShape(width: 4096, height: 1, depth: 16), of: t.path + "/in/a b.png", stamp: plain,
+                at: 1_700_000_001_000_000_000)
+            var measured = Cache.Entry.Output(path: "out/t.ktx2", sha256: other, bytes: 0)
+            (measured.format, measured.gpuBytes) = ("bc7", 1_398_128)
+            measured.psnr = [LevelQuality(rgb: 41.25, alpha: nil), LevelQuality(rgb: 38, alpha: 50.125)]
+            let job = Cache.Entry(
+                job: "p | in/a b.png | v", version: String(repeating: "1", count: 64),
+                parameters: String(repeating: "2", count: 64), inputs: String(repeating: "3", count: 64),
+                outputs: [.init(path: "out/a b.png", sha256: Self.sha, bytes: 987_654_321), measured])
+            index.store(String(repeating: "c", count: 64), job, outputs: [])
+            #expect(index.save() == nil)
+        }
+        let expected = [
+            "texpipe-index 1",
+            "f 1234567 1700000000123456789 7 42 1700000001000000000 \(other) 4096x1x16 in/a b.png",
+            "f 0 -5 9223372036854775807 18446744073709551615 12345 \(Self.sha) - in/odd%25.png",
+            "j \(String(repeating: "c", count: 64)) \(String(repeating: "1", count: 64)) "
+                + "\(String(repeating: "2", count: 64)) \(String(repeating: "3", count: 64)) 2 p | in/a b.png | v",
+            "o \(Self.sha) 987654321 out/a b.png",
+            "p \(other) 0 bc7;1398128;41.2500:-,38.0000:50.1250 out/t.ktx2",
+        ]
+        let written = try String(contentsOfFile: dir + "/index", encoding: .utf8)
+        #expect(written == expected.joined(separator: "\n") + "\n")
+        // And read back as what was stored: an inode above Int64.max included (it was a damaged line).
+        let index = CacheIndex(directory: dir, base: t.path)
+        #expect(index.damage == nil)
+        let odd = FileStamp(size: 0, mtime: -5, ctime: Int64.max, inode: UInt64.max)
+        #expect(index.digest(of: t.path + "/in/odd%.png", stamp: odd) == nil)  // -5 is not 10 ms before 12,345
+        index.record(t.path + "/in/odd%.png", stamp: odd, sha256: Self.sha, at: 20_000_000)
+        #expect(index.digest(of: t.path + "/in/odd%.png", stamp: odd) == Self.sha)
+        #expect(index.entry(String(repeating: "c", count: 64))?.outputs.last?.psnr?.last?.alpha == 50.125)
+    }
+
     @Test func racyRecordsAreNotTrusted() {
         let t = TempDir()
         let index = CacheIndex(directory: t.path + "/.texpipe", base: t.path)
