@@ -61,8 +61,9 @@ public enum ImageEncoder {
             let opaque = facts.opaque || image.layout != .rgba
             let gray = facts.gray || image.layout == .gray
             type = gray ? (opaque ? .gray : .grayAlpha) : (opaque ? .rgb : .rgba)
+            // `unsafeBitCast`, not `as!`: the cast copies the array element by element.
             if C.self == UInt8.self, type != .gray,
-                let pal = Palette(p as! [UInt8], keepAlpha: image.layout == .rgba)
+                let pal = Palette(unsafeBitCast(p, to: [UInt8].self), keepAlpha: image.layout == .rgba)
             {
                 type = .palette
                 (palette, trns, indices) = (pal.rgb, pal.alpha, pal.indices)
@@ -235,38 +236,66 @@ public enum ImageEncoder {
 
     /// An 8-bit palette: at most 256 distinct RGBA colors, non-opaque entries first so tRNS
     /// stays short, otherwise in order of first appearance (deterministic).
+    ///
+    /// One pass over the pixels: each color is looked up in a small open-addressed table (a
+    /// multiplicative hash, no allocation per pixel) — a run of one color, as sprites have, is
+    /// not looked up again — and the pixel takes its color's order of appearance; a second pass
+    /// maps that to the color's final slot.
     struct Palette {
         var rgb: [UInt8] = []
         var alpha: [UInt8] = []
         var indices: [UInt8] = []
 
         init?(_ p: [UInt8], keepAlpha: Bool) {
-            var seen: [UInt32: Int] = [:]
+            let n = p.count / 4
+            // 1,024 slots for at most 257 keys: a load of a quarter at most. A slot holds the key
+            // with bit 32 set (0: empty) and the color's order of appearance.
+            var slots = [UInt64](repeating: 0, count: 1024)
             var order: [UInt32] = []
-            var i = 0
-            while i < p.count {
-                let a: UInt32 = keepAlpha ? UInt32(p[i + 3]) : 255
-                let key = UInt32(p[i]) << 24 | UInt32(p[i + 1]) << 16 | UInt32(p[i + 2]) << 8 | a
-                if seen[key] == nil {
-                    if order.count == 256 { return nil }
-                    seen[key] = order.count
-                    order.append(key)
+            order.reserveCapacity(256)
+            var appearance = [UInt8](repeating: 0, count: n)
+            let complete: Bool = p.withUnsafeBufferPointer { px in
+                slots.withUnsafeMutableBufferPointer { table in
+                    appearance.withUnsafeMutableBufferPointer { out in
+                        let alphaMask: UInt32 = keepAlpha ? 0 : 0xFF
+                        var last: UInt32 = 0
+                        var lastIndex: UInt8 = 0
+                        var haveLast = false
+                        for i in 0..<n {
+                            let key =
+                                UInt32(px[4 * i]) << 24 | UInt32(px[4 * i + 1]) << 16 | UInt32(px[4 * i + 2]) << 8
+                                | (UInt32(px[4 * i + 3]) | alphaMask)
+                            if haveLast && key == last {
+                                out[i] = lastIndex
+                                continue
+                            }
+                            let tagged = UInt64(key) | 1 << 32
+                            var h = Int((key &* 0x9E37_79B1) >> 22)
+                            while table[h] != 0 && table[h] & 0x1_FFFF_FFFF != tagged { h = (h + 1) & 1023 }
+                            if table[h] == 0 {
+                                if order.count == 256 { return false }
+                                table[h] = tagged | UInt64(order.count) << 40
+                                order.append(key)
+                            }
+                            (last, lastIndex, haveLast) = (key, UInt8(truncatingIfNeeded: table[h] >> 40), true)
+                            out[i] = lastIndex
+                        }
+                        return true
+                    }
                 }
-                i += 4
             }
+            guard complete else { return nil }
             let sorted = order.filter { $0 & 0xFF != 0xFF } + order.filter { $0 & 0xFF == 0xFF }
-            var slot: [UInt32: UInt8] = [:]
-            for (k, key) in sorted.enumerated() {
-                slot[key] = UInt8(k)
+            var slotOf = [UInt8](repeating: 0, count: 256)
+            let place = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($0.element, UInt8($0.offset)) })
+            for (k, key) in order.enumerated() { slotOf[k] = place[key]! }
+            for key in sorted {
                 rgb += [UInt8(key >> 24), UInt8((key >> 16) & 0xFF), UInt8((key >> 8) & 0xFF)]
                 if key & 0xFF != 0xFF { alpha.append(UInt8(key & 0xFF)) }
             }
-            indices.reserveCapacity(p.count / 4)
-            i = 0
-            while i < p.count {
-                let a: UInt32 = keepAlpha ? UInt32(p[i + 3]) : 255
-                indices.append(slot[UInt32(p[i]) << 24 | UInt32(p[i + 1]) << 16 | UInt32(p[i + 2]) << 8 | a]!)
-                i += 4
+            indices = appearance
+            indices.withUnsafeMutableBufferPointer { idx in
+                for i in idx.indices { idx[i] = slotOf[Int(idx[i])] }
             }
         }
     }

@@ -273,6 +273,38 @@ struct CodecTests {
         }
     }
 
+    /// The palette `auto` writes, read from the file's PLTE and tRNS chunks: its colors in order
+    /// of first appearance, those with alpha below 255 first (so tRNS stays short); 256 distinct
+    /// colors are a palette, 257 are not.
+    @Test func paletteOrderAndLimit() throws {
+        func chunks(_ b: [UInt8]) -> [String: [UInt8]] {
+            var out: [String: [UInt8]] = [:]
+            var at = 8
+            while at + 8 <= b.count {
+                let n = b[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+                let type = String(decoding: b[(at + 4)..<(at + 8)], as: UTF8.self)
+                out[type] = Array(b[(at + 8)..<(at + 8 + n)])
+                at += 12 + n
+            }
+            return out
+        }
+        // Opaque red, half-transparent blue, opaque green, red again, transparent black.
+        let img = image8(
+            5, 1, [[255, 0, 0, 255], [0, 0, 255, 128], [0, 255, 0, 255], [255, 0, 0, 255], [0, 0, 0, 0]])
+        let c = chunks(try ImageEncoder.png(img))
+        #expect(c["PLTE"] == [0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0])
+        #expect(c["tRNS"] == [128, 0])
+        #expect(try ImageDecoder.decode(try ImageEncoder.png(img)).pixels == img.pixels)
+        for count in [256, 257] {
+            let colors = (0..<count).map { k in [k & 0xFF, (k >> 8) * 64, 7, 255] }
+            let wide = image8(count, 2, colors + colors.reversed())
+            let bytes = try ImageEncoder.png(wide)
+            #expect(try ImageDecoder.header(bytes).colorType == (count == 256 ? "palette" : "RGB"), "\(count)")
+            #expect(try ImageDecoder.decode(bytes).pixels == wide.pixels)
+            if count == 256 { #expect(chunks(bytes)["PLTE"] == colors.flatMap { $0[0..<3].map(UInt8.init) }) }
+        }
+    }
+
     static func pngcheck(_ bytes: [UInt8]) throws {
         let path = NSTemporaryDirectory() + "texpipe-lowbit-\(UUID().uuidString).png"
         defer { try? FileManager.default.removeItem(atPath: path) }
