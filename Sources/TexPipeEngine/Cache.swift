@@ -216,7 +216,7 @@ public final class Cache: Sendable {
     /// Records a completed job. Called only after every output is in place.
     public func store(_ job: Job, inputs: String, outputs: [Entry.Output], base: String) {
         let entry = Entry(
-            job: job.id.replacingOccurrences(of: "\u{0}", with: " | "), version: Cache.versionHash,
+            job: Cache.displayName(job.id), version: Cache.versionHash,
             parameters: Cache.sha256(job.parameters), inputs: inputs, outputs: outputs)
         var files: [(String, FileStamp, String)] = []
         for o in outputs {
@@ -224,6 +224,18 @@ public final class Cache: Sendable {
             if let stamp = FileStamp.of(path), stamp.size == Int64(o.bytes) { files.append((path, stamp, o.sha256)) }
         }
         index.store(key(for: job), entry, outputs: files)
+    }
+
+    /// A job's identity as its entry names it: the parts (pipeline, input, variant) joined by
+    /// ` | ` instead of NUL. Byte by byte: Foundation's `replacingOccurrences` cost a third of
+    /// recording each job at sprite scale.
+    static func displayName(_ id: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(id.utf8.count + 8)
+        for b in id.utf8 {
+            if b == 0 { out += [0x20, 0x7C, 0x20] } else { out.append(b) }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Writes the index (end of a run, `clean`); a failure is a warning.

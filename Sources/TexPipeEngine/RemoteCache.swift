@@ -295,31 +295,150 @@ public final class RemoteCache: Sendable {
     /// The outputs an entry lists, each with its inline bytes when it carries them; nil for
     /// anything malformed (a path leaving the output root, a SHA-256 that is not 64 hex digits, a
     /// negative size, contents that are not base64).
+    ///
+    /// An entry as `entryText` writes it is read by `canonicalFields`, a scan of exactly that
+    /// layout; anything else (other spacing, key order, numbers) by Foundation's JSON parser,
+    /// which took a sixth of serving a 32×32 sprite from the cache. Both give the same fields to
+    /// the same checks.
     package static func parseEntry(_ bytes: [UInt8]) -> [(blob: Blob, contents: [UInt8]?)]? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            let outputs = object["outputs"] as? [[String: Any]]
-        else { return nil }
+        guard let outputs = canonicalFields(bytes) ?? jsonFields(bytes) else { return nil }
         var listed: [(blob: Blob, contents: [UInt8]?)] = []
         for o in outputs {
-            guard let path = o["path"] as? String, let sha = o["sha256"] as? String, sha.utf8.count == 64,
+            let (path, sha, size) = (o.path, o.sha256, o.size)
+            guard sha.utf8.count == 64,
                 sha.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
-                let number = o["size"] as? NSNumber, let size = Int(exactly: number.doubleValue), size >= 0,
-                !path.hasPrefix("/"), !path.split(separator: "/").contains("..")
+                size >= 0, !path.hasPrefix("/"), !path.split(separator: "/").contains("..")
             else { return nil }
             var contents: [UInt8]?
-            if let text = o["contents"] {
-                guard let text = text as? String, let data = Data(base64Encoded: text) else { return nil }
+            if let text = o.contents {
+                guard let data = Data(base64Encoded: text) else { return nil }
                 contents = Array(data)
             }
             var blob = Blob(path: path, size: size, sha256: sha)
-            if let m = o["measure"] {
+            if let m = o.measure {
                 var probe = Cache.Entry.Output(path: path, sha256: sha, bytes: size)
-                guard let m = m as? String, probe.readMeasure(Substring(m)) else { return nil }
+                guard probe.readMeasure(Substring(m)) else { return nil }
                 blob.measure = m
             }
             listed.append((blob, contents))
         }
         return listed
+    }
+
+    /// One output of an entry, its fields as the JSON holds them (checked by `parseEntry`).
+    package struct EntryFields {
+        package var contents: String?
+        package var measure: String?
+        package var path: String
+        package var sha256: String
+        package var size: Int
+    }
+
+    /// Any JSON: Foundation's parser; nil when it is not an entry's shape.
+    package static func jsonFields(_ bytes: [UInt8]) -> [EntryFields]? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let outputs = object["outputs"] as? [[String: Any]]
+        else { return nil }
+        var fields: [EntryFields] = []
+        for o in outputs {
+            guard let path = o["path"] as? String, let sha = o["sha256"] as? String,
+                let number = o["size"] as? NSNumber, let size = Int(exactly: number.doubleValue)
+            else { return nil }
+            var f = EntryFields(path: path, sha256: sha, size: size)
+            if let c = o["contents"] {
+                guard let c = c as? String else { return nil }
+                f.contents = c
+            }
+            if let m = o["measure"] {
+                guard let m = m as? String else { return nil }
+                f.measure = m
+            }
+            fields.append(f)
+        }
+        return fields
+    }
+
+    /// `{"outputs":[{"contents":S,"measure":S,"path":S,"sha256":S,"size":N},…]}` exactly as
+    /// `entryText` writes it (`contents` and `measure` optional; no spaces; strings valid UTF-8
+    /// with the escapes `ValueText.quoted` writes; N digits only); nil for anything else.
+    package static func canonicalFields(_ bytes: [UInt8]) -> [EntryFields]? {
+        bytes.withUnsafeBufferPointer { b -> [EntryFields]? in
+            var at = 0
+            func take(_ literal: StaticString) -> Bool {
+                let n = literal.utf8CodeUnitCount
+                guard at + n <= b.count, memcmp(b.baseAddress! + at, literal.utf8Start, n) == 0 else { return false }
+                at += n
+                return true
+            }
+            func string() -> String? {
+                var out: [UInt8] = []
+                while at < b.count {
+                    let c = b[at]
+                    at += 1
+                    if c == UInt8(ascii: "\"") { return String(validating: out, as: UTF8.self) }
+                    if c < 0x20 { return nil }
+                    guard c == UInt8(ascii: "\\") else {
+                        out.append(c)
+                        continue
+                    }
+                    guard at < b.count else { return nil }
+                    let e = b[at]
+                    at += 1
+                    switch e {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                    case UInt8(ascii: "n"): out.append(0x0A)
+                    case UInt8(ascii: "r"): out.append(0x0D)
+                    case UInt8(ascii: "t"): out.append(0x09)
+                    case UInt8(ascii: "u"):
+                        // Only the control characters `quoted` escapes this way.
+                        guard at + 4 <= b.count, b[at] == 0x30, b[at + 1] == 0x30 else { return nil }
+                        let digits = [b[at + 2], b[at + 3]].map { d -> Int? in
+                            switch d {
+                            case 0x30...0x39: Int(d - 0x30)
+                            case 0x61...0x66: Int(d - 0x61 + 10)
+                            default: nil
+                            }
+                        }
+                        guard let hi = digits[0], let lo = digits[1], hi < 2 else { return nil }
+                        out.append(UInt8(hi << 4 | lo))
+                        at += 4
+                    default: return nil
+                    }
+                }
+                return nil
+            }
+            func number() -> Int? {
+                var v = 0
+                let start = at
+                while at < b.count, b[at] >= 0x30, b[at] <= 0x39, at - start < 18 {
+                    v = v * 10 + Int(b[at] - 0x30)
+                    at += 1
+                }
+                // JSON has no leading zeros.
+                return at > start && (b[start] != 0x30 || at == start + 1) ? v : nil
+            }
+            guard take("{\"outputs\":[") else { return nil }
+            var fields: [EntryFields] = []
+            if take("]}") { return at == b.count ? fields : nil }
+            repeat {
+                guard take("{") else { return nil }
+                var contents: String?
+                var measure: String?
+                if take("\"contents\":\"") {
+                    guard let c = string(), take(",") else { return nil }
+                    contents = c
+                }
+                if take("\"measure\":\"") {
+                    guard let m = string(), take(",") else { return nil }
+                    measure = m
+                }
+                guard take("\"path\":\""), let path = string(), take(",\"sha256\":\""), let sha = string(),
+                    take(",\"size\":"), let size = number(), take("}")
+                else { return nil }
+                fields.append(EntryFields(contents: contents, measure: measure, path: path, sha256: sha, size: size))
+            } while take(",")
+            return take("]}") && at == b.count ? fields : nil
+        }
     }
 }
 

@@ -100,6 +100,16 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 )
                 if damaged > 0 { return "\(damaged) damaged lines" }
             case .remoteEntry:
+                // The scan of texpipe's own layout reads what Foundation's JSON parser reads.
+                if let scanned = RemoteCache.canonicalFields(bytes) {
+                    let parsed = RemoteCache.jsonFields(bytes)
+                    precondition(
+                        parsed?.map(\.path) == scanned.map(\.path) && parsed?.map(\.sha256) == scanned.map(\.sha256)
+                            && parsed?.map(\.size) == scanned.map(\.size)
+                            && parsed?.map(\.contents) == scanned.map(\.contents)
+                            && parsed?.map(\.measure) == scanned.map(\.measure),
+                        "the entry scan and the JSON parser disagree")
+                }
                 guard let listed = RemoteCache.parseEntry(bytes) else { return "malformed entry" }
                 // Written and read again, an entry is the same.
                 let again = RemoteCache.parseEntry(RemoteCache.entryText(listed.map { ($0.blob, $0.contents) }))
