@@ -112,32 +112,66 @@ public struct ColorKey: Stage {
                 for pixel in 0..<n where Double(sumOfSquares(pixel * 4)) <= outer { keyOut(pixel) }
             case .edges:
                 // Flood fill from the border through affected pixels (4-connectivity), O(pixels).
-                var seen = [Bool](repeating: false, count: n)
-                var stack: [Int32] = []
-                func push(_ pixel: Int) {
-                    if !seen[pixel] && Double(sumOfSquares(pixel * 4)) <= outer {
-                        seen[pixel] = true
-                        stack.append(Int32(pixel))
-                    }
-                }
+                var fill = Fill(p: UnsafeBufferPointer(p), key: (kr, kg, kb), outer: outer, count: n)
+                defer { fill.deallocate() }
                 for x in 0..<width {
-                    push(x)
-                    push((height - 1) * width + x)
+                    fill.push(x, x)
+                    fill.push((height - 1) * width + x, x)
                 }
                 for y in 0..<height {
-                    push(y * width)
-                    push(y * width + width - 1)
+                    fill.push(y * width, 0)
+                    fill.push(y * width + width - 1, width - 1)
                 }
-                while let top = stack.popLast() {
-                    let pixel = Int(top)
-                    let (x, y) = (pixel % width, pixel / width)
-                    if x > 0 { push(pixel - 1) }
-                    if x + 1 < width { push(pixel + 1) }
-                    if y > 0 { push(pixel - width) }
-                    if y + 1 < height { push(pixel + width) }
+                let last = n - width
+                while fill.top > 0 {
+                    fill.top -= 1
+                    let pixel = Int(fill.stack[fill.top])
+                    let x = Int(fill.column[fill.top])
+                    if x > 0 { fill.push(pixel - 1, x - 1) }
+                    if x + 1 < width { fill.push(pixel + 1, x + 1) }
+                    if pixel >= width { fill.push(pixel - width, x) }
+                    if pixel < last { fill.push(pixel + width, x) }
                 }
-                for pixel in 0..<n where seen[pixel] { keyOut(pixel) }
+                for pixel in 0..<n where fill.seen[pixel] { keyOut(pixel) }
             }
+        }
+    }
+
+    /// The flood fill's state in buffers of its own: each pixel is pushed at most once, so the
+    /// stack never holds more than the image (no growth, no bounds checks, no captured arrays).
+    /// A pixel is pushed with its column, so popping it needs no division.
+    struct Fill<C: PixelChannel> {
+        let p: UnsafeBufferPointer<C>
+        let key: (Int, Int, Int)
+        let outer: Double
+        let seen: UnsafeMutablePointer<Bool>
+        let stack: UnsafeMutablePointer<Int32>
+        let column: UnsafeMutablePointer<Int32>
+        var top = 0
+
+        init(p: UnsafeBufferPointer<C>, key: (Int, Int, Int), outer: Double, count: Int) {
+            (self.p, self.key, self.outer) = (p, key, outer)
+            seen = .allocate(capacity: count)
+            seen.initialize(repeating: false, count: count)
+            stack = .allocate(capacity: count)
+            column = .allocate(capacity: count)
+        }
+
+        func deallocate() {
+            seen.deallocate()
+            stack.deallocate()
+            column.deallocate()
+        }
+
+        @inline(__always) mutating func push(_ pixel: Int, _ x: Int) {
+            guard !seen[pixel] else { return }
+            let i = pixel * 4
+            let dr = Int(p[i]) - key.0, dg = Int(p[i + 1]) - key.1, db = Int(p[i + 2]) - key.2
+            guard Double(dr * dr + dg * dg + db * db) <= outer else { return }
+            seen[pixel] = true
+            stack[top] = Int32(pixel)
+            column[top] = Int32(x)
+            top += 1
         }
     }
 }
