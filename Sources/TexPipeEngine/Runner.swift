@@ -202,7 +202,8 @@ public enum Runner {
             }
         }
         let costs = Mutex(RemoteCosts(workers: workers, lanes: RemoteCache.lanes))
-        @Sendable func runHere(_ i: Int, _ p: Prepared) {
+        /// `upload`: give the outputs to the remote cache (read-write mode).
+        @Sendable func runHere(_ i: Int, _ p: Prepared, upload: Bool = true) {
             let started = DispatchTime.now().uptimeNanoseconds
             let (result, bytes) = AtomicWriter.job {
                 runLocally(jobs[i], in: plan, options, p, rows: lender, loader: loader)
@@ -211,7 +212,7 @@ public enum Runner {
                 let ns = DispatchTime.now().uptimeNanoseconds - started
                 costs.withLock { $0.ranHere(nanoseconds: ns, pixels: jobs[i].pixels) }
             }
-            if let remote, result.status == .ok, remote.settings.mode == .readWrite, let inputs = p.inputs {
+            if let remote, upload, result.status == .ok, remote.settings.mode == .readWrite, let inputs = p.inputs {
                 let blobs = zip(result.written, zip(result.recorded, bytes)).map { out, rb in
                     (
                         RemoteCache.Blob(
@@ -262,7 +263,10 @@ public enum Runner {
                     // Written by the run's workers, not the cache's lanes: sixteen threads creating
                     // files and recording them side by side on two cores queued on the index's
                     // lock (a third of a run served by the cache).
+                    let started = DispatchTime.now().uptimeNanoseconds
                     if let hit = AtomicWriter.job({ materialize(jobs[i], in: plan, options, p, blobs: blobs) }) {
+                        let ns = DispatchTime.now().uptimeNanoseconds - started
+                        costs.withLock { $0.wrote(nanoseconds: ns) }
                         deliver(i, hit)
                     } else {
                         runHere(i, p)
@@ -273,10 +277,19 @@ public enum Runner {
                         deliver(i, p.result)
                         continue
                     }
-                    guard let remote, !remote.isOff, !options.force, let inputs = p.inputs, inputs.inputError == nil,
-                        !(options.remoteCostModel && costs.withLock { $0.prefersHere(pixels: jobs[i].pixels) })
+                    guard let remote, !remote.isOff, !options.force, let inputs = p.inputs, inputs.inputError == nil
                     else {
                         runHere(i, p)
+                        continue
+                    }
+                    // Cheaper here than a hit: run here, and upload only while the cache mostly
+                    // misses (a cache that has the jobs gains nothing from them again).
+                    if options.remoteCostModel,
+                        let upload = costs.withLock({ c -> Bool? in
+                            c.runsHere(pixels: jobs[i].pixels) ? c.mostlyMisses : nil
+                        })
+                    {
+                        runHere(i, p, upload: upload)
                         continue
                     }
                     // Ask the remote cache on its own threads; this worker goes on with other jobs.
@@ -291,7 +304,9 @@ public enum Runner {
                             return Set(paths).isSubset(of: listed) && Set(listed).count == listed.count
                                 && listed.allSatisfy(atlas.owns)
                         }
-                        costs.withLock { $0.asked(nanoseconds: DispatchTime.now().uptimeNanoseconds - asked) }
+                        costs.withLock {
+                            $0.asked(nanoseconds: DispatchTime.now().uptimeNanoseconds - asked, hit: hit != nil)
+                        }
                         wake.lock()
                         state.withLock { s in
                             s.parked -= 1
@@ -707,7 +722,15 @@ struct RemoteCosts {
     var hereJobs = 0
     var askedNanoseconds = 0.0
     var askedJobs = 0
+    var askedHits = 0
+    var writtenNanoseconds = 0.0
+    var writtenJobs = 0
+    /// Jobs run here to measure what running here costs, in a run whose jobs were all asked.
+    var probes = 0
     static let minimumSamples = 8
+    /// What a job's pixels are assumed to cost here before any job has run here (a cheap chain
+    /// on a small image): a job cheaper than a hit at that rate may run here to be measured.
+    static let probeNanosecondsPerPixel = 50.0
 
     mutating func ranHere(nanoseconds: UInt64, pixels: Int) {
         hereNanoseconds += Double(nanoseconds)
@@ -715,15 +738,45 @@ struct RemoteCosts {
         hereJobs += 1
     }
 
-    mutating func asked(nanoseconds: UInt64) {
+    mutating func asked(nanoseconds: UInt64, hit: Bool = false) {
         askedNanoseconds += Double(nanoseconds)
         askedJobs += 1
+        if hit { askedHits += 1 }
     }
 
+    /// Whether at most half the lookups so far found their job.
+    var mostlyMisses: Bool { 2 * askedHits <= askedJobs }
+
+    /// A hit's outputs written and recorded by a worker.
+    mutating func wrote(nanoseconds: UInt64) {
+        writtenNanoseconds += Double(nanoseconds)
+        writtenJobs += 1
+    }
+
+    /// What a hit costs a worker's time: the lookup's mean time shared by the lanes, plus writing
+    /// and recording its outputs, which a worker does (a job run here writes its own).
+    var hit: Double {
+        askedNanoseconds / Double(askedJobs) / Double(lanes)
+            + (writtenJobs > 0 ? writtenNanoseconds / Double(writtenJobs) / Double(workers) : 0)
+    }
+
+    /// Whether a job of `pixels` should run here rather than ask. Until 8 lookups are measured,
+    /// ask. Until 8 jobs have run here, a job cheap at `probeNanosecondsPerPixel` runs here to be
+    /// measured (at most 8 such probes); a larger one asks. Then: here when its pixels at the
+    /// measured time per pixel, shared by the workers, cost less than a hit.
     func prefersHere(pixels: Int) -> Bool {
-        guard hereJobs >= Self.minimumSamples, askedJobs >= Self.minimumSamples else { return false }
-        let here = hereNanoseconds / herePixels * Double(max(1, pixels)) / Double(workers)
-        let there = askedNanoseconds / Double(askedJobs) / Double(lanes)
-        return here < there
+        guard askedJobs >= Self.minimumSamples else { return false }
+        guard hereJobs >= Self.minimumSamples else {
+            return probes < Self.minimumSamples
+                && Double(max(1, pixels)) * Self.probeNanosecondsPerPixel / Double(workers) < hit
+        }
+        return hereNanoseconds / herePixels * Double(max(1, pixels)) / Double(workers) < hit
+    }
+
+    /// `prefersHere`, counting the probes it sends here.
+    mutating func runsHere(pixels: Int) -> Bool {
+        let here = prefersHere(pixels: pixels)
+        if here && hereJobs < Self.minimumSamples { probes += 1 }
+        return here
     }
 }

@@ -293,14 +293,18 @@ struct RemoteCacheTests {
         #expect(try CLI.run(["--quiet", "--remote-cache", url], in: upload.path).status == 0)
         let uploaded = nginx.accessLog.split(separator: "\n").count
 
-        // Always asking, then with the cost model: every job a hit, the same bytes.
+        // Always asking: every job a hit. With the cost model, small jobs may run here instead
+        // (probed, then where a hit costs more): the same bytes either way.
         for env in [["CI": "true", "TEXPIPE_REMOTE_COST_MODEL": "off"], ["CI": "true"]] {
             let w = try Workspace()
             w.manifest(many)
             let r = try CLI.run(["--quiet", "--remote-cache", url, "--report", "report.json"], in: w.path, env: env)
             #expect(r.status == 0, "\(r.stderr)")
             #expect(w.files(under: "out") == reference)
-            #expect(try Self.remote(w)["hits"] as? Int == 2002, "\(env)")
+            let remote = try Self.remote(w)
+            let hits = try #require(remote["hits"] as? Int)
+            if env["TEXPIPE_REMOTE_COST_MODEL"] == "off" { #expect(hits == 2002) } else { #expect(hits <= 2002) }
+            #expect(remote["errors"] as? Int == 0)
         }
 
         // Killed while a fresh tree is being served.
