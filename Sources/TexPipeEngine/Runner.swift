@@ -711,9 +711,10 @@ public enum Runner {
 
 /// The remote cache's cost model (docs/caching-and-ci.md): from what this run has measured, is a
 /// job cheaper to run here than to ask the cache for? Here, a job costs its pixels times the
-/// measured time per pixel of the jobs run here, shared by the workers; there, a lookup costs its
-/// measured mean time (queue and round trips), shared by the cache's lanes. Until
-/// both are known from `minimumSamples` jobs each, the cache is asked.
+/// measured time per pixel of the jobs run here, shared by the workers; a hit costs a lookup's
+/// measured mean time (queue and round trips), shared by the cache's lanes, plus writing its
+/// outputs, shared by the workers. Until `minimumSamples` lookups are measured, the cache is
+/// asked; until as many jobs ran here, small jobs are sent here to be measured (`prefersHere`).
 struct RemoteCosts {
     let workers: Int
     let lanes: Int
