@@ -141,6 +141,11 @@ struct RemoteCacheTests {
         return w.files(under: "out")
     }()
 
+    /// For runs whose hit and miss counts are asserted: the cost model off, so every job that
+    /// misses locally is asked (with it on, small jobs may run here instead: the same bytes, other
+    /// counts; `aServerKilledDuringAnAllHitRunOnlyCostsTime` compares the two).
+    static let asking = ["CI": "true", "TEXPIPE_REMOTE_COST_MODEL": "off"]
+
     static func report(_ w: Workspace) throws -> [String: Any] {
         let data = try #require(FileManager.default.contents(atPath: w.path + "/report.json"))
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -166,7 +171,8 @@ struct RemoteCacheTests {
         let nginx = try Nginx()
         let a = try Self.project()
         let ra = try CLI.run(
-            ["--quiet", "--remote-cache", nginx.url + "/cache", "--report", "report.json"], in: a.path)
+            ["--quiet", "--remote-cache", nginx.url + "/cache", "--report", "report.json"], in: a.path, env: Self.asking
+        )
         #expect(ra.status == 0)
         #expect(ra.stderr == "")
         #expect(a.files(under: "out") == Self.reference)
@@ -195,7 +201,8 @@ struct RemoteCacheTests {
         #expect(inline > 0 && blobs > 0, "\(inline) inline, \(blobs) blobs: the project has both kinds")
         // Another checkout, nothing local: every job a remote hit, no stage runs.
         let b = try Self.project()
-        let rb = try CLI.run(["--remote-cache", nginx.url + "/cache", "--report", "report.json"], in: b.path)
+        let rb = try CLI.run(
+            ["--remote-cache", nginx.url + "/cache", "--report", "report.json"], in: b.path, env: Self.asking)
         #expect(rb.status == 0)
         #expect(b.files(under: "out") == Self.reference)
         #expect(rb.stdout.contains("remote cache: 40 hits, 0 misses, 0 uploads"))
@@ -224,7 +231,7 @@ struct RemoteCacheTests {
             written.keys.contains("deck/2.png") && written.keys.contains("deck/deck.atlas"), "\(written.keys.sorted())")
         let b = try Workspace()
         b.manifest(manifest)
-        let rb = try CLI.run(["--remote-cache", nginx.url + "/cache"], in: b.path)
+        let rb = try CLI.run(["--remote-cache", nginx.url + "/cache"], in: b.path, env: Self.asking)
         #expect(rb.status == 0)
         #expect(rb.stdout.contains("remote cache: 1 hits, 0 misses, 0 uploads"), "\(rb.stdout)")
         #expect(b.files(under: "out") == written)
@@ -400,7 +407,7 @@ struct RemoteCacheTests {
                 "--quiet", "--remote-cache", nginx.url + "/cache", "--remote-cache-mode", "read", "--report",
                 "report.json",
             ],
-            in: w.path)
+            in: w.path, env: Self.asking)
         #expect(r.status == 0)
         #expect(w.files(under: "out") == Self.reference)
         #expect(r.stderr.contains("does not match its size and SHA-256; the job runs locally"), "\(r.stderr)")
@@ -417,7 +424,8 @@ struct RemoteCacheTests {
         let good = "http://ci:\(Nginx.password)@127.0.0.1:\(nginx.port)/auth"
         let a = try Self.project()
         let ra = try CLI.run(
-            ["--remote-cache", good, "--report", "report.json", "--junit", "junit.xml", "--html", "html"], in: a.path)
+            ["--remote-cache", good, "--report", "report.json", "--junit", "junit.xml", "--html", "html"], in: a.path,
+            env: Self.asking)
         #expect(ra.status == 0)
         #expect(ra.stderr == "")
         #expect(try Self.remote(a)["uploads"] as? Int == 40)
@@ -446,7 +454,7 @@ struct RemoteCacheTests {
         let token = Data("ci:\(Nginx.password)".utf8).base64EncodedString()
         let rc = try CLI.run(
             ["--quiet", "--remote-cache", nginx.url + "/auth", "--report", "report.json"], in: c.path,
-            env: ["CI": "true", "TEXPIPE_REMOTE_HEADER": "Authorization=Basic \(token)"])
+            env: Self.asking.merging(["TEXPIPE_REMOTE_HEADER": "Authorization=Basic \(token)"]) { $1 })
         #expect(rc.status == 0 && rc.stderr == "")
         #expect(try Self.remote(c)["hits"] as? Int == 40)
     }
@@ -459,7 +467,7 @@ struct RemoteCacheTests {
                 "--quiet", "--remote-cache", nginx.url + "/cache", "--remote-cache-mode", "read", "--report",
                 "report.json",
             ],
-            in: w.path)
+            in: w.path, env: Self.asking)
         #expect(r.status == 0 && r.stderr == "")
         #expect(w.files(under: "out") == Self.reference)
         let log = nginx.accessLog
