@@ -153,10 +153,22 @@ package enum AtomicWriter {
     /// Removes the temporary files in `dir` that a killed run left: `.NAME.tmp-PID-XXXXXX`
     /// whose pid is not a live process and whose lock is free. Returns the paths removed.
     @discardableResult
+    ///
+    /// The folder is read with `opendir`/`readdir`, and only names holding `.tmp-` become Strings:
+    /// the sweep runs beside the jobs, and under a tight memory limit Foundation's listing passed
+    /// a failed allocation on to `strlen` (a crash in a CI run, the job itself refusing cleanly).
     public static func sweep(_ dir: String) -> [String] {
         var removed: [String] = []
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
-            guard let pid = ownerPid(ofTemporary: name), pid != getpid() else { continue }
+        guard let listing = opendir(dir) else { return removed }
+        defer { closedir(listing) }
+        while let entry = readdir(listing) {
+            let candidate = withUnsafePointer(to: entry.pointee.d_name) { raw in
+                raw.withMemoryRebound(to: CChar.self, capacity: 256) { name -> String? in
+                    guard name[0] == 0x2E, strstr(name, ".tmp-") != nil else { return nil }
+                    return String(cString: name)
+                }
+            }
+            guard let name = candidate, let pid = ownerPid(ofTemporary: name), pid != getpid() else { continue }
             // Alive (or not ours to signal): a concurrent run's file. Leave it.
             if kill(pid, 0) == 0 || errno == EPERM { continue }
             let path = dir + "/" + name
