@@ -43,27 +43,22 @@ struct LineFields {
     }
 
     /// An unsigned field: an inode number may use all 64 bits (20 digits).
-    mutating func uint() -> UInt64? {
-        guard let f = field(), !f.isEmpty, f.count <= 20 else { return nil }
+    mutating func uint() -> UInt64? { field().flatMap { LineFields.unsigned($0, digits: 20) } }
+
+    /// A non-negative Int64 of at most 19 digits; nil for anything else.
+    static func number(_ f: Bytes) -> Int64? {
+        // 19 digits can pass Int64.max: such a field is damaged, not a trap.
+        unsigned(f, digits: 19).flatMap { $0 <= UInt64(Int64.max) ? Int64($0) : nil }
+    }
+
+    /// Decimal digits only, at most `digits` of them, within UInt64; nil for anything else.
+    static func unsigned(_ f: Bytes, digits: Int) -> UInt64? {
+        guard !f.isEmpty, f.count <= digits else { return nil }
         var v: UInt64 = 0
         for b in f {
             guard b >= 0x30 && b <= 0x39 else { return nil }
             let (times10, o1) = v.multipliedReportingOverflow(by: 10)
             let (sum, o2) = times10.addingReportingOverflow(UInt64(b - 0x30))
-            guard !o1, !o2 else { return nil }
-            v = sum
-        }
-        return v
-    }
-
-    static func number(_ f: Bytes) -> Int64? {
-        guard !f.isEmpty, f.count <= 19 else { return nil }
-        var v: Int64 = 0
-        for b in f {
-            guard b >= 0x30 && b <= 0x39 else { return nil }
-            // 19 digits can pass Int64.max: such a field is damaged, not a trap.
-            let (times10, o1) = v.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = times10.addingReportingOverflow(Int64(b - 0x30))
             guard !o1, !o2 else { return nil }
             v = sum
         }
