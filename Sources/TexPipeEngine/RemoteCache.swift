@@ -414,8 +414,9 @@ public final class RemoteCache: Sendable {
                     v = v * 10 + Int(b[at] - 0x30)
                     at += 1
                 }
-                // JSON has no leading zeros.
-                return at > start && (b[start] != 0x30 || at == start + 1) ? v : nil
+                // JSON has no leading zeros. Above 2⁵³ Foundation reads a number as the nearest
+                // Double: such a size is left to it, so both readers give the same one.
+                return at > start && (b[start] != 0x30 || at == start + 1) && v <= 1 << 53 ? v : nil
             }
             guard take("{\"outputs\":[") else { return nil }
             var fields: [EntryFields] = []

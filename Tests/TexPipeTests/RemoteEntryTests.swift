@@ -61,6 +61,14 @@ struct RemoteEntryTests {
             let read = try #require(RemoteCache.parseEntry(Array(text.utf8)), "\(text)")
             #expect(read.map(\.blob) == reference.map(\.blob), "\(text)")
         }
+        // A size past 2⁵³ (which Foundation reads as the nearest Double) is not the scan's.
+        let huge = #"{"outputs":[{"path":"out/a.png","sha256":"\#(sha)","size":9007199254740993}]}"#
+        #expect(RemoteCache.canonicalFields(Array(huge.utf8)) == nil)
+        #expect(
+            RemoteCache.parseEntry(Array(huge.utf8))?.first?.blob.size
+                == RemoteCache.jsonFields(Array(huge.utf8))?.first?.size)
+        let exact = #"{"outputs":[{"path":"out/a.png","sha256":"\#(sha)","size":9007199254740992}]}"#
+        #expect(RemoteCache.canonicalFields(Array(exact.utf8))?.first?.size == 9_007_199_254_740_992)
         let broken = [
             #"{"outputs":[{"path":"out/a.png","sha256":"\#(sha)","size":012}]}"#,
             #"{"outputs":[{"path":"out/a.png","sha256":"\#(sha)","size":12}]}x"#,
