@@ -37,6 +37,33 @@ extension BC7 {
         (0..<64).map { p in 1 | 1 << UInt16(anchors2[p]) }
         + (0..<64).map { p in 1 | 1 << UInt16(anchors3a[p]) | 1 << UInt16(anchors3b[p]) }
 
+    /// A mode's endpoints and p-bits, read from `r` (just after the selection bit), into
+    /// `e[k * 4 + c]` widened to 8 bits: endpoint k (subset k / 2), channel c; alpha 255 in a
+    /// mode without it.
+    @inline(__always) static func readEndpoints(_ r: inout BitReader, _ m: Mode, into e: UnsafeMutablePointer<Int32>) {
+        let count = m.subsets * 2
+        for c in 0..<3 {
+            for k in 0..<count { e[k * 4 + c] = r.read(m.colorBits) }
+        }
+        for k in 0..<count { e[k * 4 + 3] = m.alphaBits > 0 ? r.read(m.alphaBits) : 255 }
+        var bitsColor = m.colorBits
+        var bitsAlpha = m.alphaBits
+        if m.endpointP || m.sharedP {
+            var p: Int32 = 0
+            for k in 0..<count {
+                if m.endpointP || k % 2 == 0 { p = r.read(1) }
+                for c in 0..<3 { e[k * 4 + c] = e[k * 4 + c] << 1 | p }
+                if m.alphaBits > 0 { e[k * 4 + 3] = e[k * 4 + 3] << 1 | p }
+            }
+            bitsColor += 1
+            bitsAlpha += 1
+        }
+        for k in 0..<count {
+            for c in 0..<3 { e[k * 4 + c] = expand(e[k * 4 + c], bitsColor) }
+            if m.alphaBits > 0 { e[k * 4 + 3] = expand(e[k * 4 + 3], bitsAlpha) }
+        }
+    }
+
     /// The weights of 2-, 3- and 4-bit indices, one table after the other (at 0, 4 and 12).
     static let weightTable: [Int32] = weights.flatMap { $0 }
 
@@ -58,30 +85,10 @@ extension BC7 {
             let partition = Int(r.read(m.partitionBits))
             let rotation = Int(r.read(m.rotationBits))
             let selection = r.read(m.selectionBits)
-            let count = m.subsets * 2
             // e[k * 4 + c]: endpoint k (subset k / 2), channel c; then the primary and secondary indices.
             let e = buffer.baseAddress!
             let index = e + 24
-            for c in 0..<3 {
-                for k in 0..<count { e[k * 4 + c] = r.read(m.colorBits) }
-            }
-            for k in 0..<count { e[k * 4 + 3] = m.alphaBits > 0 ? r.read(m.alphaBits) : 255 }
-            var bitsColor = m.colorBits
-            var bitsAlpha = m.alphaBits
-            if m.endpointP || m.sharedP {
-                var p: Int32 = 0
-                for k in 0..<count {
-                    if m.endpointP || k % 2 == 0 { p = r.read(1) }
-                    for c in 0..<3 { e[k * 4 + c] = e[k * 4 + c] << 1 | p }
-                    if m.alphaBits > 0 { e[k * 4 + 3] = e[k * 4 + 3] << 1 | p }
-                }
-                bitsColor += 1
-                bitsAlpha += 1
-            }
-            for k in 0..<count {
-                for c in 0..<3 { e[k * 4 + c] = expand(e[k * 4 + c], bitsColor) }
-                if m.alphaBits > 0 { e[k * 4 + 3] = expand(e[k * 4 + 3], bitsAlpha) }
-            }
+            readEndpoints(&r, m, into: e)
             let a1 = m.subsets > 1 ? anchor(m.subsets, partition, 1) : -1
             let a2 = m.subsets > 2 ? anchor(m.subsets, partition, 2) : -1
             // The indices end the block: primary ones (anchors, texel 0 among them, one bit

@@ -94,3 +94,103 @@ extension BC7 {
         return UInt128(newHi) &<< 64 | UInt128(newLo)
     }
 }
+
+extension BC7 {
+    /// The block `bytes`' mode, partition, rotation, endpoints and p-bits, with each texel of `t`
+    /// given the index of the nearest palette entry (squared error over the channels that index
+    /// sets, as decoded; an anchor's index kept to the half stored without its top bit). Every
+    /// bit before the first index bit is `bytes`' own: `rdo` takes another block's endpoints
+    /// this way. Nil for a block without a mode and for mode 4 (its index selection bit).
+    static func reindexed(_ bytes: UInt128, _ t: BC.Texels) -> UInt128? {
+        let lo = UInt64(truncatingIfNeeded: bytes)
+        guard lo & 0xFF != 0 else { return nil }
+        let mode = lo.trailingZeroBitCount
+        guard mode != 4 else { return nil }
+        let m = modes[mode]
+        var r = BitReader(lo: lo, hi: UInt64(truncatingIfNeeded: bytes &>> 64), at: mode + 1)
+        let partition = Int(r.read(m.partitionBits))
+        let rotation = Int(r.read(m.rotationBits))
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 24) { buffer -> UInt128 in
+            let e = buffer.baseAddress!
+            readEndpoints(&r, m, into: e)
+            let lanes = subsetLanes(m.subsets, partition)
+            let in1 = V16() &- (lanes & 1)
+            let in2 = V16() &- (lanes &>> 1)
+            // Each texel's subset's two endpoints, channel c.
+            @inline(__always) func ends(_ c: Int) -> (V16, V16) {
+                var a = V16(repeating: e[c])
+                var b = V16(repeating: e[4 + c])
+                if m.subsets > 1 {
+                    a = a.choosing(V16(repeating: e[8 + c]), where: in1)
+                    b = b.choosing(V16(repeating: e[12 + c]), where: in1)
+                }
+                if m.subsets > 2 {
+                    a = a.choosing(V16(repeating: e[16 + c]), where: in2)
+                    b = b.choosing(V16(repeating: e[20 + c]), where: in2)
+                }
+                return (a, b)
+            }
+            let (r0, r1) = ends(0)
+            let (g0, g1) = ends(1)
+            let (b0, b1) = ends(2)
+            let (a0, a1) = ends(3)
+            // The texels in the block's own channel order (a rotation swaps alpha with a color,
+            // and is its own inverse).
+            var x = (t.r, t.g, t.b, t.a)
+            switch rotation {
+            case 1: (x.0, x.3) = (x.3, x.0)
+            case 2: (x.1, x.3) = (x.3, x.1)
+            case 3: (x.2, x.3) = (x.3, x.2)
+            default: break
+            }
+            let anchors = Int32(m.subsets == 1 ? 1 : anchorMasks[(m.subsets - 2) * 64 + partition])
+            let anchorLanes =
+                V16() &- ((V16(repeating: anchors) &>> V16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)) & 1)
+            /// Each texel's index for `bits`-bit indices over the colors, alpha or both: its
+            /// projection on its subset's line, rounded to the nearest of the evenly spread
+            /// weights (the table's are within ½ of 64·k / (2^bits − 1)), an anchor's kept to the
+            /// lower half. Near the nearest entry, not always it: `rdo` measures every candidate.
+            @inline(__always) func nearest(_ bits: Int, color: Bool, alpha: Bool, anchors: V16) -> V16 {
+                var along = F16()
+                var length = F16()
+                @inline(__always) func add(_ a: V16, _ b: V16, _ x: V16) {
+                    let fa = float(a)
+                    let d = float(b) - fa
+                    along += d * (float(x) - fa)
+                    length += d * d
+                }
+                if color {
+                    add(r0, r1, x.0)
+                    add(g0, g1, x.1)
+                    add(b0, b1, x.2)
+                }
+                if alpha { add(a0, a1, x.3) }
+                let top = F16(repeating: Float((1 << bits) - 1))
+                // Two equal ends: every index decodes alike; 0.
+                let flat = length.below(F16(repeating: 0.5))
+                var k = round(along / length.choosing(F16(repeating: 1), where: flat) * top)
+                k = k.choosing(F16(), where: k.below(F16()) | flat)
+                k = k.choosing(top, where: top.below(k))
+                let half = F16(repeating: Float(1 << (bits - 1)) - 1)
+                k = k.choosing(half, where: half.below(k) & anchors)
+                return unsafeBitCast(k + 12_582_912, to: V16.self) &- 0x4B40_0000
+            }
+            var out = bytes & ((UInt128(1) &<< UInt128(indexStart[mode])) &- 1)
+            var at = indexStart[mode]
+            @inline(__always) func put(_ index: V16, _ bits: Int, anchors: Int32) {
+                for i in 0..<16 {
+                    out |= UInt128(UInt32(truncatingIfNeeded: index[i])) &<< UInt128(at)
+                    at += bits - Int((anchors &>> Int32(i)) & 1)
+                }
+            }
+            if m.index2Bits == 0 {
+                put(nearest(m.indexBits, color: true, alpha: true, anchors: anchorLanes), m.indexBits, anchors: anchors)
+            } else {
+                // Mode 5: the colors' indices, then alpha's, texel 0 the only anchor of each.
+                put(nearest(m.indexBits, color: true, alpha: false, anchors: anchorLanes), m.indexBits, anchors: 1)
+                put(nearest(m.index2Bits, color: false, alpha: true, anchors: anchorLanes), m.index2Bits, anchors: 1)
+            }
+            return out
+        }
+    }
+}

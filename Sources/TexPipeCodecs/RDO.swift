@@ -12,12 +12,17 @@ internal import TexPipePixels
 /// block's part — BC1's color block; BC3's alpha block and its color block; a BC7 block — is
 /// chosen among:
 /// - itself, as encoded (all literals);
-/// - a whole copy of the same part of one of the `window` blocks before it (one match);
+/// - a whole copy of the same part of one of the `window` blocks before it, or for BC7 of the
+///   three blocks above it (one match);
 /// - its own endpoints with the indices of such a block (the index bytes one match): BC7 only
 ///   when both are of one mode, the bytes that hold nothing but indices;
 /// - that block's indices with endpoints fitted to them by least squares (for BC7, the
 ///   least costly of the previous kind refitted: `BC7.refit`);
-/// - for color blocks, such a block's endpoints with the best indices for them.
+/// - for color blocks, such a block's endpoints with the best indices for them; for BC7, the
+///   left, the above and the previous match's block's mode, partition and endpoints with indices
+///   for them (`BC7.reindexed`): the bytes before the indices one match.
+/// The rate of a candidate counts the bytes it shares with the block it copies from its start
+/// (or, for index splices, its end) as one match.
 /// A UASTC block is chosen among itself and whole copies (its transcoding hints belong to its
 /// endpoints and weights, so only a whole block keeps them true).
 ///
@@ -294,11 +299,14 @@ enum RDO {
         // back, is a match to the LZ stage too (an atlas's repeated tiles, the row above).
         var written = Written(capacity: range.count * parts.count)
         // A part's window as looked at so far (distinct bytes).
-        var seenParts = [UInt128](repeating: 0, count: window)
         // BC7 and UASTC: the decoded texels of the last `window` + 1 blocks as written, so that a
         // whole copy of one is measured without decoding it again.
         let ring = window + 1
         let refits = parts.contains { if case .bc7 = $0 { true } else { false } }
+        // The distances looked back: the `window` blocks before, and for BC7 the three above
+        // (BC1's and BC3's candidates are costlier to fit: 2 % smaller for a tenth more time).
+        let distances = Array(1...window) + (refits ? [bw - 1, bw, bw + 1].filter { $0 > window } : [])
+        var seenParts = [UInt128](repeating: 0, count: distances.count)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 16 + 64 * ring) { scratch in
             let texels = scratch.baseAddress!
             let candidate = texels + 64
@@ -363,7 +371,7 @@ enum RDO {
                         if rate >= best.cost { return .infinity }
                         // A whole copy of a block before: its texels as decoded when it was written.
                         let e =
-                            whole && literals == 0
+                            whole && literals == 0 && d <= window
                             ? bc7Error(decodedRing + 64 * ((i - d - range.lowerBound) % ring), t, inside) : error(v)
                         let cost = Double(e.wrappedSum()) + rate
                         if cost < best.cost { best = (cost, v, e, d) }
@@ -383,7 +391,7 @@ enum RDO {
                         }
                     let keep: UInt128 = indexBytes >= n ? 0 : (UInt128(1) &<< UInt128(8 * (n - indexBytes))) &- 1
                     var looked = 0
-                    for d in 1...max(1, min(window, i - range.lowerBound)) where i - d >= range.lowerBound {
+                    for d in distances where i - d >= range.lowerBound {
                         let other = load(dst + (i - d) * size + offset, n)
                         // Bytes already looked at nearer (RDO's own copies fill the window with
                         // them) give the same candidates at a longer distance: nothing better,
@@ -419,6 +427,16 @@ enum RDO {
                             let cost = consider(spliced, literals: n - indexBytes, distance: d)
                             if cost < splice.cost { splice = (cost, spliced, d) }
                         }
+                        if case .bc7 = part, d == 1 || d == previous || d == bw {
+                            // Its endpoints (every bit before its indices), the best indices for them.
+                            let otherMode = Int((other & 0xFF).trailingZeroBitCount)
+                            if otherMode < 8, affordable(16 - BC7.indexStart[otherMode] / 8),
+                                let re = BC7.reindexed(other, t)
+                            {
+                                let same = (re ^ other).trailingZeroBitCount / 8
+                                if same >= 4 && same < 16 { consider(re, literals: 16 - same, distance: d) }
+                            }
+                        }
                         if case .color(_, let three) = part, affordable(4),
                             UInt64(truncatingIfNeeded: other) & 0xFFFF_FFFF != UInt64(truncatingIfNeeded: original)
                                 & 0xFFFF_FFFF
@@ -443,7 +461,9 @@ enum RDO {
                     written.insert(best.bytes)
                     if whole {
                         let slot = decodedRing + 64 * ((i - range.lowerBound) % ring)
-                        if best.distance > 0 && best.bytes == load(dst + (i - best.distance) * size + offset, n) {
+                        if best.distance > 0 && best.distance <= window
+                            && best.bytes == load(dst + (i - best.distance) * size + offset, n)
+                        {
                             slot.update(
                                 from: decodedRing + 64 * ((i - best.distance - range.lowerBound) % ring), count: 64)
                         } else {

@@ -302,6 +302,93 @@ struct RDOTests {
         }
     }
 
+    /// A mode 6 block written here field by field (BPTC's layout: 7 mode bits, R0 R1 G0 G1 B0 B1
+    /// A0 A1 of 7 bits, two p-bits, then texel 0's index of 3 bits and 15 of 4), its ends 1 and
+    /// 255 in the colors (both p-bits 1, so alpha is 255 at both) and every index 0.
+    static func grayMode6Block() -> UInt128 {
+        var v = UInt128(1) << 6
+        var at = 7
+        for value in [0, 127, 0, 127, 0, 127, 127, 127] {
+            v |= UInt128(value) << at
+            at += 7
+        }
+        v |= UInt128(1) << 63 | UInt128(1) << 64
+        return v
+    }
+
+    /// `BC7.reindexed` keeps every bit before the indices and gives each texel its palette
+    /// entry: on texels that are entries of that block (computed here from BPTC's 4-bit weights),
+    /// texture2ddecoder decodes the new block to them exactly; texel 0, an anchor, only reaches
+    /// the lower half of the entries.
+    @Test(Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"))
+    func reindexedFindsEachTexelsEntryBehindTheSameEndpoints() throws {
+        let weights = [0, 4, 9, 13, 17, 21, 26, 30, 34, 38, 43, 47, 51, 55, 60, 64]
+        let entries = weights.map { ((64 - $0) * 1 + $0 * 255 + 32) >> 6 }
+        let block = Self.grayMode6Block()
+        // Texel i takes entry (7 · i + 3) mod 16 (a permutation); texel 0 asks for entry 15.
+        let wanted = (0..<16).map { i in i == 0 ? 15 : (7 * i + 3) % 16 }
+        var t = BC.Texels()
+        for i in 0..<16 {
+            let e = Int32(entries[wanted[i]])
+            (t.r[i], t.g[i], t.b[i], t.a[i]) = (e, e, e, 255)
+        }
+        let out = try #require(BC7.reindexed(block, t))
+        let headerBits = 65
+        let header = (UInt128(1) << headerBits) - 1
+        #expect(out & header == block & header)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for k in 0..<16 { bytes[k] = UInt8(truncatingIfNeeded: out >> (8 * k)) }
+        let decoded = try BCTests.reference(bytes, .bc7, 4, 4)
+        for i in 0..<16 {
+            // The anchor's best entry in the lower half is entry 7.
+            let expected = UInt8(entries[i == 0 ? 7 : wanted[i]])
+            #expect(Array(decoded[(4 * i)..<(4 * i + 4)]) == [expected, expected, expected, 255], "texel \(i)")
+        }
+    }
+
+    /// On the encoder's own blocks of every mode it writes, reindexing a block for its own texels
+    /// keeps the bits before the indices (their count per mode from BPTC's field table) and
+    /// stays near the encoder's error (both decoded by texture2ddecoder): the indices are the
+    /// texels' projections on their lines, rounded.
+    @Test(Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"))
+    func reindexingTheEncodersOwnBlocksKeepsTheirQuality() throws {
+        // Mode, partition, rotation, selection, endpoint and p-bits, per mode (mode 4: nil).
+        let headerBits = [83, 82, 99, 98, 0, 66, 65, 98]
+        let (w, h) = (64, 48)
+        let image = Self.scene(w, h, seed: 7, alpha: true)
+        let blocks = try Self.blocks(image, w, h, .bc7, nil)
+        var reindexed = blocks
+        var modes = Set<Int>()
+        for k in 0..<(blocks.count / 16) {
+            var v = UInt128(0)
+            for j in 0..<16 { v |= UInt128(blocks[16 * k + j]) << (8 * j) }
+            let mode = (v & 0xFF).trailingZeroBitCount
+            let (bx, by) = (k % (w / 4), k / (w / 4))
+            var t = BC.Texels()
+            for i in 0..<16 {
+                let p = 4 * ((4 * by + i / 4) * w + 4 * bx + i % 4)
+                (t.r[i], t.g[i], t.b[i], t.a[i]) = (
+                    Int32(image[p]), Int32(image[p + 1]), Int32(image[p + 2]), Int32(image[p + 3])
+                )
+            }
+            guard let out = BC7.reindexed(v, t) else {
+                #expect(mode == 4)
+                continue
+            }
+            modes.insert(mode)
+            let header = (UInt128(1) << headerBits[mode]) - 1
+            #expect(out & header == v & header, "block \(k), mode \(mode)")
+            for j in 0..<16 { reindexed[16 * k + j] = UInt8(truncatingIfNeeded: out >> (8 * j)) }
+        }
+        #expect(modes.count >= 3, "modes \(modes.sorted())")
+        func squaredError(_ decoded: [UInt8]) -> Double {
+            zip(decoded, image).reduce(0) { $0 + Double((Int($1.0) - Int($1.1)) * (Int($1.0) - Int($1.1))) }
+        }
+        let before = squaredError(try BCTests.reference(blocks, .bc7, w, h))
+        let after = squaredError(try BCTests.reference(reindexed, .bc7, w, h))
+        #expect(after <= 1.05 * before, "\(after) against \(before)")
+    }
+
     /// Every other format refuses it: a manifest error naming the formats that take it.
     @Test(arguments: ["bc4", "bc5", "astc-4x4", "rgba8", "etc2-rgb"])
     func otherFormatsAreAManifestError(_ format: String) {
