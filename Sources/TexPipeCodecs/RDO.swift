@@ -21,8 +21,8 @@ internal import TexPipePixels
 /// - for color blocks, such a block's endpoints with the best indices for them; for BC7, the
 ///   left, the above and the previous match's block's mode, partition and endpoints with indices
 ///   for them (`BC7.reindexed`): the bytes before the indices one match.
-/// The rate of a candidate counts the bytes it shares with the block it copies from its start
-/// (or, for index splices, its end) as one match.
+/// A candidate's rate counts the runs of bytes it shares with the block it copies from, at its
+/// start and at its end, as matches (`bits`).
 /// A UASTC block is chosen among itself and whole copies (its transcoding hints belong to its
 /// endpoints and weights, so only a whole block keeps them true).
 ///
@@ -361,17 +361,17 @@ enum RDO {
                     /// Keeps `v` if it costs less than the best so far; returns its cost (infinity
                     /// where its rate alone costs more, not measured).
                     @discardableResult @inline(__always)
-                    func consider(_ v: UInt128, literals: Int, distance d: Int) -> Double {
+                    func consider(_ v: UInt128, copying other: UInt128, distance d: Int) -> Double {
                         if case .color(_, false) = part, !fourColorOnly(UInt64(truncatingIfNeeded: v)) {
                             return .infinity
                         }
-                        let bits = 8 * literals + (d == previous ? 8 : 24)
+                        guard let bits = RDO.bits(v, other, n: n, repeated: d == previous) else { return .infinity }
                         // Its rate alone already costs more: no need to decode it.
                         let rate = lambda * Double(bits)
                         if rate >= best.cost { return .infinity }
                         // A whole copy of a block before: its texels as decoded when it was written.
                         let e =
-                            whole && literals == 0 && d <= window
+                            whole && v == other && d <= window
                             ? bc7Error(decodedRing + 64 * ((i - d - range.lowerBound) % ring), t, inside) : error(v)
                         let cost = Double(e.wrappedSum()) + rate
                         if cost < best.cost { best = (cost, v, e, d) }
@@ -379,7 +379,7 @@ enum RDO {
                     }
                     // BC7: the least costly of the splices (own endpoints, another block's indices),
                     // whose endpoints are then fitted to those indices.
-                    var splice = (cost: Double.infinity, bytes: UInt128(0), distance: 0)
+                    var splice = (cost: Double.infinity, bytes: UInt128(0), other: UInt128(0), distance: 0)
                     // For BC7: the bytes holding only indices, for a block of the original's mode.
                     let mode = Int((original & 0xFF).trailingZeroBitCount)
                     let indexBytes: Int =
@@ -400,7 +400,7 @@ enum RDO {
                         if d != previous && (0..<looked).contains(where: { seenParts[$0] == other }) { continue }
                         seenParts[looked] = other
                         looked += 1
-                        consider(other, literals: 0, distance: d)
+                        consider(other, copying: other, distance: d)
                         let sameMode: Bool =
                             switch part {
                             case .bc7: Int((other & 0xFF).trailingZeroBitCount) == mode
@@ -424,8 +424,8 @@ enum RDO {
                             }
                             let ends: UInt128 = fitted.map { UInt128($0) } ?? original
                             let spliced = (ends & keep) | (other & ~keep)
-                            let cost = consider(spliced, literals: n - indexBytes, distance: d)
-                            if cost < splice.cost { splice = (cost, spliced, d) }
+                            let cost = consider(spliced, copying: other, distance: d)
+                            if cost < splice.cost { splice = (cost, spliced, other, d) }
                         }
                         if case .bc7 = part, d == 1 || d == previous || d == bw {
                             // Its endpoints (every bit before its indices), the best indices for them.
@@ -433,8 +433,7 @@ enum RDO {
                             if otherMode < 8, affordable(16 - BC7.indexStart[otherMode] / 8),
                                 let re = BC7.reindexed(other, t)
                             {
-                                let same = (re ^ other).trailingZeroBitCount / 8
-                                if same >= 4 && same < 16 { consider(re, literals: 16 - same, distance: d) }
+                                if re != other { consider(re, copying: other, distance: d) }
                             }
                         }
                         if case .color(_, let three) = part, affordable(4),
@@ -449,13 +448,13 @@ enum RDO {
                             let (_, idx) = BC.colorFit(t, palette)
                             var selectors: UInt64 = 0
                             for x in 0..<16 { selectors |= UInt64(idx[x]) << UInt64(2 * x) }
-                            consider(UInt128(ends | selectors << 32), literals: 4, distance: d)
+                            consider(UInt128(ends | selectors << 32), copying: other, distance: d)
                         }
                     }
                     if case .bc7 = part, splice.cost < .infinity, let block = bc7Block,
                         let refitted = BC7.refit(splice.bytes, block)
                     {
-                        consider(refitted, literals: n - indexBytes, distance: splice.distance)
+                        consider(refitted, copying: splice.other, distance: splice.distance)
                     }
                     store(best.bytes, here, n)
                     written.insert(best.bytes)
@@ -483,6 +482,25 @@ enum RDO {
             }
         }
         return (errors, base)
+    }
+
+    /// The estimated bits of a part's `n` bytes `v` written after `other`'s, which lie some blocks
+    /// before: the runs of at least 3 bytes at its start and at its end that equal `other`'s are
+    /// matches — 24 bits, 8 at the distance of the part's last match (`repeated`; zstd's repeat
+    /// offsets) and 8 for the second of two (its distance is the first's) —, every other byte a
+    /// literal of 8. Nil where neither run reaches 3 bytes (no match: not a candidate).
+    @inline(__always) static func bits(_ v: UInt128, _ other: UInt128, n: Int, repeated: Bool) -> Int? {
+        let x = v ^ other
+        let first = repeated ? 8 : 24
+        if x == 0 { return first }
+        let lead = x.trailingZeroBitCount / 8
+        let tail = (x.leadingZeroBitCount - 8 * (16 - n)) / 8
+        switch (lead >= 3, tail >= 3) {
+        case (true, true): return 8 * (n - lead - tail) + first + 8
+        case (true, false): return 8 * (n - lead) + first
+        case (false, true): return 8 * (n - tail) + first
+        case (false, false): return nil
+        }
     }
 
     /// The parts written so far in a slice, for `contains`: open addressing with linear probing
