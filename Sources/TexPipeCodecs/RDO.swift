@@ -19,8 +19,9 @@ internal import TexPipePixels
 /// - that block's indices with endpoints fitted to them by least squares (for BC7, the
 ///   least costly of the previous kind refitted: `BC7.refit`);
 /// - for color blocks, such a block's endpoints with the best indices for them; for BC7, the
-///   left, the above and the previous match's block's mode, partition and endpoints with indices
-///   for them (`BC7.reindexed`): the bytes before the indices one match.
+///   mode, partition and endpoints of the two blocks to the left, the three above and the last
+///   match's block (each set once) with indices for them (`BC7.reindexed`): the bytes before
+///   the indices one match.
 /// A candidate's rate counts the runs of bytes it shares with the block it copies from, at its
 /// start and at its end, as matches (`bits`).
 /// A UASTC block is chosen among itself and whole copies (its transcoding hints belong to its
@@ -307,6 +308,8 @@ enum RDO {
         // (BC1's and BC3's candidates are costlier to fit: 2 % smaller for a tenth more time).
         let distances = Array(1...window) + (refits ? [bw - 1, bw, bw + 1].filter { $0 > window } : [])
         var seenParts = [UInt128](repeating: 0, count: distances.count)
+        // BC7: the endpoints already given indices for this block.
+        var headers = [UInt128](repeating: 0, count: 8)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 16 + 64 * ring) { scratch in
             let texels = scratch.baseAddress!
             let candidate = texels + 64
@@ -391,6 +394,7 @@ enum RDO {
                         }
                     let keep: UInt128 = indexBytes >= n ? 0 : (UInt128(1) &<< UInt128(8 * (n - indexBytes))) &- 1
                     var looked = 0
+                    var headerCount = 0
                     for d in distances where i - d >= range.lowerBound {
                         let other = load(dst + (i - d) * size + offset, n)
                         // Bytes already looked at nearer (RDO's own copies fill the window with
@@ -427,13 +431,22 @@ enum RDO {
                             let cost = consider(spliced, copying: other, distance: d)
                             if cost < splice.cost { splice = (cost, spliced, other, d) }
                         }
-                        if case .bc7 = part, d == 1 || d == previous || d == bw {
-                            // Its endpoints (every bit before its indices), the best indices for them.
+                        if case .bc7 = part, d <= 2 || d == previous || d >= bw - 1 {
+                            // Its endpoints (every bit before its indices), the best indices for them,
+                            // unless a nearer block had the same.
                             let otherMode = Int((other & 0xFF).trailingZeroBitCount)
-                            if otherMode < 8, affordable(16 - BC7.indexStart[otherMode] / 8),
-                                let re = BC7.reindexed(other, t)
-                            {
-                                if re != other { consider(re, copying: other, distance: d) }
+                            if otherMode < 8, affordable(16 - BC7.indexStart[otherMode] / 8) {
+                                let header =
+                                    other & ((UInt128(1) &<< UInt128(BC7.indexStart[otherMode])) &- 1)
+                                if d == previous || !headers[..<headerCount].contains(header),
+                                    let re = BC7.reindexed(other, t)
+                                {
+                                    if headerCount < headers.count {
+                                        headers[headerCount] = header
+                                        headerCount += 1
+                                    }
+                                    if re != other { consider(re, copying: other, distance: d) }
+                                }
                             }
                         }
                         if case .color(_, let three) = part, affordable(4),
