@@ -97,10 +97,11 @@ extension BC7 {
 
 extension BC7 {
     /// The block `bytes`' mode, partition, rotation, endpoints and p-bits, with each texel of `t`
-    /// given the index of the nearest palette entry (squared error over the channels that index
-    /// sets, as decoded; an anchor's index kept to the half stored without its top bit). Every
-    /// bit before the first index bit is `bytes`' own: `rdo` takes another block's endpoints
-    /// this way. Nil for a block without a mode and for mode 4 (its index selection bit).
+    /// given the index its projection on its subset's line rounds to (over the channels that
+    /// index sets; an anchor's index kept to the half stored without its top bit): the nearest
+    /// palette entry or, rarely, one beside it. Every bit before the first index bit is
+    /// `bytes`' own: `rdo` takes another block's endpoints this way. Nil for a block without a
+    /// mode and for mode 4 (its index selection bit).
     static func reindexed(_ bytes: UInt128, _ t: BC.Texels) -> UInt128? {
         let lo = UInt64(truncatingIfNeeded: bytes)
         guard lo & 0xFF != 0 else { return nil }
