@@ -647,31 +647,35 @@ package enum BC {
         out.withUnsafeMutableBufferPointer { dst in
             rgba.withUnsafeBufferPointer { src in
                 rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
-                    for by in band {
-                        for bx in 0..<bw {
-                            let packed = BlockTexels.load(src, bx, by, width: width, height: height)
-                            var t = Texels()
-                            t.r = packed & 255
-                            if green { t.g = (packed &>> 8) & 255 }
-                            if color { t.b = (packed &>> 16) & 255 }
-                            if alpha { t.a = (packed &>> 24) & 255 }
-                            let at = (by * bw + bx) * size
-                            func put(_ block: UInt64, _ offset: Int) {
-                                for i in 0..<8 { dst[at + offset + i] = UInt8(truncatingIfNeeded: block >> (8 * i)) }
-                            }
-                            switch variant {
-                            case .bc1: put(encodeColorBlock(t, quality, threeColors: true), 0)
-                            case .bc3:
-                                put(encodeSingle(t.a, quality), 0)
-                                put(encodeColorBlock(t, quality, threeColors: false), 8)
-                            case .bc4: put(encodeSingle(t.r, quality), 0)
-                            case .bc7:
-                                let (lo, hi) = BC7.encodeBlock(BC7.Block(t.r, t.g, t.b, t.a), search)
-                                put(lo, 0)
-                                put(hi, 8)
-                            case .bc5:
-                                put(encodeSingle(t.r, quality), 0)
-                                put(encodeSingle(t.g, quality), 8)
+                    BC7.withDenormalsFlushed(variant == .bc7) {
+                        for by in band {
+                            for bx in 0..<bw {
+                                let packed = BlockTexels.load(src, bx, by, width: width, height: height)
+                                var t = Texels()
+                                t.r = packed & 255
+                                if green { t.g = (packed &>> 8) & 255 }
+                                if color { t.b = (packed &>> 16) & 255 }
+                                if alpha { t.a = (packed &>> 24) & 255 }
+                                let at = (by * bw + bx) * size
+                                func put(_ block: UInt64, _ offset: Int) {
+                                    for i in 0..<8 {
+                                        dst[at + offset + i] = UInt8(truncatingIfNeeded: block >> (8 * i))
+                                    }
+                                }
+                                switch variant {
+                                case .bc1: put(encodeColorBlock(t, quality, threeColors: true), 0)
+                                case .bc3:
+                                    put(encodeSingle(t.a, quality), 0)
+                                    put(encodeColorBlock(t, quality, threeColors: false), 8)
+                                case .bc4: put(encodeSingle(t.r, quality), 0)
+                                case .bc7:
+                                    let (lo, hi) = BC7.encodeBlock(BC7.Block(t.r, t.g, t.b, t.a), search)
+                                    put(lo, 0)
+                                    put(hi, 8)
+                                case .bc5:
+                                    put(encodeSingle(t.r, quality), 0)
+                                    put(encodeSingle(t.g, quality), 8)
+                                }
                             }
                         }
                     }

@@ -1,3 +1,5 @@
+internal import CTexPipeShims
+
 /// BC7 (BPTC UNORM, Microsoft's "BC7 Format" and the ARB_texture_compression_bptc extension): a
 /// 16-byte block holds one of eight modes, each splitting the 4 × 4 texels into one to three
 /// subsets that interpolate between their own two endpoints.
@@ -139,6 +141,25 @@ enum BC7 {
         if subset == 0 { return 0 }
         if subsets == 2 { return Int(anchors2[partition]) }
         return Int(subset == 1 ? anchors3a[partition] : anchors3b[partition])
+    }
+
+    /// `body` run with denormal floats read and written as zero on this thread (x86: MXCSR's DAZ
+    /// and FTZ), the mode restored after.
+    ///
+    /// The fit's sums reduce 16 lanes to one, and the compiler splits such a chain into pairs of
+    /// lanes held in 4-lane registers on baseline x86-64 (SSE2). The two lanes it leaves unused
+    /// hold raw small integers, which read as denormal floats, and every multiply that meets one
+    /// took a microcode assist: BC7 `fast` ran 1.3× and `medium` 1.7× slower than with them flushed
+    /// (docs/performance.md, "BC7 speed"). The values the encoder uses are texel values
+    /// (0–255), their differences, sums and products, and palette weights (multiples of 1/64), far
+    /// above Float's normal minimum (about 1.2e−38), so no block changes: every corpus image
+    /// encodes to the same bytes either way. Elsewhere (arm64) the mode is left as it is.
+    /// `flush` false runs `body` as it is (the formats beside BC7 that share a loop with it).
+    @inline(__always) static func withDenormalsFlushed<R>(_ flush: Bool = true, _ body: () throws -> R) rethrows -> R {
+        guard flush else { return try body() }
+        let previous = tp_fp_flush_denormals()
+        defer { tp_fp_restore(previous) }
+        return try body()
     }
 
     /// An n-bit endpoint value widened to 8 bits by repeating its top bits below it.

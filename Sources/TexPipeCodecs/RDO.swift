@@ -249,13 +249,16 @@ enum RDO {
                 sums.withUnsafeMutableBufferPointer { sums in
                     list.withUnsafeBufferPointer { list in
                         rows.forEachBand(rows: list.count, pixelsPerRow: sliceBlocks * 16) { band in
-                            for j in band {
-                                let s = list[j]
-                                let (e, b) = slice(
-                                    s * sliceBlocks..<min(count, (s + 1) * sliceBlocks), dst.baseAddress!, src,
-                                    bw: bw, width: width, height: height, size: size, parts: parts, lambda: lambda)
-                                sums[2 * j] = e
-                                sums[2 * j + 1] = b
+                            // BC7's refits run its fit (see `BC7.withDenormalsFlushed`).
+                            BC7.withDenormalsFlushed(kind == .bc(.bc7)) {
+                                for j in band {
+                                    let s = list[j]
+                                    let (e, b) = slice(
+                                        s * sliceBlocks..<min(count, (s + 1) * sliceBlocks), dst.baseAddress!, src,
+                                        bw: bw, width: width, height: height, size: size, parts: parts, lambda: lambda)
+                                    sums[2 * j] = e
+                                    sums[2 * j + 1] = b
+                                }
                             }
                         }
                     }

@@ -242,6 +242,26 @@ struct BC7Tests {
         #expect(d == [UInt8](repeating: 0, count: 64))
     }
 
+    /// Half of Float's smallest normal value, computed at run time.
+    @inline(never) static func halfOfTheLeastNormal(_ values: [Float]) -> Float { values[0] * values[1] }
+
+    @Test func theEncoderFlushesDenormalsOnlyWhileItRunsAndLeavesTheThreadAsItWas() throws {
+        let values: [Float] = [.leastNormalMagnitude, 0.5]
+        let denormal = Self.halfOfTheLeastNormal(values)
+        #expect(denormal > 0 && denormal < .leastNormalMagnitude)
+        let inside = BC7.withDenormalsFlushed { Self.halfOfTheLeastNormal(values) }
+        #if arch(x86_64) || arch(i386)
+            #expect(inside == 0)
+        #else
+            #expect(inside == denormal)
+        #endif
+        #expect(BC7.withDenormalsFlushed(false) { Self.halfOfTheLeastNormal(values) } == denormal)
+        // A whole encode (BC7 and its rdo pass, on this thread) gives the thread back as it was.
+        let texels = (0..<64 * 4).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ $0 / 4) }
+        _ = try BC.blocks(texels, width: 8, height: 8, format: .bc7, quality: .fast, rdo: .lambda(1))
+        #expect(Self.halfOfTheLeastNormal(values) == denormal)
+    }
+
     @Test func theInterpolationWeightsAreTheSpecsRoundedSixtyFourths() {
         // round(64·k / (2ᵇ − 1)): the encoder's arithmetic index weights equal Table's factors.
         for bits in 2...4 {

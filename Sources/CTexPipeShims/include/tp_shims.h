@@ -67,6 +67,11 @@ int tp_jpeg_encode(const uint8_t *samples, uint32_t width, uint32_t height, size
 
 void tp_free(void *p);
 
+// Sets the calling thread's SSE mode to flush denormal floats to zero (inputs and results) and
+// returns the mode before, for tp_fp_restore. A no-op returning 0 off x86.
+unsigned tp_fp_flush_denormals(void);
+void tp_fp_restore(unsigned previous);
+
 // Allocator policy for a process that runs many image-sized jobs (see Allocator.swift): serve
 // blocks up to 32 MiB from the threads' arenas and do not trim freed memory below 1 GiB.
 // Returns 0 when the C library has no such settings.
