@@ -65,10 +65,40 @@ extension BC7 {
     }
 
     /// The weights of 2-, 3- and 4-bit indices, one table after the other (at 0, 4 and 12).
-    static let weightTable: [Int32] = weights.flatMap { $0 }
+    static let weightTable: [Int16] = weights.flatMap { $0.map { Int16($0) } }
+
+    /// `subsetLanes` in 16-bit lanes, per 2-subset partition, then per 3-subset partition.
+    static let subsetLanes16: [SIMD16<Int16>] = (subsets2 + subsets3).map { SIMD16(truncatingIfNeeded: $0) }
+
+    /// `bits`-bit fields stored with each anchor's (a bit of `anchors` per texel) one bit shorter,
+    /// with that top bit put back as zero: texel i's field is then at i · bits.
+    @inline(__always) static func widened(_ packed: UInt64, bits n: Int, anchors: UInt64) -> UInt64 {
+        var h = packed
+        var left = anchors
+        while left != 0 {
+            let top = UInt64(truncatingIfNeeded: left.trailingZeroBitCount &* n &+ n &- 1)
+            let below = (1 &<< top) &- 1
+            h = (h & below) | ((h & ~below) &<< 1)
+            left &= left &- 1
+        }
+        return h
+    }
+
+    /// The 16 weights of `bits`-bit indices at i · bits in `h`, one lane each.
+    @inline(__always) static func weights16(_ h: UInt64, bits: Int) -> SIMD16<Int16> {
+        weightTable.withUnsafeBufferPointer { table in
+            @inline(__always) func gather(_ n: UInt64, _ at: Int) -> SIMD16<Int16> {
+                let mask: UInt64 = (1 &<< n) &- 1
+                var w = SIMD16<Int16>()
+                for i in 0..<16 { w[i] = table[at &+ Int(truncatingIfNeeded: (h &>> (UInt64(i) &* n)) & mask)] }
+                return w
+            }
+            return bits == 2 ? gather(2, 0) : bits == 3 ? gather(3, 4) : gather(4, 12)
+        }
+    }
 
     /// One block at `src` into 16 RGBA texels at `t`: the bit fields read in the order the BPTC
-    /// specification lays them out, endpoints and indices kept in a small stack buffer.
+    /// specification lays them out, the endpoints kept in a small stack buffer, each index set read as one word.
     static func decodeBlock(_ src: UnsafePointer<UInt8>, into t: UnsafeMutablePointer<UInt8>) {
         let raw = UnsafeRawPointer(src)
         let lo = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
@@ -79,63 +109,37 @@ extension BC7 {
         }
         let mode = (lo & 0xFF).trailingZeroBitCount
         let m = modes[mode]
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 24 + 32 + 32) { buffer in
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 24) { buffer in
             // The reader lives in the closure, so it stays in registers.
             var r = BitReader(lo: lo, hi: hi, at: mode + 1)
             let partition = Int(r.read(m.partitionBits))
             let rotation = Int(r.read(m.rotationBits))
             let selection = r.read(m.selectionBits)
-            // e[k * 4 + c]: endpoint k (subset k / 2), channel c; then the primary and secondary indices.
+            // e[k * 4 + c]: endpoint k (subset k / 2), channel c.
             let e = buffer.baseAddress!
-            let index = e + 24
             readEndpoints(&r, m, into: e)
-            let a1 = m.subsets > 1 ? anchor(m.subsets, partition, 1) : -1
-            let a2 = m.subsets > 2 ? anchor(m.subsets, partition, 2) : -1
             // The indices end the block: primary ones (anchors, texel 0 among them, one bit
-            // shorter), then the secondary ones (texel 0 their only anchor). In every mode but 4
-            // they all lie in the high half, read with one 64-bit shift each.
+            // shorter), then the secondary ones (texel 0 their only anchor). Each set is at most
+            // 64 bits; with a zero put back above each anchor's bits, texel i's index is the
+            // field at i · bits.
             let ib = m.indexBits
             let ib2 = m.index2Bits
-            if r.at >= 64 {
-                var h = hi &>> UInt64(r.at - 64)
-                let anchors = Int(m.subsets == 1 ? 1 : anchorMasks[(m.subsets - 2) * 64 + partition])
-                for i in 0..<16 {
-                    let n = ib - (anchors &>> i) & 1
-                    index[i] = Int32(truncatingIfNeeded: h & ((1 &<< UInt64(n)) &- 1))
-                    h = h &>> UInt64(n)
-                }
-                if ib2 > 0 {
-                    for i in 0..<16 {
-                        let n = ib2 - (i == 0 ? 1 : 0)
-                        index[16 + i] = Int32(truncatingIfNeeded: h & ((1 &<< UInt64(n)) &- 1))
-                        h = h &>> UInt64(n)
-                    }
-                }
-            } else {
-                for i in 0..<16 { index[i] = r.read(ib - (i == 0 || i == a1 || i == a2 ? 1 : 0)) }
-                if ib2 > 0 { for i in 0..<16 { index[16 + i] = r.read(ib2 - (i == 0 ? 1 : 0)) } }
+            let anchors = UInt64(m.subsets == 1 ? 1 : anchorMasks[(m.subsets - 2) * 64 + partition])
+            let rest = r.all &>> UInt128(r.at)
+            let primary = widened(UInt64(truncatingIfNeeded: rest), bits: ib, anchors: anchors)
+            let wp = weights16(primary, bits: ib)
+            var ws = wp
+            if ib2 > 0 {
+                let secondary = UInt64(truncatingIfNeeded: rest &>> UInt128(16 * ib - anchors.nonzeroBitCount))
+                ws = weights16(widened(secondary, bits: ib2, anchors: 1), bits: ib2)
             }
-            // The color index is the secondary one when the selection bit is set; the alpha index is
-            // the secondary one when there is one and the bit is clear.
-            let (colorAt, colorBits) = selection == 1 ? (16, m.index2Bits) : (0, m.indexBits)
-            let (alphaAt, alphaBits) =
-                (m.index2Bits > 0 && selection == 0) ? (16, m.index2Bits) : (0, m.indexBits)
-            // Every texel at once, one channel at a time: its subset's two endpoints mixed by its weight.
-            let weightsAt = index + 32
-            weightTable.withUnsafeBufferPointer { table in
-                let wc = table.baseAddress! + (colorBits == 2 ? 0 : colorBits == 3 ? 4 : 12)
-                let wa = table.baseAddress! + (alphaBits == 2 ? 0 : alphaBits == 3 ? 4 : 12)
-                for i in 0..<16 {
-                    weightsAt[i] = wc[Int(index[colorAt + i])]
-                    weightsAt[16 + i] = wa[Int(index[alphaAt + i])]
-                }
-            }
-            // 16-bit lanes: (64 − w) · a + w · b + 32 is at most 64 · 255 + 32.
+            // 16-bit lanes: (64 − w) · a + w · b + 32 is at most 64 · 255 + 32. The color weights
+            // are the secondary ones when the selection bit is set; the alpha weights are the
+            // secondary ones when there are any and the bit is clear.
             typealias H16 = SIMD16<Int16>
-            let w = H16(truncatingIfNeeded: UnsafeRawPointer(weightsAt).loadUnaligned(as: V16.self))
-            let v = H16(truncatingIfNeeded: UnsafeRawPointer(weightsAt + 16).loadUnaligned(as: V16.self))
+            let (w, v) = selection == 1 ? (ws, wp) : (wp, ws)
             // Lane masks of the texels in subsets 1 and 2 (all ones there), made once per block.
-            let lanes = m.subsets == 1 ? H16() : H16(truncatingIfNeeded: subsetLanes(m.subsets, partition))
+            let lanes = m.subsets == 1 ? H16() : subsetLanes16[(m.subsets - 2) * 64 + partition]
             let in1 = H16() &- (lanes & 1)
             let in2 = H16() &- (lanes &>> 1)
             @inline(__always) func channel(_ c: Int, _ w: H16) -> H16 {

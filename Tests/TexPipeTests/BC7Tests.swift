@@ -236,6 +236,25 @@ struct BC7Tests {
         }
     }
 
+    /// Blocks of random bits in every mode — any partition, rotation, index selection, p-bits
+    /// and indices — decode exactly as texture2ddecoder decodes them.
+    @Test(Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"))
+    func randomBlocksOfEveryModeDecodeAsTheReferenceDoes() throws {
+        var r = SeededRandom(seed: 27)
+        let perMode = 32
+        var blocks = [UInt8]()
+        for mode in 0..<8 {
+            for _ in 0..<perMode {
+                var block = (0..<16).map { _ in UInt8(truncatingIfNeeded: r.next()) }
+                // The mode's bit, then random bits above it (nothing below: that would be another mode).
+                block[0] = UInt8(truncatingIfNeeded: (Int(block[0]) << (mode + 1)) | (1 << mode))
+                blocks += block
+            }
+        }
+        let (w, h) = (4 * perMode, 4 * 8)
+        #expect(try BC.decode(blocks, format: .bc7, width: w, height: h) == BCTests.reference(blocks, .bc7, w, h))
+    }
+
     @Test func aBlockWithoutAModeDecodesToTransparentBlack() throws {
         // A low byte of zero names no mode (reserved): Direct3D returns 0 in every channel.
         let d = try BC.decode([0] + [UInt8](repeating: 0xA5, count: 15), format: .bc7, width: 4, height: 4)
