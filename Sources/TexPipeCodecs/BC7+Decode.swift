@@ -42,25 +42,45 @@ extension BC7 {
     /// mode without it.
     @inline(__always) static func readEndpoints(_ r: inout BitReader, _ m: Mode, into e: UnsafeMutablePointer<Int32>) {
         let count = m.subsets * 2
-        for c in 0..<3 {
-            for k in 0..<count { e[k * 4 + c] = r.read(m.colorBits) }
+        // The fields from here on, cut into words: one per channel's run of `count` fields
+        // (at most 6 × 7 bits), one for alpha's and one for the p-bits.
+        let fields = r.all &>> UInt128(truncatingIfNeeded: r.at)
+        @inline(__always) func word(_ at: Int) -> UInt64 {
+            UInt64(truncatingIfNeeded: fields &>> UInt128(truncatingIfNeeded: at))
         }
-        for k in 0..<count { e[k * 4 + 3] = m.alphaBits > 0 ? r.read(m.alphaBits) : 255 }
-        var bitsColor = m.colorBits
-        var bitsAlpha = m.alphaBits
-        if m.endpointP || m.sharedP {
-            var p: Int32 = 0
-            for k in 0..<count {
-                if m.endpointP || k % 2 == 0 { p = r.read(1) }
-                for c in 0..<3 { e[k * 4 + c] = e[k * 4 + c] << 1 | p }
-                if m.alphaBits > 0 { e[k * 4 + 3] = e[k * 4 + 3] << 1 | p }
-            }
-            bitsColor += 1
-            bitsAlpha += 1
+        let (cb, ab) = (m.colorBits, m.alphaBits)
+        let run = count &* cb
+        let (red, green, blue, alpha) = (word(0), word(run), word(2 &* run), word(3 &* run))
+        let hasP = m.endpointP || m.sharedP
+        let pBits = word(3 &* run &+ count &* ab)
+        r.at &+= 3 &* run &+ count &* ab &+ (m.endpointP ? count : m.sharedP ? m.subsets : 0)
+        let colorMask: UInt64 = (1 &<< UInt64(truncatingIfNeeded: cb)) &- 1
+        let alphaMask: UInt64 = (1 &<< UInt64(truncatingIfNeeded: ab)) &- 1
+        // n-bit values widened to 8 bits by repeating their top bits below them (`expand`).
+        @inline(__always) func widened(_ v: SIMD4<Int32>, _ n: Int) -> SIMD4<Int32> {
+            n >= 8 ? v : (v &<< Int32(truncatingIfNeeded: 8 &- n)) | (v &>> Int32(truncatingIfNeeded: 2 &* n &- 8))
         }
+        let colorLanes = SIMD4<Int32>(-1, -1, -1, 0)
+        // Each endpoint's four channels built in a register and stored whole.
         for k in 0..<count {
-            for c in 0..<3 { e[k * 4 + c] = expand(e[k * 4 + c], bitsColor) }
-            if m.alphaBits > 0 { e[k * 4 + 3] = expand(e[k * 4 + 3], bitsAlpha) }
+            @inline(__always) func field(_ w: UInt64, _ bits: Int, _ mask: UInt64) -> Int32 {
+                Int32(truncatingIfNeeded: (w &>> UInt64(truncatingIfNeeded: k &* bits)) & mask)
+            }
+            var v = SIMD4<Int32>(
+                field(red, cb, colorMask), field(green, cb, colorMask), field(blue, cb, colorMask),
+                field(alpha, ab, alphaMask))
+            var (nc, na) = (cb, ab)
+            if hasP {
+                // One p-bit per endpoint, or one per subset (both its endpoints).
+                let p = Int32(truncatingIfNeeded: (pBits &>> UInt64(truncatingIfNeeded: m.endpointP ? k : k / 2)) & 1)
+                v = v &<< 1 | SIMD4(repeating: p)
+                (nc, na) = (cb &+ 1, ab &+ 1)
+            }
+            // Alpha 255 in a mode without it.
+            let a = ab > 0 ? widened(v, na) : SIMD4(repeating: 255)
+            let c = widened(v, nc)
+            (UnsafeMutableRawPointer(e) + 16 &* k).storeBytes(
+                of: (c & colorLanes) | (a & ~colorLanes), as: SIMD4<Int32>.self)
         }
     }
 
