@@ -117,18 +117,33 @@ extension BC7 {
         }
     }
 
-    /// One block at `src` into 16 RGBA texels at `t`: the bit fields read in the order the BPTC
-    /// specification lays them out, the endpoints kept in a small stack buffer, each index set read as one word.
+    /// One block at `src` into 16 RGBA texels at `t` (`channels`, each texel's four bytes
+    /// together). A block whose low byte is zero (no mode) decodes to transparent black, as
+    /// Direct3D specifies.
     static func decodeBlock(_ src: UnsafePointer<UInt8>, into t: UnsafeMutablePointer<UInt8>) {
         let raw = UnsafeRawPointer(src)
         let lo = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
         let hi = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        guard lo & 0xFF != 0 else {
-            t.update(repeating: 0, count: 64)
-            return
-        }
+        let px = channels(UInt128(hi) &<< 64 | UInt128(lo))
+        // Each texel's four bytes in one 32-bit lane, R lowest: stored as they lie in memory (little-endian).
+        var packed =
+            V16(truncatingIfNeeded: px.0) | V16(truncatingIfNeeded: px.1) &<< 8
+            | V16(truncatingIfNeeded: px.2) &<< 16 | V16(truncatingIfNeeded: px.3) &<< 24
+        withUnsafeBytes(of: &packed) { UnsafeMutableRawPointer(t).copyMemory(from: $0.baseAddress!, byteCount: 64) }
+    }
+
+    /// A block's 16 texels as four channels of 16-bit lanes (R, G, B, A; 0…255 each): the bit
+    /// fields read in the order the BPTC specification lays them out, the endpoints kept in a
+    /// small stack buffer, each index set read as one word. Zero where no mode is named.
+    static func channels(_ block: UInt128) -> (SIMD16<Int16>, SIMD16<Int16>, SIMD16<Int16>, SIMD16<Int16>) {
+        typealias H16 = SIMD16<Int16>
+        let lo = UInt64(truncatingIfNeeded: block)
+        let hi = UInt64(truncatingIfNeeded: block &>> 64)
+        guard lo & 0xFF != 0 else { return (H16(), H16(), H16(), H16()) }
         let mode = (lo & 0xFF).trailingZeroBitCount
         let m = modes[mode]
+        // Set inside the closure rather than returned through it (a generic result: copied by memcpy).
+        var px = (H16(), H16(), H16(), H16())
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 24) { buffer in
             // The reader lives in the closure, so it stays in registers.
             var r = BitReader(lo: lo, hi: hi, at: mode + 1)
@@ -156,7 +171,6 @@ extension BC7 {
             // 16-bit lanes: (64 − w) · a + w · b + 32 is at most 64 · 255 + 32. The color weights
             // are the secondary ones when the selection bit is set; the alpha weights are the
             // secondary ones when there are any and the bit is clear.
-            typealias H16 = SIMD16<Int16>
             let (w, v) = selection == 1 ? (ws, wp) : (wp, ws)
             // Lane masks of the texels in subsets 1 and 2 (all ones there), made once per block.
             let lanes = m.subsets == 1 ? H16() : subsetLanes16[(m.subsets - 2) * 64 + partition]
@@ -175,18 +189,14 @@ extension BC7 {
                 }
                 return ((64 &- w) &* a &+ w &* b &+ 32) &>> 6
             }
-            var px = (channel(0, w), channel(1, w), channel(2, w), channel(3, v))
+            px = (channel(0, w), channel(1, w), channel(2, w), channel(3, v))
             switch rotation {
             case 1: (px.0, px.3) = (px.3, px.0)
             case 2: (px.1, px.3) = (px.3, px.1)
             case 3: (px.2, px.3) = (px.3, px.2)
             default: break
             }
-            // Each texel's four bytes in one 32-bit lane, R lowest: stored as they lie in memory (little-endian).
-            var packed =
-                V16(truncatingIfNeeded: px.0) | V16(truncatingIfNeeded: px.1) &<< 8
-                | V16(truncatingIfNeeded: px.2) &<< 16 | V16(truncatingIfNeeded: px.3) &<< 24
-            withUnsafeBytes(of: &packed) { UnsafeMutableRawPointer(t).copyMemory(from: $0.baseAddress!, byteCount: 64) }
         }
+        return px
     }
 }

@@ -325,6 +325,14 @@ enum RDO {
                     r: packed & 255, g: (packed &>> 8) & 255, b: (packed &>> 16) & 255, a: (packed &>> 24) & 255)
                 let inside = insideMask(bx, by, width, height)
                 let bc7Block = refits ? BC7.Block(t.r, t.g, t.b, t.a) : nil
+                // BC7's candidates are measured on the decoder's 16-bit channels.
+                let t16 =
+                    refits
+                    ? (
+                        H16(truncatingIfNeeded: t.r), H16(truncatingIfNeeded: t.g), H16(truncatingIfNeeded: t.b),
+                        H16(truncatingIfNeeded: t.a)
+                    ) : (H16(), H16(), H16(), H16())
+                let inside16 = refits ? H16(truncatingIfNeeded: inside) : H16()
                 for (k, part) in parts.enumerated() {
                     let (offset, n) =
                         switch part {
@@ -341,9 +349,7 @@ enum RDO {
                         case .alpha:
                             return SIMD2(0, alphaError(UInt64(truncatingIfNeeded: v), t.a, inside))
                         case .bc7:
-                            store(v, candidate, 16)
-                            BC7.decodeBlock(candidate, into: texels)
-                            return bc7Error(texels, t, inside)
+                            return bc7Error(BC7.channels(v), t16, inside16)
                         case .uastc:
                             store(v, candidate, 16)
                             UASTCDecoder.block(at: candidate, into: texels)
@@ -661,6 +667,28 @@ enum RDO {
         for k in 1..<8 { v = v.choosing(V16(repeating: values[k]), where: idx.equals(Int32(k))) }
         let d = v &- a
         return (d &* d & inside).wrappedSum()
+    }
+
+    typealias H16 = SIMD16<Int16>
+
+    /// A BC7 block's squared error (RGB, alpha), from its channels as `BC7.channels` decodes
+    /// them, against the texels `t` (in 16-bit lanes) inside the image (`inside`: lanes all ones).
+    /// A difference is at most 255 in magnitude, so its square (at most 65,025) is exact in a
+    /// 16-bit lane read as unsigned; pairs of lanes are then added in 32 bits.
+    @inline(__always) static func bc7Error(_ px: (H16, H16, H16, H16), _ t: (H16, H16, H16, H16), _ inside: H16)
+        -> SIMD2<Int32>
+    {
+        @inline(__always) func squares(_ a: H16, _ b: H16) -> SIMD8<UInt32> {
+            let d = a &- b
+            let pairs = unsafeBitCast((d &* d) & inside, to: SIMD8<UInt32>.self)
+            return (pairs & 0xFFFF) &+ (pairs &>> 16)
+        }
+        @inline(__always) func total(_ v: SIMD8<UInt32>) -> Int32 {
+            let q = v.lowHalf &+ v.highHalf
+            return Int32(truncatingIfNeeded: (q[0] &+ q[1]) &+ (q[2] &+ q[3]))
+        }
+        return SIMD2(
+            total(squares(px.0, t.0) &+ squares(px.1, t.1) &+ squares(px.2, t.2)), total(squares(px.3, t.3)))
     }
 
     /// Decoded BC7 texels' squared error: RGB and alpha.
