@@ -149,12 +149,13 @@ enum BC7 {
     /// The fit's sums reduce 16 lanes to one, and the compiler splits such a chain into pairs of
     /// lanes held in 4-lane registers on baseline x86-64 (SSE2). The two lanes it leaves unused
     /// hold raw small integers, which read as denormal floats, and every multiply that meets one
-    /// took a microcode assist: BC7 `fast` ran 1.3× and `medium` 1.7× slower than with them flushed
-    /// (docs/performance.md, "BC7 speed"). The values the encoder uses are texel values
+    /// took a microcode assist: BC7 `fast` ran 1.4× and `medium` 1.5× slower than with them
+    /// flushed (docs/performance.md, "BC7 speed"). The values the encoder uses are texel values
     /// (0–255), their differences, sums and products, and palette weights (multiples of 1/64), far
     /// above Float's normal minimum (about 1.2e−38), so no block changes: every corpus image
     /// encodes to the same bytes either way. Elsewhere (arm64) the mode is left as it is.
-    /// `flush` false runs `body` as it is (the formats beside BC7 that share a loop with it).
+    ///
+    /// With `flush` false, `body` runs as it is (the formats that share a loop with BC7).
     @inline(__always) static func withDenormalsFlushed<R>(_ flush: Bool = true, _ body: () throws -> R) rethrows -> R {
         guard flush else { return try body() }
         let previous = tp_fp_flush_denormals()
