@@ -56,10 +56,6 @@ extension BC7 {
         r.at &+= 3 &* run &+ count &* ab &+ (m.endpointP ? count : m.sharedP ? m.subsets : 0)
         let colorMask: UInt64 = (1 &<< UInt64(truncatingIfNeeded: cb)) &- 1
         let alphaMask: UInt64 = (1 &<< UInt64(truncatingIfNeeded: ab)) &- 1
-        // n-bit values widened to 8 bits by repeating their top bits below them (`expand`).
-        @inline(__always) func widened(_ v: SIMD4<Int32>, _ n: Int) -> SIMD4<Int32> {
-            n >= 8 ? v : (v &<< Int32(truncatingIfNeeded: 8 &- n)) | (v &>> Int32(truncatingIfNeeded: 2 &* n &- 8))
-        }
         let colorLanes = SIMD4<Int32>(-1, -1, -1, 0)
         // Each endpoint's four channels built in a register and stored whole.
         for k in 0..<count {
@@ -77,8 +73,8 @@ extension BC7 {
                 (nc, na) = (cb &+ 1, ab &+ 1)
             }
             // Alpha 255 in a mode without it.
-            let a = ab > 0 ? widened(v, na) : SIMD4(repeating: 255)
-            let c = widened(v, nc)
+            let a = ab > 0 ? expand(v, na) : SIMD4(repeating: 255)
+            let c = expand(v, nc)
             (UnsafeMutableRawPointer(e) + 16 &* k).storeBytes(
                 of: (c & colorLanes) | (a & ~colorLanes), as: SIMD4<Int32>.self)
         }

@@ -167,4 +167,9 @@ enum BC7 {
     @inline(__always) static func expand(_ v: Int32, _ n: Int) -> Int32 {
         n >= 8 ? v : (v << (8 - n)) | (v >> (2 * n - 8))
     }
+
+    /// The same for four values of `n` bits at once (an endpoint's channels).
+    @inline(__always) static func expand(_ v: SIMD4<Int32>, _ n: Int) -> SIMD4<Int32> {
+        n >= 8 ? v : (v &<< Int32(truncatingIfNeeded: 8 &- n)) | (v &>> Int32(truncatingIfNeeded: 2 &* n &- 8))
+    }
 }
