@@ -22,8 +22,8 @@ internal import TexPipePixels
 ///   mode, partition and endpoints of the two blocks to the left, the three above and the last
 ///   match's block (each set once) with indices for them (`BC7.reindexed`): the bytes before
 ///   the indices one match.
-/// A BC7 candidate's rate counts the runs of bytes it shares with the block it copies from, at
-/// its start and at its end, as matches (`bits`).
+/// A BC7 candidate's rate counts the runs of bytes it shares with the block it copies from,
+/// wherever they lie in the block, as matches (`bits`).
 /// A UASTC block is chosen among itself and whole copies (its transcoding hints belong to its
 /// endpoints and weights, so only a whole block keeps them true).
 ///
@@ -513,22 +513,30 @@ enum RDO {
     }
 
     /// The estimated bits of a BC7 block's `n` bytes `v` written after `other`'s, which lie some blocks
-    /// before: the runs of at least 3 bytes at its start and at its end that equal `other`'s are
-    /// matches — 24 bits, 8 at the distance of the part's last match (`repeated`; zstd's repeat
-    /// offsets) and 8 for the second of two (its distance is the first's) —, every other byte a
-    /// literal of 8. Nil where neither run reaches 3 bytes (no match: not a candidate).
+    /// before: each run of at least 3 bytes, anywhere in the block, that equals `other`'s bytes in
+    /// the same place is a match — the first 24 bits, 8 at the distance of the part's last match
+    /// (`repeated`; zstd's repeat offsets), each later one 8 (its distance is the first's) —,
+    /// every other byte a literal of 8. Nil where no run reaches 3 bytes (no match: not a
+    /// candidate).
     @inline(__always) static func bits(_ v: UInt128, _ other: UInt128, n: Int, repeated: Bool) -> Int? {
         let x = v ^ other
         let first = repeated ? 8 : 24
         if x == 0 { return first }
-        let lead = x.trailingZeroBitCount / 8
-        let tail = (x.leadingZeroBitCount - 8 * (16 - n)) / 8
-        switch (lead >= 3, tail >= 3) {
-        case (true, true): return 8 * (n - lead - tail) + first + 8
-        case (true, false): return 8 * (n - lead) + first
-        case (false, true): return 8 * (n - tail) + first
-        case (false, false): return nil
+        // A bit per byte of the block, set where the two blocks' bytes are equal.
+        @inline(__always) func equal(_ w: UInt64) -> UInt64 {
+            var t = w | (w &>> 4)
+            t |= t &>> 2
+            t |= t &>> 1
+            return ((~t & 0x0101_0101_0101_0101) &* 0x0102_0408_1020_4080) &>> 56
         }
+        let eq = equal(UInt64(truncatingIfNeeded: x)) | equal(UInt64(truncatingIfNeeded: x &>> 64)) &<< 8
+        let m = n == 16 ? eq : eq & 0xFF
+        // The bytes in runs of at least three, and how many runs.
+        let starts = m & (m &>> 1) & (m &>> 2)
+        let cover = starts | starts &<< 1 | starts &<< 2
+        let runs = (cover & ~(cover &<< 1)).nonzeroBitCount
+        if runs == 0 { return nil }
+        return 8 * (n - cover.nonzeroBitCount) + first + 8 * (runs - 1)
     }
 
     /// The parts written so far in a slice, for `contains`: open addressing with linear probing

@@ -208,6 +208,33 @@ struct RDOTests {
         #expect(RDO.sampled(64, stride: 8) == [4, 12, 20, 28, 36, 44, 52, 60])
     }
 
+    /// A BC7 candidate's rate, counted by hand: 8 bits per literal byte, 24 for the first run of
+    /// at least 3 equal bytes (8 where the distance is the last match's), 8 for each further run.
+    @Test func aCandidatesRateCountsEveryRunOfThreeEqualBytes() {
+        let other: UInt128 = 0x0F0E_0D0C_0B0A_0908_0706_0504_0302_0100
+        // The bytes at `places` changed.
+        func differing(_ places: [Int]) -> UInt128 {
+            places.reduce(other) { v, k in v ^ (UInt128(0x80) << UInt128(8 * k)) }
+        }
+        #expect(RDO.bits(other, other, n: 16, repeated: false) == 24)
+        #expect(RDO.bits(other, other, n: 16, repeated: true) == 8)
+        // 15 equal bytes at the end: one literal, one match.
+        #expect(RDO.bits(differing([0]), other, n: 16, repeated: false) == 8 + 24)
+        // Equal at the start (bytes 0–8), then 7 literals.
+        #expect(RDO.bits(differing(Array(9..<16)), other, n: 16, repeated: false) == 7 * 8 + 24)
+        // One run in the middle (bytes 5–9): 11 literals and a match; at the last distance, 8.
+        let middle = differing([0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 15])
+        #expect(RDO.bits(middle, other, n: 16, repeated: false) == 11 * 8 + 24)
+        #expect(RDO.bits(middle, other, n: 16, repeated: true) == 11 * 8 + 8)
+        // Three runs (0–3, 6–8, 12–15) and five literals: 5 · 8 + 24 + 8 + 8.
+        #expect(RDO.bits(differing([4, 5, 9, 10, 11]), other, n: 16, repeated: false) == 80)
+        // Runs of two are no match: bytes 0–1, 3–4, … all literals, and no candidate.
+        #expect(RDO.bits(differing([2, 5, 8, 11, 14]), other, n: 16, repeated: false) == nil)
+        // A run of two beside a run of three: only the three count.
+        #expect(
+            RDO.bits(differing([2, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]), other, n: 16, repeated: false) == 13 * 8 + 24)
+    }
+
     /// A block that repeats one written earlier in its slice, however far back, is one match to
     /// the LZ stage, and RDO rates it so. A row of 19 BC1 blocks: X (a gradient in red), 16 flat
     /// colors far from each other and from X, X with green 4 higher, then X again, 18 blocks
