@@ -215,41 +215,80 @@ public struct Glob: Sendable {
     }
 
     /// `a{b,c{d,e}}f` → `abf`, `acdf`, `acef`; nil when there would be more than `limit`.
+    /// A `{` without its `}` is literal, and so is everything after it; `,` and `}` outside a
+    /// group are literal. The order is the first group's alternatives outermost.
+    ///
+    /// One pass over the pattern, the open groups kept on a stack of their own (nesting costs no
+    /// call depth), each group's alternatives written out as it closes and a group of one
+    /// alternative appended in place: the work is the pattern's length times at most `limit`
+    /// patterns. (Expanding `head + part + tail` again for every part re-read the rest of the
+    /// pattern at every group: 20,000 `{a}` groups, a 60 KB manifest, took 174 s, and deep nesting
+    /// recursed once per level.)
     package static func expandBraces(_ s: String, limit: Int) -> [String]? {
         let c = Array(s)
-        guard let open = c.firstIndex(of: "{") else { return [s] }
-        var depth = 0
-        var parts: [String] = []
-        var current = ""
-        var close: Int?
-        for k in (open + 1)..<c.count {
+        guard c.contains("{") else { return [s] }
+        // Which `{` has its `}`: the nearest `}` after it with as many of each between.
+        var matched = [Bool](repeating: false, count: c.count)
+        var opened: [Int] = []
+        for (k, ch) in c.enumerated() {
+            if ch == "{" {
+                opened.append(k)
+            } else if ch == "}", let o = opened.popLast() {
+                matched[o] = true
+            }
+        }
+        /// A group being read: its alternatives so far, and the patterns of the one being read.
+        struct Group {
+            var done: [String] = []
+            var current: [String] = [""]
+        }
+        var group = Group()
+        var outer: [Group] = []
+        var literal = ""
+        func flush() {
+            if literal.isEmpty { return }
+            for i in group.current.indices { group.current[i] += literal }
+            literal = ""
+        }
+        var k = 0
+        while k < c.count {
             let ch = c[k]
-            if ch == "{" { depth += 1 }
-            if ch == "}" {
-                if depth == 0 {
-                    close = k
-                    break
+            if ch == "{" && matched[k] {
+                flush()
+                outer.append(group)
+                group = Group()
+            } else if ch == "{" && outer.isEmpty {
+                // No `}` of its own: literal from here to the end.
+                literal += String(c[k...])
+                break
+            } else if ch == "," && !outer.isEmpty {
+                flush()
+                group.done += group.current
+                group.current = [""]
+                if group.done.count >= limit { return nil }
+            } else if ch == "}" && !outer.isEmpty {
+                // Inside a group every `}` closes the innermost one open.
+                flush()
+                let alternatives = group.done + group.current
+                group = outer.removeLast()
+                if alternatives.count == 1 {
+                    for i in group.current.indices { group.current[i] += alternatives[0] }
+                } else {
+                    if group.current.count * alternatives.count > limit { return nil }
+                    var product: [String] = []
+                    product.reserveCapacity(group.current.count * alternatives.count)
+                    for p in group.current {
+                        for a in alternatives { product.append(p + a) }
+                    }
+                    group.current = product
                 }
-                depth -= 1
-            }
-            if ch == "," && depth == 0 {
-                parts.append(current)
-                current = ""
             } else {
-                current.append(ch)
+                literal.append(ch)
             }
+            k += 1
         }
-        guard let close else { return [s] }
-        parts.append(current)
-        let head = String(c[..<open])
-        let tail = String(c[(close + 1)...])
-        var out: [String] = []
-        for part in parts {
-            guard let more = expandBraces(head + part + tail, limit: limit - out.count) else { return nil }
-            out += more
-            if out.count > limit { return nil }
-        }
-        return out
+        flush()
+        return group.current.count > limit ? nil : group.current
     }
 
     // stat and lstat directly: FileManager's fileExists and attributes look up names in

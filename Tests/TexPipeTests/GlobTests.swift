@@ -36,6 +36,71 @@ struct GlobTests {
         #expect(Glob(String(repeating: "{a,b}", count: 40) + "*.png").tooManyAlternatives)
     }
 
+    /// The expansion by its definition, as texpipe first wrote it: the first `{` with its `}` (the
+    /// nearest with as many of each between; none: the string as it is), split at the commas
+    /// outside inner groups, and `head + part + tail` expanded again for every part.
+    static func definition(_ s: String, limit: Int) -> [String]? {
+        let c = Array(s)
+        guard let open = c.firstIndex(of: "{") else { return [s] }
+        var depth = 0
+        var parts: [String] = []
+        var current = ""
+        var close: Int?
+        for k in (open + 1)..<c.count {
+            if c[k] == "{" { depth += 1 }
+            if c[k] == "}" {
+                if depth == 0 {
+                    close = k
+                    break
+                }
+                depth -= 1
+            }
+            if c[k] == "," && depth == 0 {
+                parts.append(current)
+                current = ""
+            } else {
+                current.append(c[k])
+            }
+        }
+        guard let close else { return [s] }
+        parts.append(current)
+        var out: [String] = []
+        for part in parts {
+            guard let more = definition(String(c[..<open]) + part + String(c[(close + 1)...]), limit: limit - out.count)
+            else { return nil }
+            out += more
+            if out.count > limit { return nil }
+        }
+        return out
+    }
+
+    /// Random patterns of braces, commas and letters (unmatched ones, empty groups, nesting)
+    /// expand as the definition expands them, in the same order, refused at the same limit.
+    @Test func bracesExpandAsTheirDefinition() {
+        var r = SeededRandom(seed: 7)
+        let alphabet: [Character] = ["{", "}", ",", "a", "b", "{", "}", ","]
+        for n in 0..<4000 {
+            let length = 1 + n % 14
+            let pattern = String((0..<length).map { _ in alphabet[Int(r.next() % UInt64(alphabet.count))] })
+            for limit in [3, 256] {
+                #expect(
+                    Glob.expandBraces(pattern, limit: limit) == Self.definition(pattern, limit: limit),
+                    "\(pattern) at \(limit)")
+            }
+        }
+    }
+
+    /// Many groups and deep nesting cost the pattern's length, not its square or a call per level
+    /// (20,000 `{a}` groups took minutes; 100,000 nested ones would have overflowed the stack).
+    @Test func longAndDeepBracesExpandInOnePass() {
+        let groups = "x" + String(repeating: "{a}", count: 20_000) + "*.png"
+        #expect(Glob.expandBraces(groups, limit: 256) == ["x" + String(repeating: "a", count: 20_000) + "*.png"])
+        let deep = String(repeating: "{", count: 100_000) + "a,b" + String(repeating: "}", count: 100_000)
+        #expect(Glob.expandBraces(deep, limit: 256) == ["a", "b"])
+        // Unmatched, the first `{` makes the rest literal: the groups after it are not expanded.
+        #expect(Glob.expandBraces("{a,b}{x{c,d}", limit: 256) == ["a{x{c,d}", "b{x{c,d}"])
+    }
+
     /// `*` against a name: every split of the name over the stars was tried, 2⁴⁰-odd ways here;
     /// now only the last star takes one more character on a mismatch.
     @Test func manyStarsStayLinear() {
