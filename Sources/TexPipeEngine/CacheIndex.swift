@@ -311,16 +311,51 @@ package final class CacheIndex: Sendable, ShapeMemory {
 
     // MARK: the text format
 
+    /// `%`, newline, carriage return and NUL as `%25`, `%0A`, `%0D`, `%00`, byte by byte: a key
+    /// stays one field of one line whatever characters surround these.
     static func escape(_ s: String) -> String {
         guard s.utf8.contains(where: { $0 == 0x25 || $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else { return s }
-        return s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\n", with: "%0A")
-            .replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\u{0}", with: "%00")
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count + 16)
+        for b in s.utf8 {
+            switch b {
+            case 0x25: out += [0x25, 0x32, 0x35]
+            case 0x0A: out += [0x25, 0x30, 0x41]
+            case 0x0D: out += [0x25, 0x30, 0x44]
+            case 0: out += [0x25, 0x30, 0x30]
+            default: out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
+    /// `escape` undone, byte by byte; a `%` that starts none of its four escapes stays itself.
     static func unescape(_ s: Substring) -> String {
         guard s.utf8.contains(0x25) else { return String(s) }
-        return s.replacingOccurrences(of: "%0A", with: "\n").replacingOccurrences(of: "%0D", with: "\r")
-            .replacingOccurrences(of: "%00", with: "\u{0}").replacingOccurrences(of: "%25", with: "%")
+        let b = Array(s.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        var i = 0
+        while i < b.count {
+            if b[i] == 0x25, i + 2 < b.count {
+                let decoded: UInt8? =
+                    switch (b[i + 1], b[i + 2]) {
+                    case (0x32, 0x35): 0x25
+                    case (0x30, 0x41): 0x0A
+                    case (0x30, 0x44): 0x0D
+                    case (0x30, 0x30): 0
+                    default: nil
+                    }
+                if let decoded {
+                    out.append(decoded)
+                    i += 3
+                    continue
+                }
+            }
+            out.append(b[i])
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `f SIZE MTIME CTIME INODE CHECKED SHA256|- WxHxDEPTH|- PATH`, appended as bytes: an index

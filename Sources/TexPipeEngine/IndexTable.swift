@@ -131,7 +131,11 @@ final class IndexTable: @unchecked Sendable {
         for e in extra { e.deallocate() }
     }
 
-    private func key(_ f: LineFields.Bytes) -> ByteKey {
+    /// A record's key, unescaped; nil (the record is damaged) unless it is UTF-8. Keys are paths
+    /// and job names texpipe wrote from strings: bytes that are not UTF-8 come from damage, and
+    /// two such keys can read as one string (each bad byte a U+FFFD) but be two records here.
+    private func key(_ f: LineFields.Bytes) -> ByteKey? {
+        guard f.allSatisfy({ $0 < 0x80 }) || String(validating: f, as: UTF8.self) != nil else { return nil }
         guard f.contains(0x25) else {
             return ByteKey(start: UnsafeRawPointer(f.base.baseAddress! + f.startIndex), count: f.count)
         }
@@ -175,21 +179,20 @@ final class IndexTable: @unchecked Sendable {
             if kind.count == 1 && k0 == UInt8(ascii: "f") {
                 finish()
                 guard line.int() != nil, line.time() != nil, line.time() != nil, line.uint() != nil, line.time() != nil,
-                    line.field() != nil, line.field() != nil, line.hasRest
+                    line.field() != nil, line.field() != nil, line.hasRest, let k = key(line.rest)
                 else {
                     damaged += 1
                     continue
                 }
-                files[key(line.rest)] = start
+                files[k] = start
             } else if kind.count == 1 && k0 == UInt8(ascii: "j") {
                 finish()
                 guard let k = line.field(), k.count == 64, line.field() != nil, line.field() != nil,
-                    line.field() != nil, let count = line.int()
+                    line.field() != nil, let count = line.int(), let bk = key(k)
                 else {
                     damaged += 1
                     continue
                 }
-                let bk = key(k)
                 jobs[bk] = start
                 open = (bk, Int(count), 0)
             } else if kind.count == 1 && (k0 == UInt8(ascii: "o") || k0 == UInt8(ascii: "p")) {
@@ -203,10 +206,10 @@ final class IndexTable: @unchecked Sendable {
                 open!.seen += 1
             } else if kind.count == 2 && k0 == UInt8(ascii: "-") && kind.last == UInt8(ascii: "f") && line.hasRest {
                 finish()
-                files[key(line.rest)] = nil
+                if let k = key(line.rest) { files[k] = nil } else { damaged += 1 }
             } else if kind.count == 2 && k0 == UInt8(ascii: "-") && kind.last == UInt8(ascii: "j") && line.hasRest {
                 finish()
-                jobs[key(line.rest)] = nil
+                if let k = key(line.rest) { jobs[k] = nil } else { damaged += 1 }
             } else {
                 finish()
                 damaged += 1

@@ -145,6 +145,57 @@ struct CacheIndexTests {
         #expect(index.entry(String(repeating: "9", count: 64)) == nil)
     }
 
+    /// Keys are escaped and unescaped byte by byte: `%`, newline, carriage return and NUL become
+    /// `%25`, `%0A`, `%0D`, `%00` whatever surrounds them — inside a "\r\n" (one Swift
+    /// character) or before a combining accent (one character with the escape's last letter) too.
+    @Test func keysAreEscapedByteByByte() {
+        let cases: [(String, String)] = [
+            ("in/a.png", "in/a.png"),
+            ("odd%.png", "odd%25.png"),
+            ("a\r\nb", "a%0D%0Ab"),
+            ("x\n\u{301}y", "x%0A\u{301}y"),
+            ("nul\u{0}%0A", "nul%00%250A"),
+        ]
+        for (raw, escaped) in cases {
+            #expect(CacheIndex.escape(raw) == escaped, "\(raw.debugDescription)")
+            #expect(CacheIndex.unescape(Substring(escaped)) == raw, "\(escaped.debugDescription)")
+        }
+        // A `%` that starts no escape stays itself, and so does an escape's letter before an accent.
+        #expect(CacheIndex.unescape("100%") == "100%")
+        #expect(CacheIndex.unescape("%0a%2") == "%0a%2")
+        #expect(CacheIndex.unescape("%0A\u{301}") == "\n\u{301}")
+        // Any string: escaped, one field of one line (no newline, return or NUL byte), and back.
+        var rng = SystemRandomNumberGenerator()
+        let alphabet: [String] = ["%", "\n", "\r", "\u{0}", "0", "A", "D", "2", "5", "\u{301}", "é", "a", " "]
+        for _ in 0..<2_000 {
+            let s = (0..<Int.random(in: 0...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined()
+            let e = CacheIndex.escape(s)
+            let oneField = !e.utf8.contains { (b: UInt8) -> Bool in b == 0x0A || b == 0x0D || b == 0 }
+            #expect(oneField, "\(s.debugDescription)")
+            #expect(CacheIndex.unescape(Substring(e)) == s, "\(s.debugDescription)")
+        }
+    }
+
+    /// A key that is not UTF-8 is damage (texpipe writes keys from strings): two such keys would
+    /// read as one string and not survive the rewrite as two records. Found by the `index` fuzz
+    /// target (Fixtures/fuzz/index/crash-key-not-utf8).
+    @Test func aKeyThatIsNotUTF8IsDamaged() throws {
+        let t = TempDir()
+        var text = Array("texpipe-index 1\nf 1 1000 1001 1 10000000000 \(Self.sha) - in/ok.png\n".utf8)
+        for bad: [UInt8] in [[0xFF], [0xEF, 0xBF], [0xC3]] {
+            text += Array("f 1 1000 1001 1 10000000000 \(Self.sha) - in/".utf8) + bad + Array(".png\n".utf8)
+        }
+        text += Array("-f in/".utf8) + [0x80] + Array("\n".utf8)
+        // U+FFFD itself is a character like any other.
+        text += Array("f 1 1000 1001 1 10000000000 \(Self.sha) - in/\u{FFFD}.png\n".utf8)
+        try Data(text).write(to: URL(fileURLWithPath: t.path + "/index"))
+        let (rewritten, damaged) = CacheIndex.rewritten(index: t.path + "/index", journal: t.path + "/journal")
+        #expect(damaged == 4)
+        let kept = "f 1 1000 1001 1 10000000000 \(Self.sha) - in/"
+        let expected: String = "texpipe-index 1\n" + kept + "ok.png\n" + kept + "\u{FFFD}.png\n"
+        #expect(rewritten == expected)
+    }
+
     @Test func aWrongHeaderDiscardsTheIndex() {
         let t = TempDir()
         t.write(".texpipe/index", text: "texpipe-index 0\nf 1 1000 1001 1 10000000000 \(Self.sha) - in/ok.png\n")

@@ -47,5 +47,7 @@ struct FuzzRegressionTests {
         // scan leaves such sizes to Foundation, so the two readers agree.
         #expect(try answer(.remoteEntry, "size-past-double-precision.json") == "ok")
         #expect(try answer(.index, "torn-lines.txt").hasSuffix("damaged lines"))
+        // Found by `index` (a failed read-back): keys that were one string but two records.
+        #expect(try answer(.index, "crash-key-not-utf8").hasSuffix("damaged lines"))
     }
 }
