@@ -282,14 +282,11 @@ public enum Runner {
                         runHere(i, p)
                         continue
                     }
-                    // Cheaper here than a hit: run here, and upload only while the cache mostly
-                    // misses (a cache that has the jobs gains nothing from them again).
-                    if options.remoteCostModel,
-                        let upload = costs.withLock({ c -> Bool? in
-                            c.runsHere(pixels: jobs[i].pixels) ? c.mostlyMisses : nil
-                        })
-                    {
-                        runHere(i, p, upload: upload)
+                    // Cheaper here than a hit: run here, and do not upload it. A reader's model
+                    // weighs the same costs and runs it here too, so the entry would only cost
+                    // this run a request, and the server a file, that no run would read.
+                    if options.remoteCostModel, costs.withLock({ $0.runsHere(pixels: jobs[i].pixels) }) {
+                        runHere(i, p, upload: false)
                         continue
                     }
                     // Ask the remote cache on its own threads; this worker goes on with other jobs.
@@ -304,9 +301,7 @@ public enum Runner {
                             return Set(paths).isSubset(of: listed) && Set(listed).count == listed.count
                                 && listed.allSatisfy(atlas.owns)
                         }
-                        costs.withLock {
-                            $0.asked(nanoseconds: DispatchTime.now().uptimeNanoseconds - asked, hit: hit != nil)
-                        }
+                        costs.withLock { $0.asked(nanoseconds: DispatchTime.now().uptimeNanoseconds - asked) }
                         wake.lock()
                         state.withLock { s in
                             s.parked -= 1
@@ -723,7 +718,6 @@ struct RemoteCosts {
     var hereJobs = 0
     var askedNanoseconds = 0.0
     var askedJobs = 0
-    var askedHits = 0
     var writtenNanoseconds = 0.0
     var writtenJobs = 0
     /// Jobs run here to measure what running here costs, in a run whose jobs were all asked.
@@ -739,14 +733,10 @@ struct RemoteCosts {
         hereJobs += 1
     }
 
-    mutating func asked(nanoseconds: UInt64, hit: Bool = false) {
+    mutating func asked(nanoseconds: UInt64) {
         askedNanoseconds += Double(nanoseconds)
         askedJobs += 1
-        if hit { askedHits += 1 }
     }
-
-    /// Whether at most half the lookups so far found their job.
-    var mostlyMisses: Bool { 2 * askedHits <= askedJobs }
 
     /// A hit's outputs written and recorded by a worker.
     mutating func wrote(nanoseconds: UInt64) {

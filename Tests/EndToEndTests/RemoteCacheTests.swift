@@ -4,7 +4,8 @@ import Testing
 /// A real WebDAV server for the remote cache (docs/caching-and-ci.md): Debian's nginx on a free loopback port,
 /// its own root and temp folders, one process (`master_process off`), stopped with SIGKILL.
 /// Locations: `/cache` (PUT/DELETE, `create_full_put_path`), `/fail` (500), `/slow` (the same
-/// files as `/cache`, sent at 1 byte a second), `/auth` (Basic auth, user `ci`).
+/// files as `/cache`, sent at 1 byte a second), `/lagging` (the same, read and written, every
+/// answer sent at 150 bytes a second: about 2 s for a 404), `/auth` (Basic auth, user `ci`).
 final class Nginx {
     let dir: String
     let port: Int
@@ -47,6 +48,7 @@ final class Nginx {
                 location /cache/ { \(dav) }
                 location /fail/ { return 500; }
                 location /slow/ { alias \(dir)/root/cache/; limit_rate 1; }
+                location /lagging/ { alias \(dir)/root/cache/; \(dav) limit_rate 150; }
                 location /auth/ { auth_basic "texpipe"; auth_basic_user_file \(dir)/htpasswd; \(dav) }
               }
             }
@@ -277,27 +279,34 @@ struct RemoteCacheTests {
         #expect(stderr.contains("warning: remote cache \(url): cannot connect; jobs run locally\n"))
     }
 
-    /// 2,002 small jobs served wholly by the cache, the server killed part-way: exit 0 and the
-    /// bytes of a run without any cache. And the cost model (on by default) against always
-    /// asking (TEXPIPE_REMOTE_COST_MODEL=off): the same bytes.
-    @Test func aServerKilledDuringAnAllHitRunOnlyCostsTime() throws {
+    /// The 13 cards padded in `variants` ways (one small job each), and what a run without any
+    /// cache writes for them.
+    static func smallJobs(variants: Int) throws -> (manifest: String, reference: [String: Data]) {
         let many = """
             { "version": 1, "output": "out", "pipelines": [
               { "name": "c", "inputs": ["cards/*.png"], "output": "{variant}/{file}.png",
-                "variants": [ \((0..<154).map { "{ \"name\": \"v\($0)\", \"n\": \($0 % 7) }" }.joined(separator: ", ")) ],
+                "variants": [ \((0..<variants).map { "{ \"name\": \"v\($0)\", \"n\": \($0 % 7) }" }.joined(separator: ", ")) ],
                 "stages": [ { "stage": "pad", "all": "{n}" } ] } ] }
             """
         let plain = try Workspace()
         plain.manifest(many)
         #expect(try CLI.run(["--quiet"], in: plain.path).status == 0)
-        let reference = plain.files(under: "out")
+        return (many, plain.files(under: "out"))
+    }
+
+    /// 2,002 small jobs served wholly by the cache, the server killed part-way: exit 0 and the
+    /// bytes of a run without any cache. And the cost model (on by default) against always
+    /// asking (TEXPIPE_REMOTE_COST_MODEL=off): the same bytes.
+    @Test func aServerKilledDuringAnAllHitRunOnlyCostsTime() throws {
+        let (many, reference) = try Self.smallJobs(variants: 154)
         #expect(reference.count == 2002)
         let nginx = try Nginx()
         let url = nginx.url + "/cache"
         defer { nginx.stop() }
         let upload = try Workspace()
         upload.manifest(many)
-        #expect(try CLI.run(["--quiet", "--remote-cache", url], in: upload.path).status == 0)
+        // Always asking, so every job is uploaded (with the cost model, what it runs here is not).
+        #expect(try CLI.run(["--quiet", "--remote-cache", url], in: upload.path, env: Self.asking).status == 0)
         let uploaded = nginx.accessLog.split(separator: "\n").count
 
         // Always asking: every job a hit. With the cost model, small jobs may run here instead
@@ -331,6 +340,30 @@ struct RemoteCacheTests {
         #expect(p.terminationStatus == 0)
         #expect(w.files(under: "out") == reference)
         #expect(uploaded > 2002)
+    }
+
+    /// What the cost model runs here because it is cheaper than a hit is not uploaded: a reader's
+    /// model would run it here too. `/lagging` answers a lookup in about 2 s (nginx's
+    /// `limit_rate`), so a hit costs ~125 ms over 16 lanes and these small jobs (milliseconds)
+    /// run here once 8 lookups are measured. Every upload is a job that was asked and missed.
+    @Test func whatTheCostModelRunsHereIsNotUploaded() throws {
+        let (many, reference) = try Self.smallJobs(variants: 16)
+        #expect(reference.count == 208)
+        let nginx = try Nginx()
+        defer { nginx.stop() }
+        let w = try Workspace()
+        w.manifest(many)
+        let r = try CLI.run(
+            ["--quiet", "--remote-cache", nginx.url + "/lagging", "--report", "report.json"], in: w.path,
+            env: ["CI": "true"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(w.files(under: "out") == reference)
+        let remote = try Self.remote(w)
+        let (hits, misses, uploads) = (remote["hits"] as? Int, remote["misses"] as? Int, remote["uploads"] as? Int)
+        #expect(hits == 0 && remote["errors"] as? Int == 0)
+        #expect(uploads == misses, "only what was asked for is uploaded")
+        #expect((misses ?? 208) < 208, "the model ran jobs here without asking")
+        #expect(nginx.stored().filter { $0.hasPrefix("ac/") }.count == uploads)
     }
 
     @Test func aLocationAnswering500() throws {
