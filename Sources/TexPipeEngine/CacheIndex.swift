@@ -329,10 +329,9 @@ package final class CacheIndex: Sendable, ShapeMemory {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `escape` undone, byte by byte; a `%` that starts none of its four escapes stays itself.
-    static func unescape(_ s: Substring) -> String {
-        guard s.utf8.contains(0x25) else { return String(s) }
-        let b = Array(s.utf8)
+    /// `escape` undone over the key's bytes; a `%` that starts none of its four escapes stays
+    /// itself.
+    static func unescaped(_ b: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(b.count)
         var i = 0
@@ -355,7 +354,13 @@ package final class CacheIndex: Sendable, ShapeMemory {
             out.append(b[i])
             i += 1
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
+    }
+
+    static func unescape(_ s: Substring) -> String {
+        guard s.utf8.contains(0x25) else { return String(s) }
+        var s = s
+        return s.withUTF8 { String(decoding: unescaped($0), as: UTF8.self) }
     }
 
     /// `f SIZE MTIME CTIME INODE CHECKED SHA256|- WxHxDEPTH|- PATH`, appended as bytes: an index
@@ -475,8 +480,9 @@ package final class CacheIndex: Sendable, ShapeMemory {
         return (String(decoding: text(c), as: UTF8.self), c.damaged)
     }
 
+    /// A field's text with its escapes undone, straight from the index's bytes.
     static func unescape(_ bytes: UnsafeBufferPointer<UInt8>.SubSequence) -> String {
-        let s = LineFields.string(bytes)
-        return bytes.contains(0x25) ? unescape(Substring(s)) : s
+        guard bytes.contains(0x25) else { return LineFields.string(bytes) }
+        return String(decoding: unescaped(UnsafeBufferPointer(rebasing: bytes)), as: UTF8.self)
     }
 }

@@ -139,7 +139,7 @@ final class IndexTable: @unchecked Sendable {
         guard f.contains(0x25) else {
             return ByteKey(start: UnsafeRawPointer(f.base.baseAddress! + f.startIndex), count: f.count)
         }
-        let text = Array(CacheIndex.unescape(f).utf8)
+        let text = CacheIndex.unescaped(UnsafeBufferPointer(rebasing: f))
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, text.count), alignment: 1)
         copy.copyBytes(from: text)
         extra.append(copy)
