@@ -33,11 +33,14 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// A folder of the process's own for the targets that need files (one small PNG in it): in
     /// memory where the system has a tmpfs (/dev/shm), since creating and removing files on a
     /// disk's file system was most of each execution (ten million are asked of each target).
+    /// Removed when the process exits (as libFuzzer's runs end): left behind, hundreds of them
+    /// made every manifest globbing `../*` list and sort them.
     static let folder: String = {
         let shm = "/dev/shm"
         let base = access(shm, W_OK) == 0 ? shm + "/" : NSTemporaryDirectory()
         let dir = base + "texpipe-fuzz-\(getpid())"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: FuzzTarget.folder) }
         let png = try? ImageEncoder.png(Image(width: 4, height: 4, pixels: .rgba8(.init(repeating: 200, count: 64))))
         write(dir + "/a.png", png ?? [])
         return dir

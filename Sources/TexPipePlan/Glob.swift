@@ -9,6 +9,8 @@ public struct Glob: Sendable {
     /// One alternative per brace expansion, each split into segments (none when there would be
     /// more than `maxAlternatives`).
     let alternatives: [[String]]
+    /// The same segments, each read once for all the names it is matched against.
+    let segments: [[Segment]]
     /// Whether the braces expand into more than `maxAlternatives` patterns: each group multiplies
     /// the others, so a few hundred bytes of braces would expand into gigabytes. The planner
     /// refuses such a glob; unrefused, it matches nothing.
@@ -24,6 +26,7 @@ public struct Glob: Sendable {
         alternatives = (expanded ?? []).map { alt in
             alt.split(separator: "/", omittingEmptySubsequences: true).map(String.init).filter { $0 != "." }
         }
+        segments = alternatives.map { $0.map(Segment.init) }
     }
 
     /// The leading segments without wildcards: where the walk starts, and what `{path}`
@@ -41,9 +44,9 @@ public struct Glob: Sendable {
     /// Every file under `base` matching the pattern, sorted, each once.
     public func matches(in base: String) -> [Match] {
         var found: [String: Match] = [:]
-        for segments in alternatives {
+        for (segments, compiled) in zip(alternatives, self.segments) {
             let prefix = Glob.fixedPrefix(segments)
-            let rest = Array(segments.dropFirst(prefix.count))
+            let rest = compiled[prefix.count...]
             let start = prefix.joined(separator: "/")
             if rest.isEmpty {
                 // No wildcard at all: a literal file.
@@ -87,7 +90,7 @@ public struct Glob: Sendable {
     }
 
     private func walk(
-        base: String, dir: String, rest: [String], relativeToPrefix: String,
+        base: String, dir: String, rest: ArraySlice<Segment>, relativeToPrefix: String,
         _ emit: (_ rel: String, _ folder: String) -> Void
     ) {
         guard let first = rest.first else { return }
@@ -95,9 +98,9 @@ public struct Glob: Sendable {
         // Types from readdir: a stat per file only for symlinks and what the file system leaves unsaid.
         let entries = Folder.entries(full)
         func join(_ a: String, _ b: String) -> String { a.isEmpty ? b : a + "/" + b }
-        if first == "**" {
+        if first.text == "**" {
             // Zero folders…
-            walk(base: base, dir: dir, rest: Array(rest.dropFirst()), relativeToPrefix: relativeToPrefix, emit)
+            walk(base: base, dir: dir, rest: rest.dropFirst(), relativeToPrefix: relativeToPrefix, emit)
             // …or one more, then still `**`.
             for (name, kind) in entries where !name.hasPrefix(".") && kind == .directory {
                 walk(
@@ -109,7 +112,7 @@ public struct Glob: Sendable {
             }
             return
         }
-        for (name, kind) in entries where Glob.matchSegment(first, name) {
+        for (name, kind) in entries where first.matches(name) {
             let path = full + "/" + name
             if rest.count == 1 {
                 // A broken or looping symlink named like an input is reported by its job,
@@ -118,7 +121,7 @@ public struct Glob: Sendable {
                 if file { emit(name, relativeToPrefix) }
             } else if kind == .directory || (kind != .file && isDirectory(path)) {
                 walk(
-                    base: base, dir: join(dir, name), rest: Array(rest.dropFirst()),
+                    base: base, dir: join(dir, name), rest: rest.dropFirst(),
                     relativeToPrefix: join(relativeToPrefix, name)
                 ) { rel, folder in
                     emit(join(name, rel), folder)
@@ -130,12 +133,12 @@ public struct Glob: Sendable {
     /// Whether `relativePath` (from the manifest folder) matches the pattern; for `exclude`.
     public func matches(path relativePath: String) -> Bool {
         let parts = relativePath.split(separator: "/").map(String.init)
-        return alternatives.contains { Glob.matchSegments($0[...], parts[...]) }
+        return segments.contains { Glob.matchSegments($0[...], parts[...]) }
     }
 
-    static func matchSegments(_ pattern: ArraySlice<String>, _ parts: ArraySlice<String>) -> Bool {
+    static func matchSegments(_ pattern: ArraySlice<Segment>, _ parts: ArraySlice<String>) -> Bool {
         guard let p = pattern.first else { return parts.isEmpty }
-        if p == "**" {
+        if p.text == "**" {
             var rest = parts
             while true {
                 if matchSegments(pattern.dropFirst(), rest) { return true }
@@ -143,65 +146,133 @@ public struct Glob: Sendable {
                 rest = rest.dropFirst()
             }
         }
-        guard let f = parts.first, matchSegment(p, f) else { return false }
+        guard let f = parts.first, p.matches(f) else { return false }
         return matchSegments(pattern.dropFirst(), parts.dropFirst())
     }
 
     /// `*`, `?` and `[…]` within one segment.
     package static func matchSegment(_ pattern: String, _ name: String) -> Bool {
-        // Printable ASCII (nearly every file name): bytes are characters, no grapheme breaking.
-        func printable(_ s: String) -> Bool { s.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
-        if printable(pattern) && printable(name) {
-            func b(_ c: Unicode.Scalar) -> UInt8 { UInt8(c.value) }
-            return match(
-                Array(pattern.utf8), Array(name.utf8),
-                Symbols(
-                    star: b("*"), any: b("?"), open: b("["), close: b("]"), not: b("!"), caret: b("^"), dash: b("-"),
-                    dot: b(".")))
-        }
-        return match(
-            Array(pattern), Array(name),
-            Symbols(star: "*", any: "?", open: "[", close: "]", not: "!", caret: "^", dash: "-", dot: "."))
+        Segment(pattern).matches(name)
     }
 
-    struct Symbols<C> {
+    /// One segment of a pattern, read once for every name it is matched against: its bytes when
+    /// it is printable ASCII (nearly every pattern), where bytes are characters and nothing needs
+    /// grapheme breaking.
+    struct Segment: Sendable {
+        let text: String
+        let bytes: [UInt8]?
+
+        init(_ text: String) {
+            self.text = text
+            bytes = Segment.printable(text.utf8) ? Array(text.utf8) : nil
+        }
+
+        static func printable<S: Sequence<UInt8>>(_ s: S) -> Bool { s.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+
+        func matches(_ name: String) -> Bool {
+            if let bytes {
+                let ascii = name.utf8.withContiguousStorageIfAvailable { n in
+                    Segment.printable(n) ? Glob.match(Bytes(bytes: bytes), n, Segment.byteSymbols) : nil
+                }
+                if let answer = ascii ?? nil { return answer }
+            }
+            // The name is read whole (a file name is short); the pattern only as far as the match
+            // looks, which is about the name's length past any run of stars: a hostile pattern of
+            // 60 KB costs a short name no more than a short pattern does.
+            return Glob.match(
+                LazyCharacters(text), Array(name),
+                Symbols(star: "*", any: "?", open: "[", close: "]", not: "!", caret: "^", dash: "-", dot: "."))
+        }
+
+        static let byteSymbols: Symbols<UInt8> = {
+            func b(_ c: Unicode.Scalar) -> UInt8 { UInt8(c.value) }
+            return Symbols(
+                star: b("*"), any: b("?"), open: b("["), close: b("]"), not: b("!"), caret: b("^"), dash: b("-"),
+                dot: b("."))
+        }()
+    }
+
+    struct Symbols<C: Sendable>: Sendable {
         var star, any, open, close, not, caret, dash, dot: C
+    }
+
+    /// A pattern as the matcher reads it: `has(i)` before `[i]`.
+    protocol Pattern<Element> {
+        associatedtype Element: Comparable
+        mutating func has(_ i: Int) -> Bool
+        /// Valid once `has(i)` has answered true.
+        subscript(_ i: Int) -> Element { get }
+    }
+
+    struct Bytes: Pattern {
+        let bytes: [UInt8]
+        func has(_ i: Int) -> Bool { i < bytes.count }
+        subscript(_ i: Int) -> UInt8 { bytes[i] }
+    }
+
+    /// A string's characters, broken into graphemes only as far as they are asked for.
+    struct LazyCharacters: Pattern {
+        var iterator: String.Iterator
+        var read: [Character] = []
+        var ended = false
+        init(_ s: String) { iterator = s.makeIterator() }
+        mutating func has(_ i: Int) -> Bool {
+            while i >= read.count && !ended {
+                if let c = iterator.next() { read.append(c) } else { ended = true }
+            }
+            return i < read.count
+        }
+        subscript(_ i: Int) -> Character { read[i] }
     }
 
     /// Every token but `*` matches exactly one character, so on a mismatch only the last `*`
     /// needs to take one character more: time linear in the name per `*`, never exponential (as
     /// trying every split for every `*` would be).
-    static func match<C: Comparable>(_ p: [C], _ n: [C], _ s: Symbols<C>) -> Bool {
-        if n.first == s.dot && p.first != s.dot { return false }
-        /// The pattern index after the token at `i` when it matches `n[j]`, or nil.
-        func step(_ i: Int, _ j: Int) -> Int? {
+    static func match<P: Pattern, N: RandomAccessCollection<P.Element>>(
+        _ pattern: P, _ n: N, _ s: Symbols<P.Element>
+    ) -> Bool where N.Index == Int {
+        var p = pattern
+        let (start, count) = (n.startIndex, n.count)
+        if count > 0 && n[start] == s.dot && !(p.has(0) && p[0] == s.dot) { return false }
+        /// The first `]` at or after an index: remembered, so that a pattern of many `[` without
+        /// their `]` is searched once, not once per step.
+        var close: (from: Int, at: Int?) = (Int.max, nil)
+        func closing(from k: Int) -> Int? {
+            if close.from <= k, close.at.map({ $0 >= k }) ?? true { return close.at }
+            var e = k
+            while p.has(e) && p[e] != s.close { e += 1 }
+            close = (k, p.has(e) ? e : nil)
+            return close.at
+        }
+        /// The pattern index after the token at `i` when it matches the name's `c`, or nil.
+        func step(_ i: Int, _ c: P.Element) -> Int? {
             if p[i] == s.any { return i + 1 }
-            if p[i] == s.open, let close = p[(i + 1)...].firstIndex(of: s.close) {
+            if p[i] == s.open, let close = closing(from: i + 1) {
                 var k = i + 1
-                let negate = p[k] == s.not || p[k] == s.caret
+                let negate = k < close && (p[k] == s.not || p[k] == s.caret)
                 if negate { k += 1 }
                 var hit = false
                 while k < close {
                     if k + 2 < close, p[k + 1] == s.dash {
-                        if p[k] <= n[j] && n[j] <= p[k + 2] { hit = true }
+                        if p[k] <= c && c <= p[k + 2] { hit = true }
                         k += 3
                     } else {
-                        if p[k] == n[j] { hit = true }
+                        if p[k] == c { hit = true }
                         k += 1
                     }
                 }
                 return hit != negate ? close + 1 : nil
             }
             // A literal, `[` without its `]` included.
-            return p[i] == n[j] ? i + 1 : nil
+            return p[i] == c ? i + 1 : nil
         }
         var (i, j) = (0, 0)
         var star: (i: Int, j: Int)?
-        while j < n.count {
-            if i < p.count && p[i] == s.star {
+        while j < count {
+            if p.has(i) && p[i] == s.star {
                 star = (i, j)
                 i += 1
-            } else if i < p.count, let next = step(i, j) {
+            } else if p.has(i), let next = step(i, n[start + j]) {
                 (i, j) = (next, j + 1)
             } else if let last = star {
                 star = (last.i, last.j + 1)
@@ -210,8 +281,8 @@ public struct Glob: Sendable {
                 return false
             }
         }
-        while i < p.count && p[i] == s.star { i += 1 }
-        return i == p.count
+        while p.has(i) && p[i] == s.star { i += 1 }
+        return !p.has(i)
     }
 
     /// `a{b,c{d,e}}f` → `abf`, `acdf`, `acef`; nil when there would be more than `limit`.

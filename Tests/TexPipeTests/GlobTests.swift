@@ -22,6 +22,93 @@ struct GlobTests {
         #expect(!Glob.matchSegment("[!a-c]*.png", "b.png"))
     }
 
+    /// Outside printable ASCII a segment matches by characters (grapheme clusters, compared as
+    /// Swift compares them: canonically equivalent is equal).
+    @Test func segmentsMatchByCharacters() {
+        #expect(Glob.matchSegment("café-*.png", "cafe\u{301}-1.png"))  // precomposed é, decomposed é
+        #expect(Glob.matchSegment("caf?.png", "cafe\u{301}.png"))  // `?` takes the whole é
+        #expect(!Glob.matchSegment("caf??.png", "cafe\u{301}.png"))
+        #expect(Glob.matchSegment("[äöü]*", "über.png") && !Glob.matchSegment("[!äöü]*", "über.png"))
+        #expect(Glob.matchSegment("?.png", "🇫🇷.png") && !Glob.matchSegment("??.png", "🇫🇷.png"))
+        #expect(Glob.matchSegment("*.png", "カード.png") && !Glob.matchSegment("*.png", ".カード.png"))
+        #expect(Glob.matchSegment("\t*", "\tx") && !Glob.matchSegment("\t*", "x"))
+    }
+
+    /// The matcher (bytes for printable ASCII, characters read lazily otherwise, one star
+    /// backtracking) against the definition written out as it reads: `*` any split of the name,
+    /// tried one by one, on patterns and names drawn from an alphabet of the awkward characters.
+    @Test func segmentsMatchAsTheirDefinition() {
+        func reference(_ pattern: String, _ name: String) -> Bool {
+            let (p, n) = (Array(pattern), Array(name))
+            if n.first == "." && p.first != "." { return false }
+            func m(_ i: Int, _ j: Int) -> Bool {
+                if i == p.count { return j == n.count }
+                if p[i] == "*" { return (j...n.count).contains { m(i + 1, $0) } }
+                guard j < n.count else { return false }
+                if p[i] == "?" { return m(i + 1, j + 1) }
+                if p[i] == "[", let close = p[(i + 1)...].firstIndex(of: "]") {
+                    var body = Array(p[(i + 1)..<close])
+                    let negate = body.first == "!" || body.first == "^"
+                    if negate { body.removeFirst() }
+                    var member = false
+                    var k = 0
+                    while k < body.count {
+                        if k + 2 < body.count && body[k + 1] == "-" {
+                            member = member || (body[k] <= n[j] && n[j] <= body[k + 2])
+                            k += 3
+                        } else {
+                            member = member || body[k] == n[j]
+                            k += 1
+                        }
+                    }
+                    return member != negate && m(close + 1, j + 1)
+                }
+                return p[i] == n[j] && m(i + 1, j + 1)
+            }
+            return m(0, 0)
+        }
+        let ascii = ["a", "b", "c", ".", "*", "?", "[", "]", "!", "^", "-"]
+        let wide = ascii + ["é", "e", "\u{301}", "🇫", "🇷", "ß", "\r", "\n"]
+        var rng = SystemRandomNumberGenerator()
+        var (hits, checked) = (0, 0)
+        for round in 0..<10_000 {
+            let alphabet = round % 2 == 0 ? ascii : wide
+            func word(_ most: Int) -> String {
+                (0..<Int.random(in: 0...most, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined()
+            }
+            /// A piece of a pattern: a character, or (one in four) a class of one to three
+            /// characters or ranges, negated or not.
+            func piece() -> String {
+                guard Int.random(in: 0..<4, using: &rng) == 0 else { return alphabet.randomElement(using: &rng)! }
+                let members = (0..<Int.random(in: 1...3, using: &rng)).map { _ in
+                    let first = alphabet.randomElement(using: &rng)!
+                    return Bool.random(using: &rng) ? first : first + "-" + alphabet.randomElement(using: &rng)!
+                }
+                return "[" + ["", "!", "^"].randomElement(using: &rng)! + members.joined() + "]"
+            }
+            let pattern = (0..<Int.random(in: 0...6, using: &rng)).map { _ in piece() }.joined()
+            let name = word(6)
+            let expected = reference(pattern, name)
+            #expect(
+                Glob.matchSegment(pattern, name) == expected,
+                "\(pattern.debugDescription) against \(name.debugDescription)")
+            if expected { hits += 1 }
+            checked += 1
+        }
+        // Both answers were exercised.
+        #expect(hits > 100 && hits < checked - 100)
+    }
+
+    /// A long pattern that is not ASCII is read only as far as a short name needs.
+    @Test func aLongPatternAgainstAShortName() {
+        let long = "é" + String(repeating: "*", count: 10) + String(repeating: "ü[", count: 30_000)
+        #expect(!Glob.matchSegment(long, "é.png"))
+        #expect(
+            Glob.matchSegment("é*" + String(repeating: "ü", count: 30_000), "é" + String(repeating: "ü", count: 30_000))
+        )
+        #expect(!Glob.matchSegment(String(repeating: "[", count: 50_000) + "a", String(repeating: "[", count: 300)))
+    }
+
     @Test func braces() {
         #expect(Glob.expandBraces("a{b,c{d,e}}f", limit: 256) == ["abf", "acdf", "acef"])
         #expect(Glob.expandBraces("x/{a,b}.png", limit: 256) == ["x/a.png", "x/b.png"])
