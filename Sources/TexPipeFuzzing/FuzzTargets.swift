@@ -69,8 +69,19 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 let image = try ImageDecoder.decode(bytes, path: "fuzz.exr", maxPixels: Self.maxPixels)
                 precondition(image.width * image.height <= Self.maxPixels, "decoded past the pixel limit")
             case .manifest:
-                let manifest = try Manifest.parse(bytes, file: "pipeline.json", directory: Self.folder)
-                _ = try Planner.plan(manifest)
+                do {
+                    let manifest = try Manifest.parse(bytes, file: "pipeline.json", directory: Self.folder)
+                    _ = try Planner.plan(manifest)
+                } catch let e as ManifestError {
+                    // Every diagnostic is one line as printed, and a short one, whatever the JSON held.
+                    for d in e.diagnostics {
+                        let line = d.description
+                        precondition(
+                            !line.contains(where: \.isNewline) && line.unicodeScalars.count < 1_100,
+                            "a diagnostic is not one short line: \(line.prefix(200).debugDescription)")
+                    }
+                    throw e
+                }
             case .variants:
                 // Files of their own per call: tests run targets side by side in one process.
                 let name = "variants-\(UUID().uuidString).json"

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipePixels
 
 /// One manifest or plan problem: where (file and JSON path) and what. Collected, sorted
 /// by path, printed one per line as `error: pipeline.json: pipelines[0].stages[1].radius: …`.
@@ -17,8 +18,9 @@ public struct Diagnostic: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.severity = severity
     }
 
+    /// One line, whatever the file name, keys or quoted values hold (`ValueText.oneLine`).
     public var description: String {
-        "\(severity.rawValue): \(file): " + (path.map { "\($0): " } ?? "") + message
+        ValueText.oneLine("\(severity.rawValue): \(file): " + (path.map { "\($0): " } ?? "") + message)
     }
 
     public static func < (l: Diagnostic, r: Diagnostic) -> Bool {

@@ -7,6 +7,46 @@ public enum ValueText {
         return String(n)
     }
 
+    /// A message as one line of at most about `most` characters, whatever the user's text in it
+    /// holds: control characters written as JSON writes them (a file or glob with a newline in
+    /// its name stays on its line), and a line longer than `most` cut in its middle, which says
+    /// how much it left out (a 60 KB glob is quoted by its ends). Errors and warnings are printed
+    /// through it.
+    public static func oneLine(_ s: String, most: Int = 1_000) -> String {
+        var out = String.UnicodeScalarView()
+        for u in s.unicodeScalars {
+            if let e = controlEscape(u) {
+                out.append(contentsOf: e.unicodeScalars)
+            } else if (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029 {
+                // DEL, the C1 controls (NEL among them) and the Unicode line and paragraph
+                // separators: what some terminals and editors take as a line break.
+                out.append(contentsOf: escaped(u).unicodeScalars)
+            } else {
+                out.append(u)
+            }
+        }
+        guard out.count > most else { return String(out) }
+        let (head, tail) = (most * 2 / 3, most / 3)
+        return String(out.prefix(head)) + "…[\(out.count - head - tail) characters]…" + String(out.suffix(tail))
+    }
+
+    /// A control character (below U+0020) as a JSON string writes it, or nil.
+    static func controlEscape(_ u: Unicode.Scalar) -> String? {
+        switch u {
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        case _ where u.value < 0x20: return escaped(u)
+        default: return nil
+        }
+    }
+
+    /// `\u` and four hex digits (for a scalar below U+10000).
+    static func escaped(_ u: Unicode.Scalar) -> String {
+        let hex = String(u.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
     /// A JSON string literal: quotes, backslashes and control characters escaped.
     public static func quoted(_ s: String) -> String {
         var out = "\""
@@ -14,12 +54,7 @@ public enum ValueText {
             switch u {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case _ where u.value < 0x20: out += controlEscape(u)!
             default: out.unicodeScalars.append(u)
             }
         }

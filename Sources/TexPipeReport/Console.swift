@@ -1,6 +1,7 @@
 internal import Foundation
 import Synchronization
 public import TexPipeEngine
+internal import TexPipePixels
 public import TexPipePlan
 
 /// Console output of a run. On a terminal: a progress bar on stderr (done / total,
@@ -53,11 +54,11 @@ public final class Console: Sendable {
         if AtomicWriter.isStopped { return }  // interrupted: the handler says so once
         for w in result.warnings {
             if bar { Console.err("\r\u{1B}[K", newline: false) }
-            Console.err("warning: " + w)
+            Console.err(ValueText.oneLine("warning: " + w))
         }
         if let error = result.error {
             if bar { Console.err("\r\u{1B}[K", newline: false) }
-            Console.err("error: " + error)
+            Console.err(ValueText.oneLine("error: " + error))
             return
         }
         guard !bar, verbosity != .quiet else { return }
@@ -67,6 +68,7 @@ public final class Console: Sendable {
         line += " -> " + outs
         if result.cacheHit { line += " (up to date)" }
         if result.remoteHit { line += " (from the remote cache)" }
+        line = ValueText.oneLine(line)  // a file name may hold a newline
         if verbosity == .verbose {
             line +=
                 "  "

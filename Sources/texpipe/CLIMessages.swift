@@ -1,7 +1,9 @@
+import TexPipe
+
 /// The wording of the command line's own messages, in one place (as each layer keeps its own).
 enum CLIMessage {
-    static func error(_ message: String) -> String { "error: " + message }
-    static func warning(_ message: String) -> String { "warning: " + message }
+    static func error(_ message: String) -> String { ValueText.oneLine("error: " + message) }
+    static func warning(_ message: String) -> String { ValueText.oneLine("warning: " + message) }
     static func atLeastOne(_ option: String) -> String { "\(option) must be at least 1" }
     static let quietAndVerbose = "--quiet and --verbose exclude each other"
     static func memoryLimitTooSmall(limit: Int, free: Int, needs: Int) -> String {

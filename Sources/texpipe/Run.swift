@@ -125,7 +125,7 @@ struct Run: ParsableCommand {
         // The pipelines' budgets, over what this run's jobs recorded.
         let budgets = Gates.pipelineTotals(plan, results)
         let totals = budgets.flatMap(\.findings)
-        for f in totals { Console.err((f.severity == .error ? "error: " : "warning: ") + f.message) }
+        for f in totals { Console.err(ValueText.oneLine((f.severity == .error ? "error: " : "warning: ") + f.message)) }
         keptUntilExit += [cache, plan, results]
         let seconds = Date().timeIntervalSince(start)
         do {

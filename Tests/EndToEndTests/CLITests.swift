@@ -165,6 +165,43 @@ struct CLITests {
         #expect(r.stdout.contains("14 jobs: 13 ok (0 up to date), 1 failed"))
     }
 
+    /// A file name with a newline, a glob with one, a 60 KB glob: each error is still one line
+    /// (the newline written `\n`, the long glob quoted by its ends), and stdout's job lines too.
+    @Test func errorsStayOneLineWhateverTheNamesHold() throws {
+        let w = try Workspace()
+        _ = FileManager.default.createFile(atPath: w.path + "/cards/bad\nname.png", contents: Data("junk".utf8))
+        let long = String(repeating: "x", count: 60_000)
+        w.manifest(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "cards", "inputs": ["cards/*.png"], "output": "{file}.png", "stages": [] } ] }
+            """)
+        let r = try CLI.run(["--no-progress"], in: w.path)
+        #expect(r.status == 1)
+        #expect(r.stderr == "error: cards/bad\\nname.png: not a PNG file (bad signature)\n")
+        #expect(
+            r.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("[") || $0.contains(" jobs: ") }, "\(r.stdout)")
+
+        w.manifest(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "cards", "inputs": ["cards/\\n*.png", "\(long)*.png"], "output": "{file}.png", "stages": [] } ] }
+            """)
+        let bad = try CLI.run([], in: w.path)
+        #expect(bad.status == 2)
+        let lines = bad.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3 && lines[2].isEmpty, "\(bad.stderr.prefix(300))")
+        #expect(lines[0] == #"error: pipeline.json: pipelines[0].inputs[0]: glob "cards/\n*.png" matches no file"#)
+        // Two thirds of 1,000 characters from the start, a third from the end, what is left out
+        // counted: the line was 60,068 characters.
+        let prefix = #"error: pipeline.json: pipelines[0].inputs[1]: glob ""#
+        let full = prefix + long + #"*.png" matches no file"#
+        let (head, tail) = (666, 333)
+        #expect(
+            lines[1]
+                == full.prefix(head) + "…[\(full.count - head - tail) characters]…" + full.suffix(tail))
+    }
+
     @Test func manifestErrorsExitTwoAndWriteNothing() throws {
         let w = try Workspace()
         w.manifest(
