@@ -43,7 +43,9 @@ public struct Glob: Sendable {
 
     /// Every file under `base` matching the pattern, sorted, each once.
     public func matches(in base: String) -> [Match] {
-        var found: [String: Match] = [:]
+        // Keyed by bytes: `café` written with one code point and with two are equal Strings, but
+        // two files (Linux keeps names as bytes), and each is an input.
+        var found: [[UInt8]: Match] = [:]
         for (segments, compiled) in zip(alternatives, self.segments) {
             let prefix = Glob.fixedPrefix(segments)
             let rest = compiled[prefix.count...]
@@ -52,16 +54,17 @@ public struct Glob: Sendable {
                 // No wildcard at all: a literal file.
                 if isFile(base + "/" + start) {
                     let folder = ""
-                    found[start] = Match(relativePath: start, folder: folder)
+                    found[Array(start.utf8)] = Match(relativePath: start, folder: folder)
                 }
                 continue
             }
             walk(base: base, dir: start, rest: rest, relativeToPrefix: "") { rel, folder in
                 let path = start.isEmpty ? rel : start + "/" + rel
-                if found[path] == nil { found[path] = Match(relativePath: path, folder: folder) }
+                let key = Array(path.utf8)
+                if found[key] == nil { found[key] = Match(relativePath: path, folder: folder) }
             }
         }
-        return found.keys.sorted().map { found[$0]! }
+        return found.values.sorted(by: Glob.pathOrder)
     }
 
     /// The folders (absolute) where a file matching the pattern could appear: the fixed prefix's
@@ -128,6 +131,12 @@ public struct Glob: Sendable {
                 }
             }
         }
+    }
+
+    /// By path, and by bytes between paths that are equal as Strings (canonically equivalent).
+    static func pathOrder(_ a: Match, _ b: Match) -> Bool {
+        a.relativePath != b.relativePath
+            ? a.relativePath < b.relativePath : a.relativePath.utf8.lexicographicallyPrecedes(b.relativePath.utf8)
     }
 
     /// Whether `relativePath` (from the manifest folder) matches the pattern; for `exclude`.

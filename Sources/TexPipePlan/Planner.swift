@@ -144,7 +144,7 @@ struct PlanBuilder {
     mutating func add(_ p: PipelineSpec) {
         let base = manifest.directory
         var matches: [Glob.Match] = []
-        var seen = Set<String>()
+        var seen = Set<[UInt8]>()  // by bytes, as the glob keeps them
         // Whether every input glob matched something (before `exclude`), from the one walk.
         var everyInputMatched = true
         for (i, pattern) in p.inputs.enumerated() {
@@ -159,7 +159,7 @@ struct PlanBuilder {
                 error(p.path.key("inputs").index(i), Say.emptyGlob(pattern))
                 everyInputMatched = false
             }
-            for m in found where seen.insert(m.relativePath).inserted { matches.append(m) }
+            for m in found where seen.insert(Array(m.relativePath.utf8)).inserted { matches.append(m) }
         }
         let excludes = p.exclude.map(Glob.init)
         for (i, glob) in excludes.enumerated() where glob.tooManyAlternatives {
@@ -569,7 +569,7 @@ struct PlanBuilder {
         let templatePath = Dictionary(
             manifest.pipelines.map { ($0.name, $0.path.key("output")) }, uniquingKeysWith: { a, _ in a })
         // Job indices, not jobs: copying a Job into the table was a tenth of checking 20,000 outputs.
-        var writer: [String: Int] = [:]
+        var writer: [[UInt8]: Int] = [:]  // by bytes: names equal as Strings can be two files
         writer.reserveCapacity(jobs.count)
         var escaping: [String: Bool] = [:]
         var symlinks: [String: Set<String>] = [:]
@@ -596,10 +596,10 @@ struct PlanBuilder {
                 {
                     error(at, PlanMessage.outputIsInput(Planner.display(out.path)))
                 }
-                if let other = writer[real] {
+                if let other = writer[Array(real.utf8)] {
                     error(at, PlanMessage.twoWriters(Planner.display(out.path), describe(jobs[other]), describe(job)))
                 } else {
-                    writer[real] = job.index
+                    writer[Array(real.utf8)] = job.index
                 }
             }
         }

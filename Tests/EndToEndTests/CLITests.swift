@@ -202,6 +202,38 @@ struct CLITests {
                 == full.prefix(head) + "…[\(full.count - head - tail) characters]…" + full.suffix(tail))
     }
 
+    /// Two inputs whose names are equal as Strings but not as bytes (`é` as one code point and as
+    /// `e` and an accent) are two jobs writing two outputs, each from its own input: the same
+    /// bytes as the same images under plain names.
+    @Test func namesEqualAsStringsAreTwoJobs() throws {
+        let w = try Workspace()
+        let (nfc, nfd) = ("caf\u{E9}", "cafe\u{301}")
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: w.path + "/in", withIntermediateDirectories: true)
+        for (name, card) in [(nfc, "a-spades"), (nfd, "10-hearts"), ("x", "a-spades"), ("y", "10-hearts")] {
+            try fm.copyItem(atPath: w.path + "/cards/\(card).png", toPath: w.path + "/in/\(name).png")
+        }
+        w.manifest(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "p", "inputs": ["in/*.png"], "output": "{file}.png",
+                "stages": [ { "stage": "color-key", "color": "#ffffff" } ] } ] }
+            """)
+        let r = try CLI.run(["--no-progress"], in: w.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("4 jobs: 4 ok"), "\(r.stdout)")
+        let names = try fm.contentsOfDirectory(atPath: w.path + "/out").map { Array($0.utf8) }.sorted {
+            $0.lexicographicallyPrecedes($1)
+        }
+        #expect(
+            names
+                == [nfd + ".png", nfc + ".png", "x.png", "y.png"].map { Array($0.utf8) }.sorted {
+                    $0.lexicographicallyPrecedes($1)
+                })
+        func out(_ name: String) -> Data? { fm.contents(atPath: w.path + "/out/\(name).png") }
+        #expect(out(nfc) != nil && out(nfc) == out("x") && out(nfd) == out("y") && out("x") != out("y"))
+    }
+
     @Test func manifestErrorsExitTwoAndWriteNothing() throws {
         let w = try Workspace()
         w.manifest(

@@ -216,6 +216,20 @@ struct GlobTests {
                 ])
     }
 
+    /// `café` with one code point and with `e` and an accent: equal Strings, two files. Both
+    /// are found (by bytes), in a fixed order, and `{a,b}` naming both finds each once.
+    @Test func namesEqualAsStringsAreTwoFiles() {
+        let t = TempDir()
+        let (nfc, nfd) = ("caf\u{E9}.png", "cafe\u{301}.png")
+        #expect(nfc == nfd && Array(nfc.utf8) != Array(nfd.utf8))
+        for f in ["S/" + nfc, "S/" + nfd, "S/b.png"] { t.write(f, text: "") }
+        for pattern in ["S/*.png", "S/caf?.png", "S/{\(nfc),\(nfd),b.png}"] {
+            let found = Glob(pattern).matches(in: t.path).map { Array($0.relativePath.utf8) }
+            let expected = ["S/b.png", "S/" + nfd, "S/" + nfc].map { Array($0.utf8) }
+            #expect(found == (pattern.contains("?") ? Array(expected.dropFirst()) : expected), "\(pattern)")
+        }
+    }
+
     @Test func walkWithDoubleStarAndFolders() {
         let t = TempDir()
         for f in ["S/a.png", "S/b.jpg", "S/x/c.png", "S/x/y/d.png", "S/.git/e.png", "T/f.png"] { t.write(f, text: "") }
