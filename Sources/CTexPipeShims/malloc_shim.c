@@ -7,8 +7,13 @@
 int tp_keep_large_buffers(void) {
     return mallopt(M_MMAP_THRESHOLD, 32 << 20) && mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
+
+int tp_give_back_large_buffers(void) {
+    return mallopt(M_MMAP_THRESHOLD, 128 << 10) && mallopt(M_TRIM_THRESHOLD, 128 << 10);
+}
 #else
 int tp_keep_large_buffers(void) { return 0; }
+int tp_give_back_large_buffers(void) { return 0; }
 #endif
 
 // Whether `bytes` of private, writable address space can be had now: a mapping that is never

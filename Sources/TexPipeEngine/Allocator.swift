@@ -12,10 +12,24 @@ internal import Foundation
 /// buffer at once. On the 150-texture corpus, color-key with 2 jobs takes 9 k page faults instead
 /// of 86 k, with peak RSS within a few MiB. Blocks over 32 MiB (images of 8 MP and more) are
 /// still mmapped and given back at once, so large images do not raise the resident floor.
+///
+/// Under a data or address-space limit (`ulimit -d`/`-v`) the other way round: what a thread's
+/// arena keeps counts against the limit, and a buffer freed in one thread's arena does not serve
+/// the next allocation of another's. A color-key job on a 2048² image (2.5 × the image by its
+/// bound) then needed up to 12 MiB beyond it, by which threads happened to run its steps, and one
+/// run in two was killed by a failed allocation under a limit it fits. So there every block from
+/// 128 KiB is mapped on its own and given back when freed: the job holds what it uses.
 package enum Allocator {
-    /// True when the C library took the settings (glibc); elsewhere a no-op.
+    /// The policy for this process, set before any job: keep large buffers for reuse, unless a
+    /// memory limit is set. True when the C library took the settings (glibc); elsewhere a no-op.
+    @discardableResult
+    public static func configure() -> Bool { limit() == nil ? keepLargeBuffersForReuse() : giveBackLargeBuffers() }
+
     @discardableResult
     public static func keepLargeBuffersForReuse() -> Bool { tp_keep_large_buffers() != 0 }
+
+    @discardableResult
+    public static func giveBackLargeBuffers() -> Bool { tp_give_back_large_buffers() != 0 }
 
     /// What the process itself needs free under a memory limit before any job: its worker threads'
     /// stacks and the runtime's. Below it, libdispatch cannot start a thread and retries forever,

@@ -19,7 +19,7 @@ struct TexPipeCommand: ParsableCommand {
         defaultSubcommand: Run.self)
 
     static func main() {
-        Allocator.keepLargeBuffersForReuse()
+        Allocator.configure()
         do {
             var command = try parseAsRoot()
             try command.run()

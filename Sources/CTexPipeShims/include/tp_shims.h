@@ -76,6 +76,9 @@ void tp_fp_restore(unsigned previous);
 // blocks up to 32 MiB from the threads' arenas and do not trim freed memory below 1 GiB.
 // Returns 0 when the C library has no such settings.
 int tp_keep_large_buffers(void);
+// The opposite, for a process under a memory limit: blocks from 128 KiB mapped on their own and
+// given back when freed, a fixed threshold (glibc would otherwise raise it as blocks are freed).
+int tp_give_back_large_buffers(void);
 // 1 when `bytes` of address space can be mapped now (mapped untouched and unmapped at once).
 int tp_can_reserve(size_t bytes);
 
