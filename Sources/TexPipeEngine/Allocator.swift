@@ -16,8 +16,8 @@ internal import Foundation
 /// Under a data or address-space limit (`ulimit -d`/`-v`) the other way round: what a thread's
 /// arena keeps counts against the limit, and a buffer freed in one thread's arena does not serve
 /// the next allocation of another's. A color-key job on a 2048² image (2.5 × the image by its
-/// bound) then needed up to 12 MiB beyond it, by which threads happened to run its steps, and one
-/// run in two was killed by a failed allocation under a limit it fits. So there every block from
+/// bound) then needed up to 12 MiB beyond it, by which threads happened to run its steps, and half
+/// the runs or more were killed by a failed allocation under a limit it fits. So there every block from
 /// 128 KiB is mapped on its own and given back when freed: the job holds what it uses.
 package enum Allocator {
     /// The policy for this process, set before any job: keep large buffers for reuse, unless a

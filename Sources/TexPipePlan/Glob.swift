@@ -186,8 +186,9 @@ public struct Glob: Sendable {
                 if let answer = ascii ?? nil { return answer }
             }
             // The name is read whole (a file name is short); the pattern only as far as the match
-            // looks, which is about the name's length past any run of stars: a hostile pattern of
-            // 60 KB costs a short name no more than a short pattern does.
+            // looks: about the name's length past any run of stars, and a `[` on to its `]` (to
+            // the end, once, when it has none). A hostile pattern of 60 KB costs a short name
+            // little more than a short pattern does.
             return Glob.match(
                 LazyCharacters(text), Array(name),
                 Symbols(star: "*", any: "?", open: "[", close: "]", not: "!", caret: "^", dash: "-", dot: "."))
