@@ -13,6 +13,8 @@ public enum ValueText {
     /// how much it left out (a 60 KB glob is quoted by its ends). Errors and warnings are printed
     /// through it.
     public static func oneLine(_ s: String, most: Int = 1_000) -> String {
+        // Nearly every line (one per job on stdout): printable ASCII and short, returned as it is.
+        if s.utf8.count <= most && s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s }
         var out = String.UnicodeScalarView()
         for u in s.unicodeScalars {
             if let e = controlEscape(u) {
@@ -25,9 +27,10 @@ public enum ValueText {
                 out.append(u)
             }
         }
-        guard out.count > most else { return String(out) }
+        let count = out.count
+        guard count > most else { return String(out) }
         let (head, tail) = (most * 2 / 3, most / 3)
-        return String(out.prefix(head)) + "…[\(out.count - head - tail) characters]…" + String(out.suffix(tail))
+        return String(out.prefix(head)) + "…[\(count - head - tail) characters]…" + String(out.suffix(tail))
     }
 
     /// A control character (below U+0020) as a JSON string writes it, or nil.
