@@ -1,6 +1,7 @@
 internal import Foundation
 import Synchronization
 internal import TexPipeCodecs
+internal import TexPipePixels
 
 /// Outputs are written to a temporary file in their own folder and renamed into place,
 /// so a reader (or an interrupted run) never sees a partial file. docs/guarantees.md "Atomic".
@@ -52,7 +53,7 @@ package enum AtomicWriter {
         return body()
     }
     /// Folders this process has created (or found) and swept: each once, before its first write.
-    static let swept = Mutex<Set<String>>([])
+    static let swept = Mutex<Set<PathKey>>([])  // by bytes: `PathKey`
 
     public struct WriteError: Error, CustomStringConvertible {
         public var description: String
@@ -71,9 +72,9 @@ package enum AtomicWriter {
                 throw WriteError(description: EngineMessage.cannotCreateFolder(dir, reason(errno)))
             }
         }
-        if swept.withLock({ !$0.contains(dir) }) {
+        if swept.withLock({ !$0.contains(PathKey(dir)) }) {
             try createFolder()
-            if swept.withLock({ $0.insert(dir).inserted }) { sweep(dir) }
+            if swept.withLock({ $0.insert(PathKey(dir)).inserted }) { sweep(dir) }
         }
         let name = (path as NSString).lastPathComponent
         var template: [CChar] = []
@@ -147,7 +148,7 @@ package enum AtomicWriter {
     package static func sweepOnce(_ dir: String) {
         var st = stat()
         guard stat(dir, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else { return }
-        if swept.withLock({ $0.insert(dir).inserted }) { sweep(dir) }
+        if swept.withLock({ $0.insert(PathKey(dir)).inserted }) { sweep(dir) }
     }
 
     /// Removes the temporary files in `dir` that a killed run left: `.NAME.tmp-PID-XXXXXX`

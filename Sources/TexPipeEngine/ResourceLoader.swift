@@ -26,20 +26,21 @@ public final class ResourceLoader: Sendable {
     }
 
     public let budget: Int
-    private let slots = Mutex<[String: Slot]>([:])
+    private let slots = Mutex<[PathKey: Slot]>([:])  // by bytes: `PathKey`
     /// Bytes held (file bytes kept for decoding, decoded pixels) and reads from disk per file.
-    private let accounts = Mutex<(held: Int, reads: [String: Int])>((0, [:]))
+    private let accounts = Mutex<(held: Int, reads: [PathKey: Int])>((0, [:]))
 
     public init(budget: Int = 256 << 20) { self.budget = budget }
 
     /// How many times each file was read from disk (the tests check "once per run").
-    public func readCount(_ path: String) -> Int { accounts.withLock { $0.reads[path] ?? 0 } }
+    public func readCount(_ path: String) -> Int { accounts.withLock { $0.reads[PathKey(path)] ?? 0 } }
 
     private func slot(_ path: String) -> Slot {
-        slots.withLock { s in
-            if let known = s[path] { return known }
+        let key = PathKey(path)
+        return slots.withLock { s in
+            if let known = s[key] { return known }
             let new = Slot()
-            s[path] = new
+            s[key] = new
             return new
         }
     }
@@ -56,7 +57,7 @@ public final class ResourceLoader: Sendable {
     private func release(_ bytes: Int) { accounts.withLock { $0.held -= bytes } }
 
     private func read(_ path: String) -> Result<[UInt8], FileReader.ReadError> {
-        accounts.withLock { $0.reads[path, default: 0] += 1 }
+        accounts.withLock { $0.reads[PathKey(path), default: 0] += 1 }
         return FileReader.read(path)
     }
 

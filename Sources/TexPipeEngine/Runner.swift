@@ -477,9 +477,9 @@ public enum Runner {
             let t = DispatchTime.now().uptimeNanoseconds
             let name = type(of: stage).name
             context.notes = []
-            for case .image(let path, let label, _, _) in stage.reads where context.images[path] == nil {
+            for case .image(let path, let label, _, _) in stage.reads where context.images[PathKey(path)] == nil {
                 do {
-                    context.images[path] = try loader.image(path, maxPixels: options.maxPixels)
+                    context.images[PathKey(path)] = try loader.image(path, maxPixels: options.maxPixels)
                 } catch {
                     return .failure(StageFailure(message: EngineMessage.resource(label, path, error), stage: name))
                 }

@@ -37,7 +37,7 @@ extension PlanBuilder {
         var chain: [Signature] = []
         for m in ordered {
             let absolute = manifest.directory + "/" + m.relativePath
-            inputsRealPaths.insert(realFile(absolute, known: shapes))
+            inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
             let header = try? self.header(absolute).get()
             let file = PathText.lastComponent(m.relativePath)
             let ext = PathText.pathExtension(file)
@@ -59,7 +59,7 @@ extension PlanBuilder {
             var layerReads: [String] = []
             var missing: (message: String, stage: String)?
             guard resolveReads(stages, p.stages, context, &layerReads, &fonts, missing: &missing) else { return }
-            reads += layerReads.filter { !reads.contains($0) }
+            reads += layerReads.filter { !reads.containsPath($0) }
             // With `size`, the layer is resized first (as `resize` does) and planned at that size.
             let start = Signature(
                 width: spec.size?.width ?? header?.width, height: spec.size?.height ?? header?.height,

@@ -57,7 +57,7 @@ extension PlanBuilder {
         var depth = 8
         for m in matches {
             let absolute = manifest.directory + "/" + m.relativePath
-            inputsRealPaths.insert(realFile(absolute, known: shapes))
+            inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
             let header = try? self.header(absolute).get()
             let file = PathText.lastComponent(m.relativePath)
             let ext = PathText.pathExtension(file)
@@ -90,7 +90,7 @@ extension PlanBuilder {
             var spriteReads: [String] = []
             var missing: (message: String, stage: String)?
             guard resolveReads(stages, p.stages, context, &spriteReads, &fonts, missing: &missing) else { return }
-            reads += spriteReads.filter { !reads.contains($0) }
+            reads += spriteReads.filter { !reads.containsPath($0) }
             let start = Signature(
                 width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
             guard let chain = chains(stages, p.stages, from: start, context, check: true) else { return }

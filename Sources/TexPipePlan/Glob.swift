@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipePixels
 
 /// File globs: `*` and `?` within one path segment, `**` across segments (zero or more
 /// folders), `{a,b}` alternatives (nestable), `[abc]` / `[a-z]` classes. docs/manifest.md.
@@ -45,7 +46,7 @@ public struct Glob: Sendable {
     public func matches(in base: String) -> [Match] {
         // Keyed by bytes: `café` written with one code point and with two are equal Strings, but
         // two files (Linux keeps names as bytes), and each is an input.
-        var found: [[UInt8]: Match] = [:]
+        var found: [PathKey: Match] = [:]
         for (segments, compiled) in zip(alternatives, self.segments) {
             let prefix = Glob.fixedPrefix(segments)
             let rest = compiled[prefix.count...]
@@ -54,13 +55,13 @@ public struct Glob: Sendable {
                 // No wildcard at all: a literal file.
                 if isFile(base + "/" + start) {
                     let folder = ""
-                    found[Array(start.utf8)] = Match(relativePath: start, folder: folder)
+                    found[PathKey(start)] = Match(relativePath: start, folder: folder)
                 }
                 continue
             }
             walk(base: base, dir: start, rest: rest, relativeToPrefix: "") { rel, folder in
                 let path = start.isEmpty ? rel : start + "/" + rel
-                let key = Array(path.utf8)
+                let key = PathKey(path)
                 if found[key] == nil { found[key] = Match(relativePath: path, folder: folder) }
             }
         }

@@ -53,10 +53,12 @@ struct PlanBuilder {
     let manifest: Manifest
     var diagnostics: [Diagnostic] = []
     var jobs: [Job] = []
-    var inputsRealPaths: Set<String> = []
-    var realDirectories: [String: String] = [:]
+    // Paths are keys by their bytes (`PathKey`): two files whose names are equal as Strings must
+    // not share a real folder, a header or a place among the inputs.
+    var inputsRealPaths: Set<PathKey> = []
+    var realDirectories: [PathKey: String] = [:]
     /// Headers of the files the plan reads (inputs and stage resources), each read once.
-    var headers: [String: Result<ImageShape, HeaderProblem>] = [:]
+    var headers: [PathKey: Result<ImageShape, HeaderProblem>] = [:]
     var shapes: (any ShapeMemory)?
     /// `--variant`: only these variants' jobs (all when empty).
     var onlyVariants: [String] = []
@@ -226,7 +228,7 @@ struct PlanBuilder {
 
     mutating func addInput(_ p: PipelineSpec, _ m: Glob.Match, _ variants: [Variant?]) {
         let absolute = manifest.directory + "/" + m.relativePath
-        inputsRealPaths.insert(realFile(absolute, known: shapes))
+        inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
         let header = try? self.header(absolute).get()
         for v in variants { addJob(p, match: m, absolute: absolute, header: header, variant: v) }
     }
@@ -490,14 +492,14 @@ struct PlanBuilder {
                     self.error(specs[k].path, problem.message(stage: type(of: stage).name) + context)
                     return false
                 case .success(let file):
-                    if case .image(let path, let label, _, _) = resource, case .success(let shape)? = headers[path],
-                        shape.depth == 32, !type(of: stage).takesHDR
+                    if case .image(let path, let label, _, _) = resource,
+                        case .success(let shape)? = headers[PathKey(path)], shape.depth == 32, !type(of: stage).takesHDR
                     {
                         let name = type(of: stage).name
                         self.error(specs[k].path, PlanMessage.hdrResource(name, label, Planner.display(path)) + context)
                         return false
                     }
-                    if !reads.contains(file.path) { reads.append(file.path) }
+                    if !reads.containsPath(file.path) { reads.append(file.path) }
                     if case .font(let spec, _, _) = resource, let face = file.font { fonts[spec] = face }
                 }
             }
@@ -569,16 +571,17 @@ struct PlanBuilder {
         let templatePath = Dictionary(
             manifest.pipelines.map { ($0.name, $0.path.key("output")) }, uniquingKeysWith: { a, _ in a })
         // Job indices, not jobs: copying a Job into the table was a tenth of checking 20,000 outputs.
-        var writer: [[UInt8]: Int] = [:]  // by bytes: names equal as Strings can be two files
+        var writer: [PathKey: Int] = [:]
         writer.reserveCapacity(jobs.count)
-        var escaping: [String: Bool] = [:]
-        var symlinks: [String: Set<String>] = [:]
+        var escaping: [PathKey: Bool] = [:]
+        var symlinks: [PathKey: Set<PathKey>] = [:]
         for job in jobs {
             for out in job.outputs {
                 let dir = PathText.parent(out.path)
+                let dirKey = PathKey(dir)
                 let dirReal = realDirectory(dir)
-                let escapes = escaping[dir] ?? !(dirReal == rootReal || dirReal.hasPrefix(rootReal + "/"))
-                escaping[dir] = escapes
+                let escapes = escaping[dirKey] ?? !(dirReal == rootReal || dirReal.hasPrefix(rootReal + "/"))
+                escaping[dirKey] = escapes
                 let at = templatePath[job.pipeline]
                 if escapes {
                     error(at, PlanMessage.symlinkEscape(Planner.display(out.path), to: dirReal, root: manifest.output))
@@ -588,18 +591,20 @@ struct PlanBuilder {
                 // Only an output that is itself a symlink can resolve elsewhere: the folder's
                 // listing says which are (one readdir per folder instead of an lstat per output).
                 let name = PathText.lastComponent(out.path)
-                if symlinks[dir] == nil {
-                    symlinks[dir] = Set(Folder.entries(dir).filter { $0.kind == .symlink }.map(\.name))
+                if symlinks[dirKey] == nil {
+                    symlinks[dirKey] = Set(Folder.entries(dir).filter { $0.kind == .symlink }.map { PathKey($0.name) })
                 }
-                if inputsRealPaths.contains(real)
-                    || (symlinks[dir]!.contains(name) && inputsRealPaths.contains(realPath(out.path)))
+                let realKey = PathKey(real)
+                if inputsRealPaths.contains(realKey)
+                    || (symlinks[dirKey]!.contains(PathKey(name))
+                        && inputsRealPaths.contains(PathKey(realPath(out.path))))
                 {
                     error(at, PlanMessage.outputIsInput(Planner.display(out.path)))
                 }
-                if let other = writer[Array(real.utf8)] {
+                if let other = writer[realKey] {
                     error(at, PlanMessage.twoWriters(Planner.display(out.path), describe(jobs[other]), describe(job)))
                 } else {
-                    writer[Array(real.utf8)] = job.index
+                    writer[realKey] = job.index
                 }
             }
         }
@@ -611,9 +616,9 @@ struct PlanBuilder {
 
     /// A folder's real path, resolved once per plan (realpath is a readlink per path component).
     mutating func realDirectory(_ dir: String) -> String {
-        if let known = realDirectories[dir] { return known }
+        if let known = realDirectories[PathKey(dir)] { return known }
         let real = realPath(dir)
-        realDirectories[dir] = real
+        realDirectories[PathKey(dir)] = real
         return real
     }
 
@@ -625,10 +630,10 @@ struct PlanBuilder {
         var st = stat()
         let found = lstat(path, &st) == 0
         if found, (st.st_mode & S_IFMT) == S_IFLNK { return realPath(path) }
-        if found, let known, (st.st_mode & S_IFMT) == S_IFREG, headers[path] == nil,
+        if found, let known, (st.st_mode & S_IFMT) == S_IFREG, headers[PathKey(path)] == nil,
             let shape = known.shape(of: path, stamp: FileStamp(st))
         {
-            headers[path] = .success(shape)
+            headers[PathKey(path)] = .success(shape)
         }
         let dir = PathText.parent(path)
         return realDirectory(dir) + "/" + PathText.lastComponent(path)
@@ -680,11 +685,11 @@ struct PlanBuilder {
     }
 
     mutating func header(_ path: String) -> Result<ImageShape, HeaderProblem> {
-        if let known = headers[path] { return known }
+        if let known = headers[PathKey(path)] { return known }
         let time = FileStamp.now()
         let (header, stamp) = Self.readHeader(path)
         let result = header.map { ImageShape(width: $0.width, height: $0.height, depth: $0.depth) }
-        headers[path] = result
+        headers[PathKey(path)] = result
         if case .success(let shape) = result, let stamp, let shapes {
             shapes.remember(shape, of: path, stamp: stamp, at: time)
         }

@@ -125,8 +125,9 @@ public struct StageContext: Sendable {
     /// The engine's memory policy: the largest image (pixels) a stage may hold whole as Float
     /// where it could stream instead (mipmaps' level 0 for the filters that read it per level).
     public var wholeFloatPixels = Int.max
-    /// The decoded images of the stages' `Resource.image`s, by absolute path.
-    public var images: [String: Image] = [:]
+    /// The decoded images of the stages' `Resource.image`s, by absolute path (its bytes: two
+    /// files whose names are equal as Strings are two images).
+    public var images: [PathKey: Image] = [:]
     /// The fonts of the stages' `Resource.font`s, by spec.
     public var fonts: [String: FontFace] = [:]
     public var text: (any TextRenderer)?
@@ -135,7 +136,7 @@ public struct StageContext: Sendable {
 
     /// A declared image; the engine loaded it before the stage ran.
     public func image(_ path: String, label: String) throws -> Image {
-        guard let image = images[path] else { throw StageError(.notLoaded(label: label, path: path)) }
+        guard let image = images[PathKey(path)] else { throw StageError(.notLoaded(label: label, path: path)) }
         return image
     }
 

@@ -234,6 +234,89 @@ struct CLITests {
         #expect(out(nfc) != nil && out(nfc) == out("x") && out(nfd) == out("y") && out("x") != out("y"))
     }
 
+    /// An output folder equal as a String to a real one (the other normalisation of `café`) that is
+    /// a symlink out of the output root is refused like any such symlink, whichever of the two the
+    /// planner met first; nothing is written outside the root (the planner once answered the
+    /// symlink's folder with the real one's answer, and wrote through it).
+    @Test func aFolderEqualAsAStringToAnotherIsCheckedForSymlinksOnItsOwn() throws {
+        let w = try Workspace()
+        let (nfc, nfd) = ("caf\u{E9}", "cafe\u{301}")
+        let fm = FileManager.default
+        for dir in ["in", "out/p/" + nfd, "elsewhere"] {
+            try fm.createDirectory(atPath: w.path + "/" + dir, withIntermediateDirectories: true)
+        }
+        for name in [nfc, nfd] {
+            try fm.copyItem(atPath: w.path + "/cards/a-spades.png", toPath: w.path + "/in/\(name).png")
+        }
+        // The NFD folder (first in byte order) is real; the NFC one leaves the root.
+        try fm.createSymbolicLink(atPath: w.path + "/out/p/" + nfc, withDestinationPath: w.path + "/elsewhere")
+        w.manifest(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "p", "inputs": ["in/*.png"], "output": "p/{file}/{file}.png",
+                "stages": [ { "stage": "premultiply" } ] } ] }
+            """)
+        let r = try CLI.run(["--no-progress"], in: w.path)
+        let real = URL(fileURLWithPath: w.path + "/elsewhere").resolvingSymlinksInPath().path
+        #expect(r.status == 2)
+        #expect(
+            r.stderr == """
+                error: pipeline.json: pipelines[0].output: output out/p/\(nfc)/\(nfc).png resolves through a symlink \
+                to \(real), outside the output root "out"
+
+                """)
+        #expect(try fm.contentsOfDirectory(atPath: w.path + "/elsewhere").isEmpty)
+        #expect(try fm.contentsOfDirectory(atPath: w.path + "/out/p/" + nfd).isEmpty)
+    }
+
+    /// Stage resources whose paths are equal as Strings are two images: one per job (the run's
+    /// loader once handed the second job the first one's map) and two in one job (one read, one
+    /// cache key): each output is the bytes of the same stages over plainly named copies, and a
+    /// change to either file runs the job again.
+    @Test func resourcesEqualAsStringsAreTwoImages() throws {
+        let w = try Workspace()
+        let (nfc, nfd) = ("caf\u{E9}", "cafe\u{301}")
+        let fm = FileManager.default
+        for dir in ["in", "m"] { try fm.createDirectory(atPath: w.path + "/" + dir, withIntermediateDirectories: true) }
+        for name in [nfc, nfd, "x", "y"] {
+            try fm.copyItem(atPath: w.path + "/cards/a-spades.png", toPath: w.path + "/in/\(name).png")
+        }
+        for (name, card) in [(nfc, "10-hearts"), (nfd, "k-spades"), ("x", "10-hearts"), ("y", "k-spades")] {
+            try fm.copyItem(atPath: w.path + "/cards/\(card).png", toPath: w.path + "/m/\(name).png")
+        }
+        func channels(_ r: String, _ g: String) -> String {
+            #"{ "stage": "pack-channels", "r": { "image": "\#(r)", "channel": "g" }, "g": { "image": "\#(g)" } }"#
+        }
+        w.manifest(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "each", "inputs": ["in/*.png"], "output": "each/{file}.png",
+                "stages": [ \(channels("m/{file}.png", "m/{file}.png")) ] },
+              { "name": "both", "inputs": ["in/x.png"], "output": "both.png",
+                "stages": [ \(channels("m/\(nfc).png", "m/\(nfd).png")) ] },
+              { "name": "plain", "inputs": ["in/x.png"], "output": "plain.png",
+                "stages": [ \(channels("m/x.png", "m/y.png")) ] } ] }
+            """)
+        let r = try CLI.run(["--no-progress"], in: w.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("6 jobs: 6 ok"), "\(r.stdout)")
+        func out(_ name: String) -> Data? { fm.contents(atPath: w.path + "/out/\(name).png") }
+        #expect(out("each/x") != nil && out("each/x") != out("each/y"))
+        #expect(out("each/" + nfc) == out("each/x") && out("each/" + nfd) == out("each/y"))
+        #expect(out("both") != nil && out("both") == out("plain"))
+
+        // The NFD map changes: the jobs that read it run again, and agree with plain names again.
+        for name in [nfd, "y"] {
+            try fm.removeItem(atPath: w.path + "/m/\(name).png")
+            try fm.copyItem(atPath: w.path + "/cards/q-clubs.png", toPath: w.path + "/m/\(name).png")
+        }
+        let again = try CLI.run(["--no-progress"], in: w.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("6 jobs: 6 ok (2 up to date)"), "\(again.stdout)")
+        #expect(out("each/" + nfc) == out("each/x") && out("each/" + nfd) == out("each/y"))
+        #expect(out("both") == out("plain"))
+    }
+
     @Test func manifestErrorsExitTwoAndWriteNothing() throws {
         let w = try Workspace()
         w.manifest(

@@ -37,7 +37,7 @@ extension Stage {
         to image: Image, images: [String: Image] = [:], rows: any RowScheduler = SerialRows()
     ) throws -> [Image] {
         var context = StageContext()
-        context.images = images
+        context.images = Dictionary(uniqueKeysWithValues: images.map { (PathKey($0.key), $0.value) })
         context.rows = rows
         context.text = FreeTypeText()
         for case .font(let spec, let base, _) in reads {
