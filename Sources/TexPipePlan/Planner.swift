@@ -53,7 +53,7 @@ struct PlanBuilder {
     let manifest: Manifest
     var diagnostics: [Diagnostic] = []
     var jobs: [Job] = []
-    // Paths are keys by their bytes (`PathKey`): two files whose names are equal as Strings must
+    // Paths are keyed by their bytes (`PathKey`): two files whose names are equal as Strings must
     // not share a real folder, a header or a place among the inputs.
     var inputsRealPaths: Set<PathKey> = []
     var realDirectories: [PathKey: String] = [:]
