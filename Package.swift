@@ -16,7 +16,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         // `swift package generate-documentation --target TexPipe` (CI builds it without warnings).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -47,6 +46,12 @@ let package = Package(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CTexPipeHTTP", dependencies: ["CCurl"]),
+        // SHA-256 (cache keys and content digests) from OpenSSL's libcrypto, which libcurl already
+        // brings into the process: no second copy of a crypto library to compile (swift-crypto
+        // built BoringSSL, about a quarter of a clean build, for this one function).
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
         // Text layers: FreeType renders, fontconfig finds fonts by name.
         .systemLibrary(
             name: "CFreeType", pkgConfig: "freetype2",
@@ -90,7 +95,7 @@ let package = Package(
                 "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas",
                 "CTexPipeShims",
                 "CTexPipeHTTP",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "COpenSSL",
             ],
             swiftSettings: strict),
         .target(

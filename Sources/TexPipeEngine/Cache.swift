@@ -1,4 +1,4 @@
-internal import Crypto
+internal import COpenSSL
 internal import Foundation
 public import TexPipeCodecs
 internal import TexPipePixels
@@ -124,7 +124,27 @@ public final class Cache: Sendable {
         }
     }
 
-    public static func sha256(_ bytes: [UInt8]) -> String { hex(SHA256.hash(data: bytes)) }
+    /// SHA-256 by OpenSSL's libcrypto (loaded anyway, by libcurl): its digest fetched once from
+    /// the default provider, then one `EVP_Digest` a call.
+    public static func sha256(_ bytes: [UInt8]) -> String {
+        var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        let ok = withUnsafeMutableBytes(of: &digest) { out in
+            bytes.withUnsafeBufferPointer { input in
+                var length: UInt32 = 0
+                let done = EVP_Digest(
+                    input.baseAddress, input.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length,
+                    sha256Method, nil)
+                return done == 1 && length == 32
+            }
+        }
+        precondition(ok, "OpenSSL's libcrypto did not compute a SHA-256 (is its default provider configured?)")
+        return withUnsafeBytes(of: digest) { hex($0) }
+    }
+
+    /// OpenSSL 3's SHA-256, fetched once (an implicit fetch per call looks it up each time);
+    /// `EVP_MD` objects are safe to share between threads.
+    nonisolated(unsafe) private static let sha256Method: OpaquePointer? =
+        EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
 
     /// Lowercase hex of a digest, two table lookups a byte (`String(format:)` per byte was 46 % of
     /// a no-op rerun over 20,000 sprites).

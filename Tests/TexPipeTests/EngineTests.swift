@@ -172,6 +172,13 @@ struct EngineTests {
     @Test func hexDigestsAreSHA256AsWritten() {
         #expect(Cache.sha256(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(Cache.sha256([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        // FIPS 180-2's two-block message and its million a's (one call, many blocks).
+        #expect(
+            Cache.sha256("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            Cache.sha256([UInt8](repeating: 0x61, count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     @Test func temporaryNamesCarryTheirWritersPid() {
