@@ -8,8 +8,12 @@ import Testing
 /// `--shard auto` from the CI's variables. docs/command-line.md.
 @Suite("shards")
 struct ShardTests {
-    /// 60 inputs of texture-like sizes (powers of two 16…512 per side, seeded), planned.
-    static func plan() throws -> Plan {
+    /// 60 inputs of texture-like sizes (powers of two 16…512 per side, seeded), planned once for
+    /// every test (writing the PNGs is most of a debug build's time here).
+    static func plan() throws -> Plan { try planned.get() }
+    static let planned = Result { try makePlan() }
+
+    static func makePlan() throws -> Plan {
         let t = TempDir()
         var rng = SeededRandom(seed: 42)
         for i in 0..<60 {
