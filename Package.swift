@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "CTexPipeHTTP", dependencies: ["CCurl"]),
         // SHA-256 (cache keys and content digests) from OpenSSL's libcrypto, which libcurl already
         // brings into the process: no second copy of a crypto library to compile (swift-crypto
-        // built BoringSSL, about a quarter of a clean build, for this one function).
+        // built BoringSSL, over a third of a clean debug build, for this one function).
         .systemLibrary(
             name: "COpenSSL", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
