@@ -41,6 +41,9 @@ struct Watch: ParsableCommand {
                         + gone.outputs.joined(separator: ", "))
             }
             let affected = WatchPlan.affected(old: plan, new: next, changed: changed)
+            // Watched before the jobs run, so a file saved while they run (or just after the line
+            // below is printed) is caught and rerun, never missed.
+            watcher.watch(WatchPlan.folders(next).union([manifestFolder]))
             var run = next
             run.jobs = affected
             if !affected.isEmpty || plan == nil {
@@ -64,7 +67,6 @@ struct Watch: ParsableCommand {
                         + String(format: "%.2f s", Date().timeIntervalSince(start)))
             }
             plan = next
-            watcher.watch(WatchPlan.folders(next).union([manifestFolder]))
             repeat {
                 changed = watcher.changes().filter { !WatchPlan.isOwnWrite($0, plan) }
             } while changed.isEmpty
