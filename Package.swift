@@ -6,6 +6,17 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// The tests run against a release build of texpipe (Scripts/test), but the test code itself is
+// compiled unoptimised: optimising it cost more compile time than all its running saves.
+let tests: [SwiftSetting] =
+    strict + [
+        .unsafeFlags(
+            [
+                "-Onone", "-Xfrontend", "-warn-long-function-bodies=400", "-Xfrontend",
+                "-warn-long-expression-type-checking=400",
+            ], .when(configuration: .release))
+    ]
+
 let package = Package(
     name: "texpipe",
     products: [
@@ -72,9 +83,16 @@ let package = Package(
         // What outputs can be, as data and with no C library: the texture format table, the
         // output kinds and the png/jpeg/texture settings the manifest decodes.
         .target(name: "TexPipeFormats", dependencies: ["TexPipePixels"], swiftSettings: strict),
+        // The block codecs: texpipe's BC1–BC7, BC6H, ETC2/EAC and UASTC encoders and decoders, RDO,
+        // ASTC through astcenc, zstd, PSNR; `TextureCodecs` is the one door from a format to them.
+        .target(
+            name: "TexPipeBlocks",
+            dependencies: ["TexPipePixels", "TexPipeFormats", "CTexPipeShims", "CZstd", "CTexPipeASTC"],
+            swiftSettings: strict),
+        // Image files and texture containers.
         .target(
             name: "TexPipeCodecs",
-            dependencies: ["TexPipePixels", "TexPipeFormats", "CTexPipeShims", "CDeflate", "CZstd", "CTexPipeASTC"],
+            dependencies: ["TexPipePixels", "TexPipeFormats", "TexPipeBlocks", "CTexPipeShims", "CDeflate"],
             swiftSettings: strict),
         .target(name: "TexPipeStages", dependencies: ["TexPipePixels"], swiftSettings: strict),
         // Sprite atlases: the MaxRects packer, page drawing, TexturePacker JSON and libGDX metadata.
@@ -92,8 +110,8 @@ let package = Package(
         .target(
             name: "TexPipeEngine",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipePlan", "TexPipeCodecs", "TexPipeAtlas",
-                "CTexPipeShims",
+                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipePlan", "TexPipeBlocks", "TexPipeCodecs",
+                "TexPipeAtlas", "CTexPipeShims",
                 "CTexPipeHTTP",
                 "COpenSSL",
             ],
@@ -101,15 +119,16 @@ let package = Package(
         .target(
             name: "TexPipeReport",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeCodecs", "TexPipeAtlas", "TexPipePlan",
-                "TexPipeEngine",
+                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeBlocks", "TexPipeCodecs", "TexPipeAtlas",
+                "TexPipePlan", "TexPipeEngine",
             ],
             swiftSettings: strict),
         // The library product: re-exports the layers' public API, nothing else.
         .target(
             name: "TexPipe",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest",
+                "TexPipePixels", "TexPipeFormats", "TexPipeBlocks", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas",
+                "TexPipeManifest",
                 "TexPipePlan", "TexPipeEngine", "TexPipeReport",
             ],
             swiftSettings: strict),
@@ -139,10 +158,10 @@ let package = Package(
             name: "TexPipeTests", dependencies: ["TexPipe", "TexPipeFuzzing"],
             // Read by path (#filePath), not bundled.
             exclude: ["Fixtures", "Support/rectpack_best.py", "Support/basisu_reference.py"],
-            swiftSettings: strict),
+            swiftSettings: tests),
         .testTarget(
             name: "EndToEndTests", dependencies: ["TexPipe"],
-            swiftSettings: strict),
+            swiftSettings: tests),
     ],
     swiftLanguageModes: [.v6]
 )

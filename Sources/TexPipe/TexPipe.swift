@@ -1,5 +1,6 @@
 // The library product: `import TexPipe` gives the public API of every layer (docs/ARCHITECTURE.md).
 @_exported public import TexPipeAtlas
+@_exported public import TexPipeBlocks
 @_exported public import TexPipeCodecs
 @_exported public import TexPipeEngine
 @_exported public import TexPipeFormats

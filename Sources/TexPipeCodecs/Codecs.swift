@@ -2,13 +2,6 @@ internal import CTexPipeShims
 public import TexPipeFormats
 public import TexPipePixels
 
-/// A codec failure: one line, already worded for the user ("not a PNG file (bad signature)").
-public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
-
 extension ImageFormat {
     /// Sniffs the signature; the file name's extension is never trusted.
     public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
@@ -193,11 +186,4 @@ public enum ImageDecoder {
     }
 
     static func message(_ err: [CChar]) -> String { CodecMessage.library(String(nullTerminated: err)).description }
-}
-
-extension String {
-    /// The text of a NUL-terminated C buffer (a shim's message, mkstemp's file name).
-    package init(nullTerminated chars: [CChar]) {
-        self.init(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

@@ -1,5 +1,6 @@
 internal import CTexPipeShims
 internal import Foundation
+internal import TexPipeFormats
 
 /// Every file texpipe reads (inputs, alpha maps, files to inspect) goes through here.
 public enum FileReader {

@@ -1,3 +1,4 @@
+internal import TexPipeBlocks
 internal import TexPipeFormats
 internal import TexPipePixels
 

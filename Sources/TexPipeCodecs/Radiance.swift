@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipeFormats
 public import TexPipePixels
 
 /// Radiance RGBE (`.hdr`) files, read: texpipe's own small reader, written from Greg Ward's format

@@ -1,5 +1,6 @@
 internal import CTexPipeShims
 internal import Foundation
+public import TexPipeFormats
 public import TexPipePixels
 
 /// Finds the font file and face of a manifest's `font`: a path (relative to the manifest) or a

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipeBlocks
 public import TexPipeFormats
 public import TexPipePixels
 
@@ -78,15 +79,8 @@ public enum TextureEncoder {
                 let texels = Self.rgba8(level)
                 let blocks = try TextureCodecs.encode(texels, level.width, level.height, settings, rows: rows)
                 if measure && info.codec != .uncompressed {
-                    let errors: SIMD4<Int64>
-                    if case .bc(.bc7) = info.codec {
-                        // Block by block against the texels: no decoded copy of the level.
-                        errors = try BC.bc7SquaredErrors(blocks, texels, width: level.width, height: level.height)
-                    } else {
-                        let decoded = try TextureCodecs.decode(
-                            blocks, level.width, level.height, format: format, srgb: srgb)
-                        errors = Quality.squaredErrors(texels, decoded)
-                    }
+                    let errors = try TextureCodecs.squaredErrors(
+                        blocks, texels, level.width, level.height, format: format, srgb: srgb)
                     let q = Quality.level(errors: errors, texels: level.width * level.height, channels: info.channels)
                     worst =
                         worst.map { w in

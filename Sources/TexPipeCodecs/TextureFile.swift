@@ -1,3 +1,4 @@
+internal import TexPipeBlocks
 public import TexPipeFormats
 public import TexPipePixels
 

@@ -1,6 +1,7 @@
 internal import Dispatch
 internal import Foundation
 internal import TexPipeCodecs
+internal import TexPipeFormats
 internal import TexPipePixels
 internal import TexPipePlan
 

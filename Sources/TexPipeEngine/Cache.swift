@@ -1,6 +1,7 @@
 internal import COpenSSL
 internal import Foundation
-public import TexPipeCodecs
+internal import TexPipeCodecs
+public import TexPipeFormats
 internal import TexPipePixels
 public import TexPipePlan
 

@@ -1,5 +1,4 @@
 internal import Foundation
-internal import TexPipeCodecs
 public import TexPipeFormats
 public import TexPipePlan
 

@@ -1,6 +1,7 @@
 internal import Foundation
 import Synchronization
 internal import TexPipeCodecs
+internal import TexPipeFormats
 public import TexPipePixels
 internal import TexPipeStages
 

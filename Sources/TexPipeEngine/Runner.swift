@@ -1,6 +1,8 @@
 internal import Foundation
 import Synchronization
+internal import TexPipeBlocks
 internal import TexPipeCodecs
+internal import TexPipeFormats
 public import TexPipePixels
 public import TexPipePlan
 internal import TexPipeStages

@@ -84,7 +84,7 @@ public struct TextureFormatInfo: Sendable {
 }
 
 /// The codec families: the one place a format meets its encoder and decoder
-/// (`TexPipeCodecs/TextureCodecs.swift` switches over it).
+/// (`TexPipeBlocks/TextureCodecs.swift` switches over it).
 public enum TextureCodec: Sendable, Equatable {
     /// Stored as is (rgba8).
     case uncompressed
@@ -105,10 +105,28 @@ public enum TextureCodec: Sendable, Equatable {
 
 /// The ETC formats texpipe encodes: ETC2 RGB, ETC2 RGBA (EAC alpha block, then the colour
 /// block), EAC R11 and RG11 (unsigned).
-public enum ETCVariant: Sendable, Equatable { case rgb, rgba, r11, rg11 }
+public enum ETCVariant: Sendable, Hashable { case rgb, rgba, r11, rg11 }
 
 /// The BC formats texpipe encodes.
-public enum BCVariant: Sendable, Equatable { case bc1, bc3, bc4, bc5, bc7 }
+public enum BCVariant: Sendable, Hashable { case bc1, bc3, bc4, bc5, bc7 }
+
+extension BCVariant {
+    /// The format this variant writes: the one whose row names it as its codec.
+    public var format: TextureSettings.Format { Self.formats[self]! }
+    static let formats = Dictionary(
+        uniqueKeysWithValues: TextureSettings.Format.allCases.compactMap { f -> (BCVariant, TextureSettings.Format)? in
+            if case .bc(let v) = f.info.codec { (v, f) } else { nil }
+        })
+}
+
+extension ETCVariant {
+    /// The format this variant writes: the one whose row names it as its codec.
+    public var format: TextureSettings.Format { Self.formats[self]! }
+    static let formats = Dictionary(
+        uniqueKeysWithValues: TextureSettings.Format.allCases.compactMap { f -> (ETCVariant, TextureSettings.Format)? in
+            if case .etc(let v) = f.info.codec { (v, f) } else { nil }
+        })
+}
 
 extension TextureSettings.Format {
     /// The format's row.

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import TexPipeAtlas
+internal import TexPipeBlocks
 internal import TexPipeFormats
 public import TexPipeStages
 
@@ -102,24 +103,13 @@ public enum TextureReference {
         }
     }
 
-    static func codec(_ c: TextureCodec) -> String {
-        switch c {
-        case .uncompressed: "stored as is"
-        case .bc: "texpipe's BC encoder"
-        case .astc: "Arm's astcenc"
-        case .etc: "texpipe's ETC2/EAC encoder"
-        case .uastc: "texpipe's UASTC encoder"
-        case .half: "half floats, stored as is"
-        case .bc6h: "texpipe's BC6H encoder"
-        }
-    }
-
     static func row(_ f: TextureSettings.Format) -> [String] {
         let i = f.info
         return [
             "`\(f.rawValue)`", "\(i.block.width)×\(i.block.height)", "\(i.blockBytes)", channels(i.channels),
             codes(i.vulkan), codes(i.dxgi), "\(i.colorModel)",
-            i.containers.map(\.name).sorted(by: >).joined(separator: ", "), i.hdr ? "HDR" : "LDR", codec(i.codec),
+            i.containers.map(\.name).sorted(by: >).joined(separator: ", "), i.hdr ? "HDR" : "LDR",
+            TextureCodecs.encoder(of: i.codec),
             i.takesRDO ? "yes" : "—",
         ]
     }

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import TexPipeCodecs
 public import TexPipeEngine
+internal import TexPipeFormats
 internal import TexPipePixels
 public import TexPipePlan
 internal import TexPipeStages

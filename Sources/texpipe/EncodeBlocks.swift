@@ -19,7 +19,7 @@ struct EncodeBlocks: ParsableCommand {
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
     @Option(help: "rdo with this λ (bc1, bc3, bc7, uastc).") var rdoLambda: Double?
     @Option(help: "rdo: the largest λ losing at most this many dB (bc1, bc3, bc7, uastc).") var rdoMaxLoss: Double?
-    @Option(help: "uastc: cores to encode on, lent as the engine lends them to one large job.") var cores = 1
+    @Option(help: "Cores to encode on, lent as the engine lends them to one large job.") var cores = 1
     @Flag(help: "bc6h: decode the input's blocks into raw Float32 RGBA instead.") var decode = false
     @Argument(help: "Raw RGBA8 input.") var input: String
     @Argument var width: Int
@@ -37,23 +37,24 @@ struct EncodeBlocks: ParsableCommand {
         }
         let rgba = Array(data)
         let t = DispatchTime.now().uptimeNanoseconds
-        let blocks =
-            if case .etc = format.info.codec {
-                try ETC.blocks(rgba, width: width, height: height, format: format, quality: quality)
-            } else if case .uastc = format.info.codec {
-                UASTC.blocks(
-                    rgba, width: width, height: height, quality: quality,
-                    rows: CoreLender(idle: cores - 1, minimumPixels: 0),
-                    rdo: rdoLambda.map { .lambda($0) } ?? rdoMaxLoss.map { .maxLoss($0) })
-            } else {
-                try BC.blocks(
-                    rgba, width: width, height: height, format: format, quality: quality,
-                    rdo: rdoLambda.map { .lambda($0) } ?? rdoMaxLoss.map { .maxLoss($0) })
-            }
+        let blocks = try TextureCodecs.encode(rgba, width, height, settings, rows: rows)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
         try Data(blocks).write(to: URL(fileURLWithPath: output))
         print(seconds)
     }
+
+    /// The format, effort and rdo as a texture's settings: the encoder is reached through
+    /// `TextureCodecs`, the one door from a format to its codec, as the texture writer reaches it.
+    var settings: TextureSettings {
+        var s = TextureSettings.standard
+        s.format = format
+        s.quality = quality
+        s.rdo = rdoLambda.map { .lambda($0) } ?? rdoMaxLoss.map { .maxLoss($0) }
+        return s
+    }
+
+    /// `cores` lent as the engine lends them to one large job (one: every band on this thread).
+    var rows: any RowScheduler { CoreLender(idle: cores - 1, minimumPixels: 0) }
 
     /// BC6H: the input is raw little-endian Float32 RGBA; with `--decode`, BC6H blocks decoded
     /// into it.
@@ -62,7 +63,7 @@ struct EncodeBlocks: ParsableCommand {
             guard let data = FileManager.default.contents(atPath: input) else {
                 throw ValidationError(CLIMessage.rawSize(input, (width + 3) / 4 * ((height + 3) / 4) * 16))
             }
-            let floats = try BC6HDecoder.decode(Array(data), width: width, height: height)
+            let floats = try TextureCodecs.decodeHDR(Array(data), width, height, format: format)
             try floats.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: output)) }
             return
         }
@@ -71,7 +72,7 @@ struct EncodeBlocks: ParsableCommand {
         }
         let floats = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let t = DispatchTime.now().uptimeNanoseconds
-        let blocks = BC6H.blocks(floats, width: width, height: height, quality: quality)
+        let blocks = try TextureCodecs.encodeHDR(floats, width, height, settings, rows: rows)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
         try Data(blocks).write(to: URL(fileURLWithPath: output))
         print(seconds)

@@ -323,10 +323,10 @@ struct AtlasCLITests {
             #expect(r.status == 0, "\(r.stderr)")
             let check = try CLI.run(
                 [
-                    "python3", "-c",
+                    "-c",
                     "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))",
                     "report.json", CLI.packageRoot + "/docs/report.schema.json",
-                ], in: w.path, wrapper: ["/usr/bin/env"], bareCommand: true)
+                ], in: w.path, wrapper: EndToEndReference.python, bareCommand: true)
             #expect(check.status == 0, "\(check.stderr)")
             let report = try #require(
                 try JSONSerialization.jsonObject(with: FileManager.default.contents(atPath: w.path + "/report.json")!)

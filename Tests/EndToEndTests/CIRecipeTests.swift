@@ -6,8 +6,7 @@ import Testing
 @Suite("CI recipes")
 struct CIRecipeTests {
     static let hasYAML: Bool = {
-        (try? CLI.run(["-c", "import yaml"], in: "/", wrapper: ["/usr/bin/env", "python3"], bareCommand: true))?
-            .status == 0
+        EndToEndReference.pythonHas("yaml")
     }()
 
     /// The recipe as JSON (via PyYAML), and every texpipe command line in its `run:`/`script:` text.
@@ -37,7 +36,7 @@ struct CIRecipeTests {
             print(json.dumps({"doc": json.loads(json.dumps(doc, default=str)), "commands": commands}))
             """
         let r = try CLI.run(
-            ["-c", script, CLI.packageRoot + "/docs/ci/" + name], in: "/", wrapper: ["/usr/bin/env", "python3"],
+            ["-c", script, CLI.packageRoot + "/docs/ci/" + name], in: "/", wrapper: EndToEndReference.python,
             bareCommand: true)
         #expect(r.status == 0, "\(name): \(r.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])

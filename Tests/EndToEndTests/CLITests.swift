@@ -197,9 +197,9 @@ struct CLITests {
         let prefix = #"error: pipeline.json: pipelines[0].inputs[1]: glob ""#
         let full = prefix + long + #"*.png" matches no file"#
         let (head, tail) = (666, 333)
-        #expect(
-            lines[1]
-                == full.prefix(head) + "…[\(full.count - head - tail) characters]…" + full.suffix(tail))
+        let cut: String =
+            String(full.prefix(head)) + "…[\(full.count - head - tail) characters]…" + String(full.suffix(tail))
+        #expect(lines[1] == cut)
     }
 
     /// Two inputs whose names are equal as Strings but not as bytes (`é` as one code point and as

@@ -263,16 +263,13 @@ struct CacheAndReportTests {
         #expect(r.status == 1)
         // JSON: valid against the committed schema (python3's jsonschema).
         let schema = CLI.packageRoot + "/docs/report.schema.json"
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        check.arguments = [
-            "python3", "-c",
-            "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))",
-            c.path + "/report.json", schema,
-        ]
-        try check.run()
-        check.waitUntilExit()
-        #expect(check.terminationStatus == 0, "report.json validates against docs/report.schema.json")
+        let check = try CLI.run(
+            [
+                "-c",
+                "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))",
+                c.path + "/report.json", schema,
+            ], in: c.path, wrapper: EndToEndReference.python, bareCommand: true)
+        #expect(check.status == 0, "report.json validates against docs/report.schema.json: \(check.stderr)")
         let report = try #require(
             try JSONSerialization.jsonObject(with: FileManager.default.contents(atPath: c.path + "/report.json")!)
                 as? [String: Any])

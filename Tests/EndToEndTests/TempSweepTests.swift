@@ -18,12 +18,13 @@ struct TempSweepTests {
     /// A live process holding an exclusive flock on `path` (as a writer does) until terminated.
     static func liveLockHolder(_ path: String) throws -> Process {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [
-            "python3", "-c",
-            "import fcntl, sys, time; f = open(sys.argv[1], 'w'); fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
-            path,
-        ]
+        p.executableURL = URL(fileURLWithPath: EndToEndReference.python[0])
+        p.arguments =
+            Array(EndToEndReference.python.dropFirst()) + [
+                "-c",
+                "import fcntl, sys, time; f = open(sys.argv[1], 'w'); fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
+                path,
+            ]
         let out = Pipe()
         p.standardOutput = out
         try p.run()

@@ -84,6 +84,8 @@ struct AlphaSplitTests {
         #expect(merge.jobs[0].outputs.map(\.relative) == ["rock.png"])
         #expect(Runner.run(merge, RunOptions(jobs: 1)).allSatisfy { $0.status == .ok })
         let back = try ImageDecoder.decode(Array(FileManager.default.contents(atPath: t.path + "/merged/rock.png")!))
-        #expect(quads(back).map { $0[3] } == stride(from: 0, to: px.count, by: 4).map { px[$0 + 3] })
+        let alphas: [Int] = stride(from: 0, to: px.count, by: 4).map { (i: Int) -> Int in Int(px[i + 3]) }
+        let merged: [Int] = quads(back).map { (q: [Int]) -> Int in q[3] }
+        #expect(merged == alphas)
     }
 }

@@ -17,7 +17,8 @@ import Testing
 struct ArrayTests {
     static func layer(_ t: TempDir, _ name: String, _ w: Int, _ h: Int, seed: UInt64) {
         var r = SeededRandom(seed: seed)
-        let samples = (0..<(w * h)).flatMap { i in [(i * 7) % 256, r.int(0...255), (i / w) * 255 / h, 255] }
+        var samples: [Int] = []
+        for i in 0..<(w * h) { samples += [(i * 7) % 256, r.int(0...255), (i / w) * 255 / h, 255] }
         t.write(name, ReferencePNG.encode(.init(width: w, height: h, colorType: 6, bitDepth: 8, samples: samples)))
     }
 

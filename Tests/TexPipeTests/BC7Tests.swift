@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TexPipeBlocks
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
 @testable import TexPipePixels
@@ -285,7 +286,10 @@ struct BC7Tests {
         // round(64·k / (2ᵇ − 1)): the encoder's arithmetic index weights equal Table's factors.
         for bits in 2...4 {
             let steps = (1 << bits) - 1
-            #expect(BC7.weights[bits - 2] == (0...steps).map { Int32((Double(64 * $0) / Double(steps)).rounded()) })
+            let expected: [Int32] = (0...steps).map { (k: Int) -> Int32 in
+                Int32((Double(64 * k) / Double(steps)).rounded())
+            }
+            #expect(BC7.weights[bits - 2] == expected)
         }
     }
     /// `rdo`'s refit (a block's endpoints fitted by least squares to indices it took from

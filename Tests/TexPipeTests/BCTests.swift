@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TexPipeBlocks
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
 @testable import TexPipePixels
@@ -178,8 +179,8 @@ struct BCTests {
                 indices |= UInt32(distance.firstIndex(of: distance.min()!)!) << (2 * i)
             }
             let c = UInt16(c0.0 << 11 | c0.1 << 5 | c0.2)
-            var hand: [UInt8] =
-                [UInt8(c & 255), UInt8(c >> 8), 0, 0] + (0..<4).map { UInt8((indices >> (8 * $0)) & 255) }
+            var hand: [UInt8] = [UInt8(c & 255), UInt8(c >> 8), 0, 0]
+            for k in 0..<4 { hand.append(UInt8((indices >> (8 * k)) & 255)) }
             if format == .bc3 { hand = [255, 255, 0, 0, 0, 0, 0, 0] + hand }
             let medium = try BC.blocks(texels, width: 4, height: 4, format: format, quality: .medium)
             let (ours, theirs) = (try squaredError(medium), try squaredError(hand))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TexPipe
+@testable import TexPipeBlocks
 @testable import TexPipeCodecs
 @testable import TexPipeEngine
 @testable import TexPipeFormats

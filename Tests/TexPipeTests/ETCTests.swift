@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TexPipeBlocks
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
 @testable import TexPipePixels
@@ -114,7 +115,10 @@ struct ETCTests {
         // G 4 (→ 33), dG +2 (→ 6 → 49), B 3 (→ 24), dB 0; tables 2 (9, 29) and 5 (24, 80).
         // Texel (1, 0) index 01 (+29): (231+29, 33+29, 24+29) clamped = (255, 62, 53); texel (2, 3)
         // index 11 (−80) in subblock 2: (118, −31, −56) clamped = (118, 0, 0).
-        var hi: UInt64 = 28 << 27 | 4 << 24 | 4 << 19 | 2 << 16 | 3 << 11 | 0 << 8 | 2 << 5 | 5 << 2 | 1 << 1 | 1
+        let fields: [(UInt64, UInt64)] = [
+            (28, 27), (4, 24), (4, 19), (2, 16), (3, 11), (0, 8), (2, 5), (5, 2), (1, 1), (1, 0),
+        ]
+        var hi: UInt64 = fields.reduce(0) { (sum: UInt64, f: (UInt64, UInt64)) -> UInt64 in sum | f.0 << f.1 }
         var lo: UInt64 = 0
         lo |= 1 << UInt64(1 * 4 + 0)  // (1, 0): k = 4, index 01
         lo |= 1 << UInt64(16 + 2 * 4 + 3) | 1 << UInt64(2 * 4 + 3)  // (2, 3): k = 11, index 11

@@ -79,7 +79,8 @@ struct EngineTests {
               { "name": "p", "inputs": ["in/*.png"], "output": "{file}.png", "stages": [] } ] }
             """
         ).get()
-        #expect(plan.jobs.map(\.inputDisplay).map { String($0.suffix(5)) } == ["a.png", "b.png", "c.png", "d.png"])
+        let names: [String] = plan.jobs.map { (job: Job) -> String in String(job.inputDisplay.suffix(5)) }
+        #expect(names == ["a.png", "b.png", "c.png", "d.png"])
         #expect(Runner.largestFirst(plan.jobs) == [1, 3, 2, 0])
     }
 

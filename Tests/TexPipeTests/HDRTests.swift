@@ -274,13 +274,16 @@ struct HDRTests {
         var out = [input]
         for _ in 0..<type.identityApplications { out = try stage.applied(to: out[0], images: [:]) }
         #expect(out[0].isHDR && out[0].width == input.width && out[0].height == input.height)
-        guard case .rgbaF32(let a) = out[0].pixels, case .rgbaF32(let b) = input.pixels else { return }
+        guard case .rgbaF32(let a) = out[0].pixels, case .rgbaF32(let b) = input.pixels else {
+            Issue.record("\(name): the output is not float pixels")
+            return
+        }
         let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 0
         #expect(worst <= 1e-6, "\(name): off by \(worst)")
     }
 
     @Test func pixelMovesKeepTheFloatsExactly() throws {
-        let floats = (0..<(4 * 3 * 4)).map { Float($0) * 37.25 + 1e-3 }
+        let floats: [Float] = (0..<(4 * 3 * 4)).map { (i: Int) -> Float in Float(i) * 37.25 + 1e-3 }
         let image = Image(width: 4, height: 3, pixels: .rgbaF32(floats))
         let flipped = try Flip(axis: .horizontal).applied(to: image, images: [:])[0]
         #expect(
@@ -296,7 +299,7 @@ struct HDRTests {
     }
 
     @Test func rotateTurnsFloatsAndKeepsTheirRange() throws {
-        let floats = (0..<(3 * 2 * 4)).map { Float($0) * 41.5 + 0.25 }
+        let floats: [Float] = (0..<(3 * 2 * 4)).map { (i: Int) -> Float in Float(i) * 41.5 + 0.25 }
         let image = Image(width: 3, height: 2, pixels: .rgbaF32(floats))
         // A quarter turn clockwise is a pixel move: (x, y) comes from (y, h − 1 − x).
         let turned = try Rotate(degrees: 90).applied(to: image, images: [:])[0]

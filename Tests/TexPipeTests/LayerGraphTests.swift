@@ -8,7 +8,8 @@ import Testing
 @Suite("layer graph")
 struct LayerGraphTests {
     static let layers = [
-        "TexPipePixels", "TexPipeFormats", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest",
+        "TexPipePixels", "TexPipeFormats", "TexPipeBlocks", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas",
+        "TexPipeManifest",
         "TexPipePlan", "TexPipeEngine", "TexPipeReport",
     ]
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -56,6 +57,9 @@ struct LayerGraphTests {
         let stages = Self.closure("TexPipeStages", graph)
         #expect(stages == ["TexPipePixels"], "Stages depends on \(stages.sorted())")
         #expect(!Self.closure("TexPipeCodecs", graph).contains("TexPipeStages"))
+        #expect(
+            Self.closure("TexPipeBlocks", graph).isDisjoint(with: ["TexPipeCodecs", "TexPipeStages"]),
+            "the block codecs know neither files nor stages")
         #expect(Self.closure("TexPipeAtlas", graph) == ["TexPipePixels"], "the packer knows pixels only")
         #expect(Set(graph["TexPipe"] ?? []) == Set(Self.layers), "the umbrella re-exports every layer")
         #expect(Self.closure("TexPipeFormats", graph) == ["TexPipePixels"], "the format table is data only")

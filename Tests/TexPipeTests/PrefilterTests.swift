@@ -80,7 +80,10 @@ struct PrefilterTests {
         #expect(levels.count == 5 && levels.map(\.width) == [16, 8, 4, 2, 1] && levels.allSatisfy(\.cube))
         #expect(levels.map(\.textureLevel) == [0, 1, 2, 3, 4])
         for level in levels {
-            guard case .rgbaF32(let p) = level.pixels else { return }
+            guard case .rgbaF32(let p) = level.pixels else {
+                Issue.record("level \(level.textureLevel) is not float pixels")
+                return
+            }
             for i in stride(from: 0, to: p.count, by: 4) {
                 #expect(abs(p[i] - 2) < 1e-4 && abs(p[i + 1] - 0.5) < 1e-4 && abs(p[i + 2] - 100) < 5e-3)
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TexPipeBlocks
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
 @testable import TexPipePixels
@@ -283,7 +284,10 @@ struct RDOTests {
         let (w, h) = (192, 128)  // 1,536 blocks: two slices
         let image = Self.scene(w, h, seed: 9, alpha: true)
         let plain = try Self.blocks(image, w, h, format, nil)
-        guard case .bc(let variant) = format.info.codec else { return }
+        guard case .bc(let variant) = format.info.codec else {
+            Issue.record("\(format) is not a BC format")
+            return
+        }
         let one = RDO.optimized(plain, image, width: w, height: h, kind: .bc(variant), .lambda(32), rows: SerialRows())
         let lender = BCTests.CoreLenderStandIn()
         let many = RDO.optimized(plain, image, width: w, height: h, kind: .bc(variant), .lambda(32), rows: lender)
@@ -314,7 +318,7 @@ struct RDOTests {
         let one = UASTC.blocks(big, width: 192, height: 128, quality: .fast, rdo: .lambda(64))
         let many = UASTC.blocks(big, width: 192, height: 128, quality: .fast, rows: lender, rdo: .lambda(64))
         #expect(one == many && lender.bands > 1)
-        if UASTCTests.available {
+        if Reference.use(UASTCTests.available) {
             var settings = TextureSettings.standard
             settings.format = .uastc
             settings.rdo = .lambda(64)

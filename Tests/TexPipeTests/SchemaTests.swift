@@ -149,11 +149,9 @@ struct SchemaTests {
             t.write("m\(i).json", text: m)
             paths.append(t.path + "/m\(i).json")
         }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments =
+        let data = try Python.run(
             [
-                "python3", "-c",
+                "-c",
                 """
                 import json, sys, jsonschema
                 schema = json.load(open(sys.argv[1]))
@@ -163,13 +161,7 @@ struct SchemaTests {
                     print("ok" if v.is_valid(json.load(open(path))) else "invalid")
                 """,
                 t.path + "/schema.json",
-            ] + paths
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "python3 with jsonschema (Scripts/setup --test installs it)")
+            ] + paths)
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map { $0 == "ok" }
     }
 

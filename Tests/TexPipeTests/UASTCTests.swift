@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TexPipeBlocks
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
 @testable import TexPipePixels
@@ -23,12 +24,7 @@ struct UASTCTests {
     }
 
     static func run(_ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script] + args
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "basisu_reference.py \(args)")
+        _ = try Python.run([script] + args)
     }
 
     static func psnr(_ a: [UInt8], _ b: [UInt8], channels: [Int] = [0, 1, 2]) -> Double {
@@ -46,6 +42,7 @@ struct UASTCTests {
     @Test(Reference.needs(UASTCTests.available, "python3 alktx2 and opengl_basisu"), arguments: [false, true])
     func decoderMatchesTheTranscoderOnBasisusBlocks(alpha: Bool) throws {
         let t = TempDir()
+        var modes = Set<Int>()
         for (w, h, seed) in [(32, 32, 1), (24, 20, 2), (64, 16, 3)] {
             let pixels = Self.image(w, h, seed: UInt64(seed), alpha: alpha)
             t.write("in.rgba", pixels)
@@ -55,14 +52,15 @@ struct UASTCTests {
                 let expected = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/r")))
                 let ours = try UASTCDecoder.decode(blocks, width: w, height: h)
                 #expect(ours == expected, "\(w)×\(h) effort \(effort) alpha \(alpha)")
-                // basisu's modes, so the comparison covers them: the decoder must see them all.
-                var modes = Set<Int>()
                 for k in stride(from: 0, to: blocks.count, by: 16) {
                     modes.insert(UASTCDecoder.modeOf[Int(blocks[k] & 127)])
                 }
-                if seed == 1 && effort == 2 { print("basisu modes (alpha \(alpha)): \(modes.sorted())") }
             }
         }
+        // The comparison covers the modes basisu (alktx2 0.1.7) chooses for these images: at least
+        // the ones its effort-2 encode of the first image used when this was written.
+        let seen: Set<Int> = alpha ? [0, 4, 6, 9, 11, 12] : [0, 4, 6]
+        #expect(modes.isSuperset(of: seen), "basisu's modes: \(modes.sorted())")
     }
 
     @Test(Reference.needs(UASTCTests.available, "python3 alktx2 and opengl_basisu"), arguments: [false, true])

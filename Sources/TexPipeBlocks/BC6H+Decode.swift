@@ -1,3 +1,5 @@
+internal import TexPipeFormats
+
 /// The BC6H decoder (unsigned, `BC6H_UFLOAT`), written from the BPTC specification's decoding
 /// procedure: mode, endpoints gathered per Table.F, deltas sign-extended and added to endpoint 0
 /// (wrapped at the endpoint bits), unquantized, interpolated with the BPTC weights, and scaled by

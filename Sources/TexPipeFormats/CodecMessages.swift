@@ -1,4 +1,9 @@
-internal import TexPipeFormats
+/// A codec failure: one line, already worded for the user ("not a PNG file (bad signature)").
+public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
 
 /// The wording of every codec error texpipe phrases itself, in one place (STYLE 10). Messages
 /// from libpng, libjpeg-turbo and FreeType pass through as those libraries word them

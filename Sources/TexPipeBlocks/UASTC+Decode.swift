@@ -1,3 +1,5 @@
+internal import TexPipeFormats
+
 /// Basis Universal UASTC LDR 4×4 blocks decoded, written from Binomial's "UASTC Texture
 /// Specification" on its own (it shares nothing with the encoder in `UASTC.swift`, so each
 /// checks the other): all 19 modes — RGB, RGBA and luminance-alpha, one to three subsets, dual

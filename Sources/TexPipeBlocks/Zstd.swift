@@ -1,4 +1,5 @@
 internal import CZstd
+internal import TexPipeFormats
 
 /// zstd through libzstd: one frame per level, the same bytes for the same input and level.
 public enum Zstd {

@@ -1,12 +1,26 @@
-internal import TexPipeFormats
-internal import TexPipePixels
+public import TexPipeFormats
+public import TexPipePixels
 
 /// Where a texture format meets its encoder and decoder: one switch over the codec families of
 /// the format table (`TextureFormatInfo.codec`), so a new family is a compile error here until
 /// its codec is wired in.
-enum TextureCodecs {
+public enum TextureCodecs {
+    /// What encodes a codec family's blocks, as `texpipe formats` and docs/reference/textures.md
+    /// name it.
+    public static func encoder(of codec: TextureCodec) -> String {
+        switch codec {
+        case .uncompressed: "stored as is"
+        case .bc: "texpipe's BC encoder"
+        case .astc: "Arm's astcenc"
+        case .etc: "texpipe's ETC2/EAC encoder"
+        case .uastc: "texpipe's UASTC encoder"
+        case .half: "half floats, stored as is"
+        case .bc6h: "texpipe's BC6H encoder"
+        }
+    }
+
     /// One level's block data from tightly packed RGBA8.
-    static func encode(
+    public static func encode(
         _ rgba: [UInt8], _ width: Int, _ height: Int, _ settings: TextureSettings, rows: any RowScheduler
     ) throws -> [UInt8] {
         let info = settings.format.info
@@ -32,7 +46,7 @@ enum TextureCodecs {
     }
 
     /// One level's data from an HDR image's Float RGBA (width × height).
-    static func encodeHDR(
+    public static func encodeHDR(
         _ rgba: [Float], _ width: Int, _ height: Int, _ settings: TextureSettings, rows: any RowScheduler
     ) throws -> [UInt8] {
         switch settings.format.info.codec {
@@ -46,7 +60,7 @@ enum TextureCodecs {
     }
 
     /// One level's HDR texels (Float RGBA, width × height) from its data.
-    static func decodeHDR(_ blocks: [UInt8], _ width: Int, _ height: Int, format: TextureSettings.Format) throws
+    public static func decodeHDR(_ blocks: [UInt8], _ width: Int, _ height: Int, format: TextureSettings.Format) throws
         -> [Float]
     {
         switch format.info.codec {
@@ -66,12 +80,25 @@ enum TextureCodecs {
 
     /// `rdo` with a format that does not take it (named through a variant key, past the
     /// manifest's check) is the job's error.
-    static func checkRDO(_ rdo: TextureSettings.RDO?, _ format: TextureSettings.Format) throws {
+    public static func checkRDO(_ rdo: TextureSettings.RDO?, _ format: TextureSettings.Format) throws {
         if rdo != nil && !format.info.takesRDO { throw CodecError(.rdoFormat(format.rawValue)) }
     }
 
+    /// Per channel, the squared differences between a level's blocks decoded and the `original`
+    /// texels (RGBA8, width × height): what its PSNR needs. BC7 block by block, with no decoded copy
+    /// of the level.
+    public static func squaredErrors(
+        _ blocks: [UInt8], _ original: [UInt8], _ width: Int, _ height: Int, format: TextureSettings.Format,
+        srgb: Bool
+    ) throws -> SIMD4<Int64> {
+        if case .bc(.bc7) = format.info.codec {
+            return try BC.bc7SquaredErrors(blocks, original, width: width, height: height)
+        }
+        return Quality.squaredErrors(original, try decode(blocks, width, height, format: format, srgb: srgb))
+    }
+
     /// One level's texels (RGBA8, width × height) from its block data.
-    static func decode(
+    public static func decode(
         _ blocks: [UInt8], _ width: Int, _ height: Int, format: TextureSettings.Format, srgb: Bool
     ) throws -> [UInt8] {
         switch format.info.codec {
