@@ -57,70 +57,27 @@ extension BC {
     }
 
     static func decode(_ blocks: [UInt8], variant: BCVariant, width: Int, height: Int) throws -> [UInt8] {
-        let bw = (width + 3) / 4
-        let bh = (height + 3) / 4
-        let blockBytes = variant.blockBytes
-        guard blocks.count >= bw * bh * blockBytes else {
-            throw CodecError(.textureTruncated(variant.name))
-        }
-        var out = [UInt8](repeating: 0, count: width * height * 4)
-        if variant == .bc7 {
-            // Straight from the blocks into the level, one 16-byte row of texels at a time.
-            blocks.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { texels in
-                        let t = texels.baseAddress!
-                        for by in 0..<bh {
-                            for bx in 0..<bw {
-                                BC7.decodeBlock(src.baseAddress! + (by * bw + bx) * 16, into: t)
-                                let columns = min(4, width - bx * 4) * 4
-                                for y in 0..<min(4, height - by * 4) {
-                                    (dst.baseAddress! + ((by * 4 + y) * width + bx * 4) * 4).update(
-                                        from: t + y * 16, count: columns)
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            return out
-        }
-        var texels = [UInt8](repeating: 0, count: 64)
-        for by in 0..<bh {
-            for bx in 0..<bw {
-                let at = (by * bw + bx) * blockBytes
+        try blocks.withUnsafeBufferPointer { src in
+            let b = src.baseAddress!
+            return try BlockRows.decode(
+                blocks, width: width, height: height, blockBytes: variant.blockBytes, family: variant.name, fill: 0
+            ) { at, t in
                 switch variant {
-                case .bc1: color(blocks, at, into: &texels, alwaysFour: false)
+                case .bc1: color(b + at, into: t, alwaysFour: false)
                 case .bc3:
-                    color(blocks, at + 8, into: &texels, alwaysFour: true)
-                    single(blocks, at, into: &texels, channel: 3)
+                    color(b + at + 8, into: t, alwaysFour: true)
+                    single(b + at, into: t, channel: 3)
                 case .bc4:
-                    single(blocks, at, into: &texels, channel: 0)
-                    for t in 0..<16 { (texels[t * 4 + 1], texels[t * 4 + 2], texels[t * 4 + 3]) = (0, 0, 255) }
+                    single(b + at, into: t, channel: 0)
+                    for i in 0..<16 { (t[i * 4 + 1], t[i * 4 + 2], t[i * 4 + 3]) = (0, 0, 255) }
                 case .bc5:
-                    single(blocks, at, into: &texels, channel: 0)
-                    single(blocks, at + 8, into: &texels, channel: 1)
-                    for t in 0..<16 { (texels[t * 4 + 2], texels[t * 4 + 3]) = (0, 255) }
-                case .bc7:
-                    blocks.withUnsafeBufferPointer { src in
-                        texels.withUnsafeMutableBufferPointer {
-                            BC7.decodeBlock(src.baseAddress! + at, into: $0.baseAddress!)
-                        }
-                    }
-                }
-                // The block's rows that lie inside the level, each a run of up to 16 bytes.
-                let columns = min(4, width - bx * 4) * 4
-                out.withUnsafeMutableBufferPointer { o in
-                    texels.withUnsafeBufferPointer { s in
-                        for y in 0..<min(4, height - by * 4) {
-                            (o.baseAddress! + ((by * 4 + y) * width + bx * 4) * 4).update(
-                                from: s.baseAddress! + y * 16, count: columns)
-                        }
-                    }
+                    single(b + at, into: t, channel: 0)
+                    single(b + at + 8, into: t, channel: 1)
+                    for i in 0..<16 { (t[i * 4 + 2], t[i * 4 + 3]) = (0, 255) }
+                case .bc7: BC7.decodeBlock(b + at, into: t)
                 }
             }
         }
-        return out
     }
 
     /// 5:6:5 expanded to 8 bits by repeating the top bits.
@@ -131,15 +88,15 @@ extension BC {
         return ((r << 3) | (r >> 2), (g << 2) | (g >> 4), (b << 3) | (b >> 2))
     }
 
-    /// A BC1 color block (8 bytes at `at`) into 16 RGBA texels. c0 > c1: four colors; else three
+    /// A BC1 color block (8 bytes at `b`) into 16 RGBA texels. c0 > c1: four colors; else three
     /// and transparent black (BC3's color block is always four colors).
-    static func color(_ b: [UInt8], _ at: Int, into t: inout [UInt8], alwaysFour: Bool) {
-        let c0 = Int(b[at]) | Int(b[at + 1]) << 8
-        let c1 = Int(b[at + 2]) | Int(b[at + 3]) << 8
+    static func color(_ b: UnsafePointer<UInt8>, into t: UnsafeMutablePointer<UInt8>, alwaysFour: Bool) {
+        let c0 = Int(b[0]) | Int(b[1]) << 8
+        let c1 = Int(b[2]) | Int(b[3]) << 8
         // The encoder's palette; the three-color mode's fourth entry is transparent black.
         let four = alwaysFour || c0 > c1
         let palette = colorPalette(c0, c1, four: four)
-        let bits = Int(b[at + 4]) | Int(b[at + 5]) << 8 | Int(b[at + 6]) << 16 | Int(b[at + 7]) << 24
+        let bits = Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16 | Int(b[7]) << 24
         for i in 0..<16 {
             let k = (bits >> (2 * i)) & 3
             let inside = k < palette.count
@@ -149,11 +106,11 @@ extension BC {
         }
     }
 
-    /// A BC4 block (8 bytes at `at`) into one channel of 16 RGBA texels (the encoder's palette).
-    static func single(_ b: [UInt8], _ at: Int, into t: inout [UInt8], channel: Int) {
-        let values = palette8(Int32(b[at]), Int32(b[at + 1]))
+    /// A BC4 block (8 bytes at `b`) into one channel of 16 RGBA texels (the encoder's palette).
+    static func single(_ b: UnsafePointer<UInt8>, into t: UnsafeMutablePointer<UInt8>, channel: Int) {
+        let values = palette8(Int32(b[0]), Int32(b[1]))
         var bits = 0
-        for k in 0..<6 { bits |= Int(b[at + 2 + k]) << (8 * k) }
+        for k in 0..<6 { bits |= Int(b[2 + k]) << (8 * k) }
         for i in 0..<16 { t[i * 4 + channel] = UInt8(values[(bits >> (3 * i)) & 7]) }
     }
 }

@@ -477,55 +477,37 @@ package enum BC {
         _ rgba: [UInt8], width: Int, height: Int, variant: BCVariant, quality: TextureSettings.Quality,
         rows: any RowScheduler
     ) -> [UInt8] {
-        let bw = (width + 3) / 4
-        let bh = (height + 3) / 4
-        let size = variant.blockBytes
-        var out = [UInt8](repeating: 0, count: bw * bh * size)
         // Only the channels the format stores are gathered (a lane insert each).
         let channels = variant.format.info.channels
         let color = channels == .rgb || channels == .rgba
         let green = channels != .r
         let alpha = channels == .rgba
         let search = BC7.Search.of(quality)
-        out.withUnsafeMutableBufferPointer { dst in
-            rgba.withUnsafeBufferPointer { src in
-                rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
-                    BC7.withDenormalsFlushed(variant == .bc7) {
-                        for by in band {
-                            for bx in 0..<bw {
-                                let packed = BlockTexels.load(src, bx, by, width: width, height: height)
-                                var t = Texels()
-                                t.r = packed & 255
-                                if green { t.g = (packed &>> 8) & 255 }
-                                if color { t.b = (packed &>> 16) & 255 }
-                                if alpha { t.a = (packed &>> 24) & 255 }
-                                let at = (by * bw + bx) * size
-                                func put(_ block: UInt64, _ offset: Int) {
-                                    for i in 0..<8 {
-                                        dst[at + offset + i] = UInt8(truncatingIfNeeded: block >> (8 * i))
-                                    }
-                                }
-                                switch variant {
-                                case .bc1: put(encodeColorBlock(t, quality, threeColors: true), 0)
-                                case .bc3:
-                                    put(encodeSingle(t.a, quality), 0)
-                                    put(encodeColorBlock(t, quality, threeColors: false), 8)
-                                case .bc4: put(encodeSingle(t.r, quality), 0)
-                                case .bc7:
-                                    let (lo, hi) = BC7.encodeBlock(BC7.Block(t.r, t.g, t.b, t.a), search)
-                                    put(lo, 0)
-                                    put(hi, 8)
-                                case .bc5:
-                                    put(encodeSingle(t.r, quality), 0)
-                                    put(encodeSingle(t.g, quality), 8)
-                                }
-                            }
-                        }
-                    }
-                }
+        return BlockRows.encode(
+            rgba, width: width, height: height, blockBytes: variant.blockBytes, rows: rows,
+            flushDenormals: variant == .bc7
+        ) { src, bx, by, dst in
+            let packed = BlockTexels.load(src, bx, by, width: width, height: height)
+            var t = Texels()
+            t.r = packed & 255
+            if green { t.g = (packed &>> 8) & 255 }
+            if color { t.b = (packed &>> 16) & 255 }
+            if alpha { t.a = (packed &>> 24) & 255 }
+            switch variant {
+            case .bc1: BlockRows.putLittleEndian(encodeColorBlock(t, quality, threeColors: true), dst)
+            case .bc3:
+                BlockRows.putLittleEndian(encodeSingle(t.a, quality), dst)
+                BlockRows.putLittleEndian(encodeColorBlock(t, quality, threeColors: false), dst + 8)
+            case .bc4: BlockRows.putLittleEndian(encodeSingle(t.r, quality), dst)
+            case .bc7:
+                let (lo, hi) = BC7.encodeBlock(BC7.Block(t.r, t.g, t.b, t.a), search)
+                BlockRows.putLittleEndian(lo, dst)
+                BlockRows.putLittleEndian(hi, dst + 8)
+            case .bc5:
+                BlockRows.putLittleEndian(encodeSingle(t.r, quality), dst)
+                BlockRows.putLittleEndian(encodeSingle(t.g, quality), dst + 8)
             }
         }
-        return out
     }
 
     typealias V16 = SIMD16<Int32>

@@ -1,5 +1,3 @@
-internal import TexPipeFormats
-
 /// The BC6H decoder (unsigned, `BC6H_UFLOAT`), written from the BPTC specification's decoding
 /// procedure: mode, endpoints gathered per Table.F, deltas sign-extended and added to endpoint 0
 /// (wrapped at the endpoint bits), unquantized, interpolated with the BPTC weights, and scaled by
@@ -8,25 +6,17 @@ internal import TexPipeFormats
 package enum BC6HDecoder {
     /// One level's blocks as Float RGBA (alpha 1), width × height.
     package static func decode(_ blocks: [UInt8], width: Int, height: Int) throws -> [Float] {
-        let bw = (width + 3) / 4
-        let bh = (height + 3) / 4
-        guard blocks.count >= bw * bh * 16 else { throw CodecError(.textureTruncated("BC6H")) }
-        var out = [Float](repeating: 1, count: width * height * 4)
         var texels = [UInt16](repeating: 0, count: 48)
         // Half bit patterns to Float, once per pattern (every texel is one of them).
         let floats = halfTable
-        for by in 0..<bh {
-            for bx in 0..<bw {
-                decodeBlock(blocks, (by * bw + bx) * 16, into: &texels)
-                for y in 0..<min(4, height - by * 4) {
-                    for x in 0..<min(4, width - bx * 4) {
-                        let o = ((by * 4 + y) * width + bx * 4 + x) * 4
-                        for c in 0..<3 { out[o + c] = floats[Int(texels[(y * 4 + x) * 3 + c])] }
-                    }
-                }
+        return try BlockRows.decode(blocks, width: width, height: height, blockBytes: 16, family: "BC6H", fill: 1) {
+            at, t in
+            decodeBlock(blocks, at, into: &texels)
+            for i in 0..<16 {
+                for c in 0..<3 { t[i * 4 + c] = floats[Int(texels[i * 3 + c])] }
+                t[i * 4 + 3] = 1
             }
         }
-        return out
     }
 
     /// Every half bit pattern BC6H can produce (0…0x7BFF) as a Float.

@@ -97,24 +97,11 @@ package enum BC6H {
     static func encode(
         _ rgba: [Float], width: Int, height: Int, quality: TextureSettings.Quality, rows: any RowScheduler
     ) -> [UInt8] {
-        let bw = (width + 3) / 4
-        let bh = (height + 3) / 4
-        var out = [UInt8](repeating: 0, count: bw * bh * 16)
         let effort = Effort.of(quality)
-        out.withUnsafeMutableBufferPointer { dst in
-            rgba.withUnsafeBufferPointer { src in
-                rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
-                    for by in band {
-                        for bx in 0..<bw {
-                            let block = encodeBlock(load(src, bx, by, width: width, height: height), effort)
-                            let at = (by * bw + bx) * 16
-                            for i in 0..<16 { dst[at + i] = UInt8(truncatingIfNeeded: block >> (8 * i)) }
-                        }
-                    }
-                }
-            }
+        return BlockRows.encode(rgba, width: width, height: height, blockBytes: 16, rows: rows) { src, bx, by, dst in
+            let block = encodeBlock(load(src, bx, by, width: width, height: height), effort)
+            for i in 0..<16 { dst[i] = UInt8(truncatingIfNeeded: block >> (8 * i)) }
         }
-        return out
     }
 
     /// The block's texels; past the image's right and bottom edges the last column and row repeat.

@@ -15,48 +15,35 @@ package enum ETCDecoder {
     }
 
     static func decode(_ blocks: [UInt8], variant: ETCVariant, width: Int, height: Int) throws -> [UInt8] {
-        let bw = (width + 3) / 4
-        let bh = (height + 3) / 4
         let info = variant.format.info
-        let size = info.blockBytes
-        guard blocks.count >= bw * bh * size else { throw CodecError(.textureTruncated(info.familyName)) }
-        var out = [UInt8](repeating: 0, count: width * height * 4)
         var texels = [UInt8](repeating: 0, count: 64)
-        for by in 0..<bh {
-            for bx in 0..<bw {
-                let at = (by * bw + bx) * size
-                func word(_ offset: Int) -> UInt64 {
-                    var w: UInt64 = 0
-                    for i in 0..<8 { w = w << 8 | UInt64(blocks[at + offset + i]) }
-                    return w
-                }
-                switch variant {
-                case .rgb:
-                    color(word(0), into: &texels)
-                case .rgba:
-                    color(word(8), into: &texels)
-                    let a = word(0)
-                    for t in 0..<16 { texels[t * 4 + 3] = alpha(a, t) }
-                case .r11, .rg11:
-                    let r = word(0)
-                    let g = variant == .rg11 ? word(8) : 0
-                    for t in 0..<16 {
-                        texels[t * 4] = to8(eac11(r, t))
-                        texels[t * 4 + 1] = variant == .rg11 ? to8(eac11(g, t)) : 0
-                        texels[t * 4 + 2] = 0
-                        texels[t * 4 + 3] = 255
-                    }
-                }
-                for y in 0..<min(4, height - by * 4) {
-                    for x in 0..<min(4, width - bx * 4) {
-                        for c in 0..<4 {
-                            out[((by * 4 + y) * width + bx * 4 + x) * 4 + c] = texels[(y * 4 + x) * 4 + c]
-                        }
-                    }
+        return try BlockRows.decode(
+            blocks, width: width, height: height, blockBytes: info.blockBytes, family: info.familyName, fill: 0
+        ) { at, t in
+            func word(_ offset: Int) -> UInt64 {
+                var w: UInt64 = 0
+                for i in 0..<8 { w = w << 8 | UInt64(blocks[at + offset + i]) }
+                return w
+            }
+            switch variant {
+            case .rgb:
+                color(word(0), into: &texels)
+            case .rgba:
+                color(word(8), into: &texels)
+                let a = word(0)
+                for t in 0..<16 { texels[t * 4 + 3] = alpha(a, t) }
+            case .r11, .rg11:
+                let r = word(0)
+                let g = variant == .rg11 ? word(8) : 0
+                for t in 0..<16 {
+                    texels[t * 4] = to8(eac11(r, t))
+                    texels[t * 4 + 1] = variant == .rg11 ? to8(eac11(g, t)) : 0
+                    texels[t * 4 + 2] = 0
+                    texels[t * 4 + 3] = 255
                 }
             }
+            t.update(from: texels, count: 64)
         }
-        return out
     }
 
     static func to8(_ v: Int) -> UInt8 { UInt8((v * 255 + 1023) / 2047) }

@@ -71,39 +71,24 @@ package enum ETC {
         _ rgba: [UInt8], width: Int, height: Int, variant: ETCVariant, quality: TextureSettings.Quality,
         rows: any RowScheduler
     ) -> [UInt8] {
-        let bw = (width + 3) / 4
-        let bh = (height + 3) / 4
-        let size = variant.format.info.blockBytes
-        var out = [UInt8](repeating: 0, count: bw * bh * size)
         let effort = Effort.of(quality)
-        out.withUnsafeMutableBufferPointer { dst in
-            rgba.withUnsafeBufferPointer { src in
-                rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
-                    for by in band {
-                        for bx in 0..<bw {
-                            let packed = BlockTexels.load(src, bx, by, width: width, height: height)
-                            let at = (by * bw + bx) * size
-                            func put(_ block: UInt64, _ offset: Int) {
-                                for i in 0..<8 {
-                                    dst[at + offset + i] = UInt8(truncatingIfNeeded: block >> (56 - 8 * i))
-                                }
-                            }
-                            switch variant {
-                            case .rgb: put(colorBlock(packed, effort), 0)
-                            case .rgba:
-                                put(eacBlock(BC7.float((packed &>> 24) & 255), r11: false, effort), 0)
-                                put(colorBlock(packed, effort), 8)
-                            case .r11: put(eacBlock(BC7.float(packed & 255) * (2047 / 255), r11: true, effort), 0)
-                            case .rg11:
-                                put(eacBlock(BC7.float(packed & 255) * (2047 / 255), r11: true, effort), 0)
-                                put(eacBlock(BC7.float((packed &>> 8) & 255) * (2047 / 255), r11: true, effort), 8)
-                            }
-                        }
-                    }
-                }
+        return BlockRows.encode(
+            rgba, width: width, height: height, blockBytes: variant.format.info.blockBytes, rows: rows
+        ) { src, bx, by, dst in
+            let packed = BlockTexels.load(src, bx, by, width: width, height: height)
+            switch variant {
+            case .rgb: BlockRows.putBigEndian(colorBlock(packed, effort), dst)
+            case .rgba:
+                BlockRows.putBigEndian(eacBlock(BC7.float((packed &>> 24) & 255), r11: false, effort), dst)
+                BlockRows.putBigEndian(colorBlock(packed, effort), dst + 8)
+            case .r11:
+                BlockRows.putBigEndian(eacBlock(BC7.float(packed & 255) * (2047 / 255), r11: true, effort), dst)
+            case .rg11:
+                BlockRows.putBigEndian(eacBlock(BC7.float(packed & 255) * (2047 / 255), r11: true, effort), dst)
+                BlockRows.putBigEndian(
+                    eacBlock(BC7.float((packed &>> 8) & 255) * (2047 / 255), r11: true, effort), dst + 8)
             }
         }
-        return out
     }
 
     // MARK: Lane helpers

@@ -1,5 +1,3 @@
-internal import TexPipeFormats
-
 /// Basis Universal UASTC LDR 4×4 blocks decoded, written from Binomial's "UASTC Texture
 /// Specification" on its own (it shares nothing with the encoder in `UASTC.swift`, so each
 /// checks the other): all 19 modes — RGB, RGBA and luminance-alpha, one to three subsets, dual
@@ -9,24 +7,12 @@ internal import TexPipeFormats
 package enum UASTCDecoder {
     /// A level's blocks as tightly packed RGBA8 (w × h).
     package static func decode(_ blocks: [UInt8], width: Int, height: Int) throws -> [UInt8] {
-        let bw = (width + 3) / 4
-        let bh = (height + 3) / 4
-        guard blocks.count >= bw * bh * 16 else { throw CodecError(.textureTruncated("UASTC")) }
-        var out = [UInt8](repeating: 0, count: width * height * 4)
         var texels = [UInt8](repeating: 0, count: 64)
-        for by in 0..<bh {
-            for bx in 0..<bw {
-                block(Array(blocks[(by * bw + bx) * 16..<(by * bw + bx) * 16 + 16]), into: &texels)
-                for y in 0..<min(4, height - by * 4) {
-                    for x in 0..<min(4, width - bx * 4) {
-                        for c in 0..<4 {
-                            out[((by * 4 + y) * width + bx * 4 + x) * 4 + c] = texels[(y * 4 + x) * 4 + c]
-                        }
-                    }
-                }
-            }
+        return try BlockRows.decode(blocks, width: width, height: height, blockBytes: 16, family: "UASTC", fill: 0) {
+            at, t in
+            block(Array(blocks[at..<(at + 16)]), into: &texels)
+            t.update(from: texels, count: 64)
         }
-        return out
     }
 
     /// The spec's mode table: endpoint BISE range, components (2 LA, 3 RGB, 4 RGBA), weight bits,

@@ -207,27 +207,11 @@ package enum UASTC {
     static func encode(
         _ rgba: [UInt8], width: Int, height: Int, quality: TextureSettings.Quality, rows: any RowScheduler
     ) -> [UInt8] {
-        let bw = (width + 3) / 4
-        let bh = (height + 3) / 4
-        var out = [UInt8](repeating: 0, count: bw * bh * 16)
-        out.withUnsafeMutableBufferPointer { dst in
-            rgba.withUnsafeBufferPointer { src in
-                rows.forEachBand(rows: bh, pixelsPerRow: width * 4) { band in
-                    for by in band {
-                        for bx in 0..<bw {
-                            let packed = BlockTexels.load(src, bx, by, width: width, height: height)
-                            let (lo, hi) = encodeBlock(packed, quality)
-                            let at = (by * bw + bx) * 16
-                            for i in 0..<8 {
-                                dst[at + i] = UInt8(truncatingIfNeeded: lo >> UInt64(8 * i))
-                                dst[at + 8 + i] = UInt8(truncatingIfNeeded: hi >> UInt64(8 * i))
-                            }
-                        }
-                    }
-                }
-            }
+        BlockRows.encode(rgba, width: width, height: height, blockBytes: 16, rows: rows) { src, bx, by, dst in
+            let (lo, hi) = encodeBlock(BlockTexels.load(src, bx, by, width: width, height: height), quality)
+            BlockRows.putLittleEndian(lo, dst)
+            BlockRows.putLittleEndian(hi, dst + 8)
         }
-        return out
     }
 
     // MARK: Block
