@@ -18,6 +18,6 @@ enum CLIMessage {
     static func manifestHasErrors(_ manifest: String) -> String { "watch: \(manifest) has errors; waiting for a fix" }
     static func cannotWriteReport(_ why: any Error) -> String { "cannot write the report: \(why)" }
     static func willFail(_ input: String, _ failure: String) -> String { "\(input): \(failure) (this job will fail)" }
-    static let notBCFormat = "--format: a BC, ETC2/EAC or UASTC format texpipe encodes"
+    static let notBCFormat = "--format: a block format (rgba8 and rgba16f are stored as they are)"
     static func rawSize(_ input: String, _ bytes: Int) -> String { "\(input): expected \(bytes) bytes of RGBA8" }
 }

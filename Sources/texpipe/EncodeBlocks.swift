@@ -3,7 +3,8 @@ import Dispatch
 import Foundation
 import TexPipe
 
-/// `texpipe encode-blocks`: one block encoder alone on raw RGBA8, single-threaded, for
+/// `texpipe encode-blocks`: one block encoder alone on raw RGBA8 (through `TextureCodecs`, as the
+/// texture writer reaches it), for
 /// `Benchmarks/compare-encoders.sh` (which compares it with the reference encoders). Hidden.
 struct EncodeBlocks: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,7 +14,7 @@ struct EncodeBlocks: ParsableCommand {
 
     @Option(
         help:
-            "A format texpipe encodes itself (bc1…bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11, uastc, bc6h: raw Float32 RGBA in)."
+            "A block format: bc1…bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11, uastc, astc-*; bc6h takes raw Float32 RGBA."
     )
     var format: TextureSettings.Format
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
@@ -27,11 +28,11 @@ struct EncodeBlocks: ParsableCommand {
     @Argument(help: "Where the blocks go.") var output: String
 
     func run() throws {
-        switch format.info.codec {
-        case .bc, .etc, .uastc: break
-        case .bc6h: return try runHDR()
-        case .uncompressed, .astc, .half: throw ValidationError(CLIMessage.notBCFormat)
+        // Any block format, through the one door (`TextureCodecs`): this command knows no family.
+        guard format.info.codec != .uncompressed, format.info.codec != .half else {
+            throw ValidationError(CLIMessage.notBCFormat)
         }
+        if format.info.hdr { return try runHDR() }
         guard let data = FileManager.default.contents(atPath: input), data.count == width * height * 4 else {
             throw ValidationError(CLIMessage.rawSize(input, width * height * 4))
         }

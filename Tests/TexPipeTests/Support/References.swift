@@ -47,6 +47,22 @@ struct ReferenceTests {
     @Test(.enabled(if: Reference.underCI)) func everyReferenceIsInstalledUnderCI() {
         #expect(Reference.all.filter { !$0.1 }.map(\.0) == [])
     }
+
+    /// A reference script that fails fails its test: its exit status and what it said are the error
+    /// (Python.run once returned whatever it had printed).
+    @Test func aFailingScriptThrowsWithItsStatusAndMessage() throws {
+        let failure = #expect(throws: Python.Failure.self) {
+            try Python.run("import sys; sys.stderr.write('no such decoder'); sys.exit(3)")
+        }
+        #expect(failure?.status == 3 && failure?.stderr == "no such decoder")
+        #expect(try Python.run("import sys; sys.stdout.write('ok')") == Array("ok".utf8))
+    }
+
+    /// Part of a test that needs a reference runs where it is installed and always under CI.
+    @Test func aPartThatNeedsAReferenceRunsUnderCI() {
+        #expect(Reference.use(true))
+        #expect(Reference.use(false) == Reference.underCI)
+    }
 }
 
 /// python3 with the test references (Scripts/setup --test makes its virtual environment and links it
