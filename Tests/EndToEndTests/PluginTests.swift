@@ -8,19 +8,16 @@ import Testing
 struct PluginTests {
     static let demo = CLI.packageRoot + "/Examples/PluginDemo"
 
-    /// Under Scripts/test (which names its build flags in TEXPIPE_TEST_BUILD_FLAGS) the demo shares
+    /// Under Scripts/test (which names its compiler flags in TEXPIPE_TEST_SWIFTC_FLAGS) the demo shares
     /// the package's own build folder and flags, so the plugin's request for a release texpipe finds
     /// the suite's build up to date instead of compiling texpipe a second time; `--ignore-lock`,
     /// because `swift test` holds that folder while the tests run (its build is finished by then).
     /// Otherwise the demo builds in a scratch folder of its own.
     static func swiftPackage(_ args: [String]) throws -> CLI.Output {
-        let shared = ProcessInfo.processInfo.environment["TEXPIPE_TEST_BUILD_FLAGS"].map {
-            $0.split(separator: " ").map(String.init)
-        }
         let scratch: [String] =
-            if let shared {
+            if let flags = ProcessInfo.processInfo.environment["TEXPIPE_TEST_SWIFTC_FLAGS"] {
                 ["--scratch-path", CLI.packageRoot + "/.build", "--ignore-lock"]
-                    + shared.filter { $0 != "-c" && $0 != "release" && $0 != "debug" }
+                    + flags.split(separator: " ").map(String.init)
             } else {
                 ["--scratch-path", CLI.packageRoot + "/.build-plugin-demo"]
             }
