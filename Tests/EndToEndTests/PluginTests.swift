@@ -8,7 +8,7 @@ import Testing
 struct PluginTests {
     static let demo = CLI.packageRoot + "/Examples/PluginDemo"
 
-    /// Under Scripts/test (which names its compiler flags in TEXPIPE_TEST_SWIFTC_FLAGS) the demo shares
+    /// Under Scripts/test (which names its compiler flags in TEXPIPE_TEST_SWIFTC_FLAGS, one per line) the demo shares
     /// the package's own build folder and flags, so the plugin's request for a release texpipe finds
     /// the suite's build up to date instead of compiling texpipe a second time; `--ignore-lock`,
     /// because `swift test` holds that folder while the tests run (its build is finished by then).
@@ -17,7 +17,7 @@ struct PluginTests {
         let scratch: [String] =
             if let flags = ProcessInfo.processInfo.environment["TEXPIPE_TEST_SWIFTC_FLAGS"] {
                 ["--scratch-path", CLI.packageRoot + "/.build", "--ignore-lock"]
-                    + flags.split(separator: " ").map(String.init)
+                    + flags.split(separator: "\n").map(String.init)
             } else {
                 ["--scratch-path", CLI.packageRoot + "/.build-plugin-demo"]
             }
