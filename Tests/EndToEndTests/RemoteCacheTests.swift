@@ -124,8 +124,11 @@ final class Nginx {
 }
 
 /// Every scenario compares outputs with a run without any cache, byte for byte, and the exit status.
+/// Each starts its own nginx (own port, root and logs) in its own workspace, so they run beside
+/// the rest of the suite (serialized, they were the suite's last 30 s); the timed ones go through
+/// `/lagging`, whose answers are slow whatever the machine's load.
 @Suite(
-    "remote cache on nginx", .serialized,
+    "remote cache on nginx",
     EndToEndReference.needs(Nginx.binary != nil, "nginx"))
 struct RemoteCacheTests {
     /// The cards through three pipelines (JPEG included), and one card stored without compression
