@@ -230,11 +230,10 @@ final class IndexTable: @unchecked Sendable {
     }
 
     /// Looks `key` up by its UTF-8 bytes.
-    func offset(_ key: String, in table: KeyPath<IndexTable, [ByteKey: Int]>) -> Int? {
+    static func offset(_ key: String, in table: [ByteKey: Int]) -> Int? {
         var k = key
         return k.withUTF8 { u in
-            self[keyPath: table][
-                ByteKey(start: UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!), count: u.count)]
+            table[ByteKey(start: UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!), count: u.count)]
         }
     }
 
@@ -242,7 +241,7 @@ final class IndexTable: @unchecked Sendable {
     var jobKeys: [String] { jobs.keys.map(\.string) }
 
     static func fileRecord(_ table: IndexTable, _ key: String) -> CacheIndex.FileRecord? {
-        guard let at = table.offset(key, in: \.files) else { return nil }
+        guard let at = offset(key, in: table.files) else { return nil }
         var line = table.line(at: at)
         _ = line.field()
         guard let size = line.int(), let m = line.time(), let ct = line.time(), let ino = line.uint(),
@@ -259,7 +258,7 @@ final class IndexTable: @unchecked Sendable {
     }
 
     static func jobEntry(_ table: IndexTable, _ key: String) -> Cache.Entry? {
-        guard let at = table.offset(key, in: \.jobs) else { return nil }
+        guard let at = offset(key, in: table.jobs) else { return nil }
         let all = table.bytes
         var lines = LineFields(line: all[at...])
         guard var j = lines.nextLine() else { return nil }

@@ -1,5 +1,4 @@
 internal import Foundation
-internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipeManifest
 internal import TexPipePixels
@@ -74,6 +73,8 @@ struct PlanBuilder {
     struct DecodedPipeline {
         var stages: [any Stage]
         var canonical: [String]
+        /// `canonical` joined by newlines, once.
+        var text: String
         var png: PNGSettings
         var jpeg: JPEGSettings
         var texture: TextureSettings
@@ -94,10 +95,11 @@ struct PlanBuilder {
         return isTextureTemplate(rendered)
     }
 
-    /// A `mipmaps` or `prefilter` stage without `layout` in a pipeline writing `.ktx2`/`.dds`: the chain stays
-    /// one texture (docs/stages.md: `layout`'s default depends on the output).
+    /// A stage making levels (`Stage.makesLevels`: mipmaps, prefilter) without `layout` in a pipeline
+    /// writing `.ktx2`/`.dds`: the chain stays one texture (docs/stages.md: `layout`'s default
+    /// depends on the output).
     static func withTextureLayout(_ s: StageSpec, _ p: PipelineSpec, _ values: [String: String]?) -> JSONObject {
-        guard s.type.name == "mipmaps" || s.type.name == "prefilter", s.object["layout"] == nil,
+        guard s.type.makesLevels, s.object["layout"] == nil,
             writesTexture(p, values)
         else { return s.object }
         var o = s.object
@@ -146,7 +148,7 @@ struct PlanBuilder {
     mutating func add(_ p: PipelineSpec) {
         let base = manifest.directory
         var matches: [Glob.Match] = []
-        var seen = Set<[UInt8]>()  // by bytes, as the glob keeps them
+        var seen = Set<PathKey>()  // by bytes, as the glob keeps them
         // Whether every input glob matched something (before `exclude`), from the one walk.
         var everyInputMatched = true
         for (i, pattern) in p.inputs.enumerated() {
@@ -161,7 +163,7 @@ struct PlanBuilder {
                 error(p.path.key("inputs").index(i), Say.emptyGlob(pattern))
                 everyInputMatched = false
             }
-            for m in found where seen.insert(Array(m.relativePath.utf8)).inserted { matches.append(m) }
+            for m in found where seen.insert(PathKey(m.relativePath)).inserted { matches.append(m) }
         }
         let excludes = p.exclude.map(Glob.init)
         for (i, glob) in excludes.enumerated() where glob.tooManyAlternatives {
@@ -254,11 +256,13 @@ struct PlanBuilder {
         var png: PNGSettings? = .standard
         var jpeg: JPEGSettings? = .standard
         var texture: TextureSettings? = .standard
+        var text: String?
         if let known = decoded[p.index] {
             // No placeholder anywhere in the pipeline's parameters: every job decodes the same.
             (stages, canonical, png, jpeg, texture) = (
                 known.stages, known.canonical, known.png, known.jpeg, known.texture
             )
+            text = known.text
         } else {
             if p.valid { (stages, canonical) = Self.decodeStages(p.stages, p, &decoder) }
             let settings = Self.decodeSettings(p, &decoder)
@@ -266,7 +270,8 @@ struct PlanBuilder {
             canonical += settings.canonical
             if p.valid, decoder.diagnostics.isEmpty, let png, let jpeg, let texture, !PlanBuilder.hasPlaceholder(p) {
                 decoded[p.index] = DecodedPipeline(
-                    stages: stages, canonical: canonical, png: png, jpeg: jpeg, texture: texture)
+                    stages: stages, canonical: canonical, text: canonical.joined(separator: "\n"), png: png, jpeg: jpeg,
+                    texture: texture)
             }
         }
         diagnostics += decoder.diagnostics
@@ -288,7 +293,10 @@ struct PlanBuilder {
         }
         guard let check = decodeCheck(p, values, context) else { return }
         let outputs = renderOutputs(p, sized, values, context, texture: texture, input: m.relativePath)
-        canonical += outputs.map { "output " + $0.relative }
+        // The parameters' text (part of the cache key): the pipeline's canonical lines, then one
+        // per output.
+        var parameters = text ?? canonical.joined(separator: "\n")
+        for output in outputs { parameters += "\noutput " + output.relative }
         let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
         jobs.append(
             Job(
@@ -298,7 +306,7 @@ struct PlanBuilder {
                 failureStage: failureStage,
                 reads: reads, fonts: jobFonts, pixels: (header?.width ?? 0) * (header?.height ?? 0),
                 id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
-                parameters: canonical.joined(separator: "\n")))
+                parameters: parameters))
         jobs[jobs.count - 1].check = check.isEmpty ? nil : check
         jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
     }
@@ -398,7 +406,7 @@ struct PlanBuilder {
                     if sig.lossless && out.format == .jpeg { out = out.asPNG() }
                     if sig.textureLevel != nil && out.format.container == nil {
                         let specs = p.stages + p.pageStages
-                        let at = specs.first { $0.type.name == "mipmaps" }?.path ?? p.path.key("output")
+                        let at = specs.first { $0.type.makesLevels }?.path ?? p.path.key("output")
                         error(at, PlanMessage.textureLayoutNeedsTexture(out.format.name) + context)
                         continue
                     }
@@ -537,203 +545,4 @@ struct PlanBuilder {
         }
         return (unsized, sized, failure, failureStage)
     }
-
-    /// Checks a rendered template: relative, no `..`, a known extension, under the root.
-    mutating func resolveOutput(_ rendered: String, at path: JSONPath, context: String) -> PlannedOutput? {
-        if rendered.hasPrefix("/") {
-            error(path, PlanMessage.absoluteOutput(rendered, root: manifest.output) + context)
-            return nil
-        }
-        if rendered.split(separator: "/").contains("..") {
-            error(path, PlanMessage.outsideRoot(rendered, root: manifest.output) + context)
-            return nil
-        }
-        guard let out = Self.output(rendered, root: manifest.outputRoot) else {
-            error(path, PlanMessage.unknownExtension(rendered) + context)
-            return nil
-        }
-        return out
-    }
-
-    /// A rendered template as an output under `root`; nil when absolute, holding `..` or ending
-    /// in no known extension.
-    static func output(_ rendered: String, root: String) -> PlannedOutput? {
-        let parts = rendered.split(separator: "/").filter { $0 != "." }
-        guard !rendered.hasPrefix("/"), !parts.contains(".."), !parts.isEmpty else { return nil }
-        let relative = parts.joined(separator: "/")
-        guard let format = ImageFormat(path: relative), format.isWritable else { return nil }
-        return PlannedOutput(path: root + "/" + relative, relative: relative, format: format)
-    }
-
-    /// Symlinks escaping the root, outputs that are inputs, two jobs writing one path.
-    mutating func checkOutputs() {
-        let rootReal = realPath(manifest.outputRoot)
-        let templatePath = Dictionary(
-            manifest.pipelines.map { ($0.name, $0.path.key("output")) }, uniquingKeysWith: { a, _ in a })
-        // Job indices, not jobs: copying a Job into the table was a tenth of checking 20,000 outputs.
-        var writer: [PathKey: Int] = [:]
-        writer.reserveCapacity(jobs.count)
-        var escaping: [PathKey: Bool] = [:]
-        var symlinks: [PathKey: Set<PathKey>] = [:]
-        for job in jobs {
-            for out in job.outputs {
-                let dir = PathText.parent(out.path)
-                let dirKey = PathKey(dir)
-                let dirReal = realDirectory(dir)
-                let escapes = escaping[dirKey] ?? !(dirReal == rootReal || dirReal.hasPrefix(rootReal + "/"))
-                escaping[dirKey] = escapes
-                let at = templatePath[job.pipeline]
-                if escapes {
-                    error(at, PlanMessage.symlinkEscape(Planner.display(out.path), to: dirReal, root: manifest.output))
-                    continue
-                }
-                let real = dirReal + "/" + PathText.lastComponent(out.path)
-                // Only an output that is itself a symlink can resolve elsewhere: the folder's
-                // listing says which are (one readdir per folder instead of an lstat per output).
-                let name = PathText.lastComponent(out.path)
-                if symlinks[dirKey] == nil {
-                    symlinks[dirKey] = Set(Folder.entries(dir).filter { $0.kind == .symlink }.map { PathKey($0.name) })
-                }
-                let realKey = PathKey(real)
-                if inputsRealPaths.contains(realKey)
-                    || (symlinks[dirKey]!.contains(PathKey(name))
-                        && inputsRealPaths.contains(PathKey(realPath(out.path))))
-                {
-                    error(at, PlanMessage.outputIsInput(Planner.display(out.path)))
-                }
-                if let other = writer[realKey] {
-                    error(at, PlanMessage.twoWriters(Planner.display(out.path), describe(jobs[other]), describe(job)))
-                } else {
-                    writer[realKey] = job.index
-                }
-            }
-        }
-    }
-
-    func describe(_ job: Job) -> String {
-        PlanMessage.job(pipeline: job.pipeline, input: job.inputDisplay, variant: job.variant)
-    }
-
-    /// A folder's real path, resolved once per plan (realpath is a readlink per path component).
-    mutating func realDirectory(_ dir: String) -> String {
-        if let known = realDirectories[PathKey(dir)] { return known }
-        let real = realPath(dir)
-        realDirectories[PathKey(dir)] = real
-        return real
-    }
-
-    /// A file's real path: its folder's, plus its name — or, when the file itself is a symlink,
-    /// where it points. One lstat per file.
-    /// With `known`, a regular file whose shape it remembers gets that shape (the lstat is the
-    /// stat the memory compares).
-    mutating func realFile(_ path: String, known: (any ShapeMemory)? = nil) -> String {
-        var st = stat()
-        let found = lstat(path, &st) == 0
-        if found, (st.st_mode & S_IFMT) == S_IFLNK { return realPath(path) }
-        if found, let known, (st.st_mode & S_IFMT) == S_IFREG, headers[PathKey(path)] == nil,
-            let shape = known.shape(of: path, stamp: FileStamp(st))
-        {
-            headers[PathKey(path)] = .success(shape)
-        }
-        let dir = PathText.parent(path)
-        return realDirectory(dir) + "/" + PathText.lastComponent(path)
-    }
-
-    /// realpath of the deepest existing ancestor, with the rest appended.
-    func realPath(_ path: String) -> String {
-        var existing = path
-        var rest: [String] = []
-        while !existing.isEmpty, existing != "/" {
-            if let r = realpath(existing, nil) {
-                defer { free(r) }
-                let base = String(cString: r)
-                return ([base] + rest.reversed()).joined(separator: "/")
-            }
-            rest.append(PathText.lastComponent(existing))
-            existing = PathText.parent(existing)
-        }
-        return path
-    }
-
-    /// A stage resource, checked: an image's header read (once per plan), a font found (once per
-    /// plan). The file it names goes into the job's reads.
-    mutating func resolve(_ resource: Resource) -> Result<ResolvedFile, ResourceProblem> {
-        switch resource {
-        case .image(let path, let label, _, _):
-            switch header(path) {
-            case .success: return .success(ResolvedFile(path: path, font: nil))
-            case .failure(let problem): return .failure(ResourceProblem(label: label, path: path, problem: problem))
-            }
-        case .font(let spec, let base, let label):
-            let key = spec + "\u{0}" + base
-            if fonts[key] == nil { fonts[key] = FontFinder.resolve(spec, baseDirectory: base) }
-            switch fonts[key]! {
-            case .success(let face): return .success(ResolvedFile(path: face.path, font: face))
-            case .failure(let e): return .failure(ResourceProblem(label: label, path: spec, problem: .font(e.message)))
-            }
-        }
-    }
-
-    /// An image resource that must match the image's size there: a mismatch fails this job.
-    mutating func checkSizes(_ resources: [Resource], against sig: Signature) throws {
-        guard let w = sig.width, let h = sig.height else { return }
-        for case .image(let path, let label, true, let hint) in resources {
-            guard case .success(let head) = header(path), head.width != w || head.height != h else { continue }
-            throw PlanMessage.sizeMismatch(
-                label: label, path: Planner.display(path), size: (head.width, head.height), image: (w, h), hint: hint)
-        }
-    }
-
-    mutating func header(_ path: String) -> Result<ImageShape, HeaderProblem> {
-        if let known = headers[PathKey(path)] { return known }
-        let time = FileStamp.now()
-        let (header, stamp) = Self.readHeader(path)
-        let result = header.map { ImageShape(width: $0.width, height: $0.height, depth: $0.depth) }
-        headers[PathKey(path)] = result
-        if case .success(let shape) = result, let stamp, let shapes {
-            shapes.remember(shape, of: path, stamp: stamp, at: time)
-        }
-        return result
-    }
-
-    /// The header from the file's first 4 KiB, or as much more as a JPEG's needs (up to the
-    /// whole file); and the file's stamp, taken after opening it and before reading. Only regular
-    /// files: a FIFO is opened without blocking and refused. Plain `open`/`read`: the planner
-    /// reads a header of every input a cold plan meets (20,000 for a folder of sprites).
-    static func readHeader(_ path: String) -> (Result<ImageHeader, HeaderProblem>, FileStamp?) {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return (.failure(.unreadable), nil) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return (.failure(.unreadable), nil) }
-        let stamp = FileStamp(st)
-        var bytes: [UInt8] = []
-        var want = 4096
-        while true {
-            let start = bytes.count
-            bytes += [UInt8](repeating: 0, count: want - start)
-            var got = start
-            while got < want {
-                let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, want - got) }
-                if n < 0 && errno == EINTR { continue }
-                guard n >= 0 else { return (.failure(.unreadable), nil) }
-                if n == 0 { break }
-                got += n
-            }
-            bytes.removeSubrange(got...)
-            do {
-                return (.success(try ImageDecoder.header(bytes, path: path)), stamp)
-            } catch {
-                // Read to the end and still not a header: the file is what is wrong.
-                guard got == want else { return (.failure(.corrupt("\(error)")), nil) }
-                want = want < 65536 ? 65536 : want * 4
-            }
-        }
-    }
-}
-
-/// A resource the planner found: the file that goes into the job's reads, and the face of a font.
-struct ResolvedFile {
-    var path: String
-    var font: FontFace?
 }

@@ -21,6 +21,7 @@ public struct Mipmaps: Stage {
     /// A cube map's faces are filtered each on its own (no filtering across the seams) and every
     /// level is a cube of them.
     public static let takesCube = true
+    public static let makesLevels = true
     public static let identity = #"{"levels": 1}"#
     public static let parameters: [Parameter] = [
         .integer("minSize", in: 1...65536, default: 1, doc: "stop before a level whose larger side is below this"),

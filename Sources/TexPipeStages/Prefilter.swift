@@ -19,6 +19,7 @@ public struct Prefilter: Stage {
     public static let summary = "a cube map's specular mip chain: GGX at roughness level / (levels − 1)"
     public static let takesHDR = true
     public static let takesCube = true
+    public static let makesLevels = true
     public static let identity = #"{"levels": 1}"#
     public static let parameters: [Parameter] = [
         .integer("samples", in: 1...65536, default: 1024, doc: "importance samples per texel"),

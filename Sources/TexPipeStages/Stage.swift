@@ -76,6 +76,11 @@ public protocol Stage: Sendable {
     /// Whether the stage is defined on cube maps (`cubemap`'s output); the planner refuses any
     /// other stage on one, naming it.
     static var takesCube: Bool { get }
+    /// Whether the stage makes a chain of levels, laid out by its `layout` parameter (one GPU
+    /// texture's levels, or images of their own). Writing a `.ktx2`/`.dds`, the planner gives
+    /// `layout` the value `texture` when the manifest leaves it out, and reports a texture's levels
+    /// sent to an image file at this stage.
+    static var makesLevels: Bool { get }
 
     /// Builds the stage from decoded arguments; throws for cross-parameter problems.
     init(_ arguments: Arguments) throws
@@ -151,6 +156,7 @@ extension Stage {
     public static var identityApplications: Int { 1 }
     public static var takesHDR: Bool { false }
     public static var takesCube: Bool { false }
+    public static var makesLevels: Bool { false }
     public func planned(_ input: Signature) throws -> [Signature] { [input] }
     public var reads: [Resource] { [] }
 }

@@ -1,0 +1,135 @@
+internal import Foundation
+internal import TexPipeBlocks
+internal import TexPipeCodecs
+internal import TexPipeFormats
+internal import TexPipePixels
+internal import TexPipePlan
+
+extension Runner {
+    /// Encoding (the codec) and writing (the file system, the output's hash) apart: a large
+    /// uncompressed texture spends more in the second.
+    struct WriteClock {
+        var encoding: UInt64 = 0
+        var total: UInt64 = 0
+        func report(into result: inout JobResult) {
+            result.timings.append(("encode", Double(encoding) / 1e9))
+            result.timings.append(("write", Double(total - encoding) / 1e9))
+        }
+    }
+
+    /// Encodes `images` into `outputs` (an output takes one image, or a GPU texture's `levels`),
+    /// each written atomically and recorded in `result`; the bytes kept in `encoded` for a remote
+    /// cache. nil, or the failure's message.
+    static func write(
+        _ images: consuming [Image], to outputs: [PlannedOutput], _ job: Job, _ options: RunOptions,
+        rows: any RowScheduler, base: String, _ result: inout JobResult, _ encoded: inout [[UInt8]],
+        _ clock: inout WriteClock
+    ) -> String? {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { clock.total += DispatchTime.now().uptimeNanoseconds - start }
+        // PSNR per level only when a gate or a report asks: decoding the blocks back costs time.
+        let measureQuality = job.check?.minPSNR != nil || options.measureQuality
+        // Each output takes its images out of the list, so the encoder holds the only reference
+        // and frees the pixels as soon as it no longer needs them (docs/performance.md "Memory").
+        var slots: [Image?] = (consume images).map { $0 }
+        var next = 0
+        var faces: [Image] = []
+        // The files the last image's stages made beside it (`_sh.json`), for its sidecar outputs.
+        var sidecars: [String: [UInt8]] = [:]
+        for output in outputs {
+            let t = DispatchTime.now().uptimeNanoseconds
+            if let suffix = output.sidecar {
+                do {
+                    try record(sidecars[suffix] ?? [], output, options, base: base, &result, &encoded)
+                } catch {
+                    return EngineMessage.output(output.relative, error)
+                }
+                continue
+            }
+            var group: [Image] = []
+            if let f = output.face {
+                // A cube map into six image files: face 0's output takes the cube, each its face.
+                if f == 0 || faces.isEmpty {
+                    faces = slots[next]!.cubeFaces()
+                    slots[next] = nil
+                    next += 1
+                }
+                group = [faces[f]]
+            } else {
+                for k in next..<(next + output.levels) {
+                    group.append(slots[k]!)
+                    slots[k] = nil
+                }
+                next += output.levels
+            }
+            sidecars = group.first?.sidecars ?? [:]
+            do {
+                let bytes: [UInt8]
+                var measure = Measure(format: "png", gpuBytes: 0, psnr: nil)
+                if group.contains(where: \.isHDR), !output.format.isHDR, output.format.container == nil {
+                    // The planner refuses this; a variant's extension could still name it.
+                    throw CodecError(.ldrFormatGotHDR(output.format.name))
+                }
+                switch output.format {
+                case .exr:
+                    let image = group.removeLast()
+                    measure.format = "exr"
+                    measure.gpuBytes = image.pixelCount * 8
+                    bytes = try EXR.encode(image)
+                case .radiance:
+                    throw CodecError(.notWritable(output.format.name))
+                case .png:
+                    let image = group.removeLast()
+                    measure.gpuBytes = image.pixelCount * image.depth / 2
+                    bytes = try ImageEncoder.png(image, job.png, rows: rows)
+                case .jpeg:
+                    bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
+                    measure.format = "jpeg"
+                    measure.gpuBytes = group[0].pixelCount * 4
+                    if measureQuality {
+                        let back = TextureEncoder.rgba8(try ImageDecoder.decode(bytes, path: output.path))
+                        measure.psnr = [
+                            LevelQuality(
+                                rgb: Quality.psnr(TextureEncoder.rgba8(group[0]), back, channels: 0...2), alpha: nil)
+                        ]
+                    }
+                case .texture(let container):
+                    let info = job.texture.format.info
+                    measure.format = job.texture.format.rawValue
+                    measure.gpuBytes = group.reduce(0) { $0 + info.levelBytes($1.width, $1.height) }
+                    let encoded = try TextureEncoder.encode(
+                        group, job.texture, container: container, rows: rows,
+                        measure: measureQuality && info.isBlockCompressed)
+                    bytes = encoded.bytes
+                    if measureQuality && info.isBlockCompressed { measure.psnr = encoded.quality }
+                }
+                clock.encoding += DispatchTime.now().uptimeNanoseconds - t
+                try record(bytes, output, options, base: base, &result, &encoded, measure: measure)
+            } catch {
+                return EngineMessage.output(output.relative, error)
+            }
+        }
+        return nil
+    }
+
+    /// Writes `bytes` atomically to `output` and records it in `result`.
+    static func record(
+        _ bytes: [UInt8], _ output: PlannedOutput, _ options: RunOptions, base: String, _ result: inout JobResult,
+        _ encoded: inout [[UInt8]], measure: Measure? = nil
+    ) throws {
+        try AtomicWriter.write(bytes, to: output.path)
+        if options.remote != nil { encoded.append(bytes) }
+        result.written.append(output)
+        result.recorded.append(
+            .init(
+                path: PathText.relative(output.path, to: base), sha256: Cache.sha256(bytes), bytes: bytes.count,
+                format: measure?.format, gpuBytes: measure?.gpuBytes, psnr: measure?.psnr))
+    }
+
+    /// What an output holds and costs, recorded beside its hash (docs/gpu-textures.md "Checks and budgets").
+    struct Measure {
+        var format: String
+        var gpuBytes: Int
+        var psnr: [LevelQuality]?
+    }
+}
