@@ -239,13 +239,14 @@ public enum Runner {
     /// Job indices by input pixels (from the plan's headers: no system call), largest first; ties
     /// in plan order.
     package static func largestFirst(_ jobs: [Job]) -> [Int] {
-        let pixels = jobs.map(\.pixels)
+        // By index: a closure over each `Job` copied it (a retain per field), a sixth of this.
+        let pixels = jobs.indices.map { jobs[$0].pixels }
         // Among jobs of one size, the k-th job of each output folder before any folder's
         // (k+1)-th: workers running side by side write into different folders, so they do not
         // queue on one directory's lock for every file they create and rename.
-        var seen: [String: Int] = [:]
-        let rank = jobs.map { job -> Int in
-            let folder = job.outputs.first.map { PathText.parent($0.path) } ?? ""
+        var seen: [PathKey: Int] = [:]
+        let rank = jobs.indices.map { i -> Int in
+            let folder = PathKey(jobs[i].outputs.first.map { PathText.parent($0.path) } ?? "")
             defer { seen[folder, default: 0] += 1 }
             return seen[folder, default: 0]
         }

@@ -23,6 +23,20 @@ struct ConformanceTests {
             [90, 90, 90, 255], [255, 255, 254, 255], [7, 70, 170, 255],
         ])
 
+    /// `makesLevels` is all the planner knows of the stages that make level chains (it supplies
+    /// `layout: texture` when a pipeline writes a GPU texture): exactly the stages whose `layout`
+    /// can be `texture` declare it.
+    @Test func levelMakersAreTheStagesWithATextureLayout() {
+        for type in StageRegistry.all {
+            let textureLayout = type.parameters.contains { p in
+                guard p.name == "layout", case .choice(let values) = p.kind else { return false }
+                return values.contains("texture")
+            }
+            #expect(type.makesLevels == textureLayout, "\(type.name)")
+        }
+        #expect(StageRegistry.all.filter { $0.makesLevels }.map { $0.name }.sorted() == ["mipmaps", "prefilter"])
+    }
+
     @Test func namesAreUniqueAndIdentitiesDecode() throws {
         #expect(Set(StageRegistry.names).count == StageRegistry.names.count)
         for type in StageRegistry.all { _ = try Self.stage(type) }
