@@ -154,10 +154,40 @@ let package = Package(
             // No dependency on the `texpipe` executable: the plugin asks SwiftPM to build it (see
             // Plugins/TexPipePlugin), so `swift build` does not compile a second, host copy of it.
             dependencies: []),
+        // The tests: one target per layer, each built as soon as its layer is (beside the layers
+        // above it), and importing only its layer and what that needs; TexPipeTests holds what
+        // spans layers (the planner, the engine's jobs, reports, the umbrella's graph).
+        // TexPipeTestSupport is what they share: the independent references (Python, astcenc),
+        // the reference PNG writer, the KTX2/DDS readers from the specifications, image helpers
+        // and temporary folders; public API only, so `swift build` compiles it without testability.
+        .target(
+            name: "TexPipeTestSupport",
+            dependencies: ["TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeCodecs"],
+            path: "Tests/TexPipeTestSupport",
+            // Reference scripts, run by path (Python.script).
+            exclude: ["rectpack_best.py", "basisu_reference.py"],
+            swiftSettings: tests),
         .testTarget(
-            name: "TexPipeTests", dependencies: ["TexPipe", "TexPipeFuzzing"],
+            name: "TexPipePixelsTests", dependencies: ["TexPipePixels", "TexPipeTestSupport"],
+            swiftSettings: tests),
+        .testTarget(
+            name: "TexPipeBlocksTests",
+            dependencies: ["TexPipeBlocks", "TexPipeFormats", "TexPipeCodecs", "TexPipePixels", "TexPipeTestSupport"],
+            swiftSettings: tests),
+        .testTarget(
+            name: "TexPipeStagesTests", dependencies: ["TexPipeStages", "TexPipePixels", "TexPipeTestSupport"],
+            swiftSettings: tests),
+        .testTarget(
+            name: "TexPipeAtlasTests", dependencies: ["TexPipeAtlas", "TexPipeTestSupport"],
+            swiftSettings: tests),
+        .testTarget(
+            name: "TexPipeEngineTests",
+            dependencies: ["TexPipeEngine", "TexPipePlan", "TexPipeFormats", "TexPipeTestSupport"],
+            swiftSettings: tests),
+        .testTarget(
+            name: "TexPipeTests", dependencies: ["TexPipe", "TexPipeFuzzing", "TexPipeTestSupport"],
             // Read by path (#filePath), not bundled.
-            exclude: ["Fixtures", "Support/rectpack_best.py", "Support/basisu_reference.py"],
+            exclude: ["Fixtures"],
             swiftSettings: tests),
         .testTarget(
             name: "EndToEndTests", dependencies: ["TexPipe"],

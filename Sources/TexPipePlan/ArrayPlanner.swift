@@ -9,12 +9,9 @@ extension PlanBuilder {
     /// and the layer index beside it. Its reads — every layer, then what the stages read — are its key.
     mutating func addArray(_ p: PipelineSpec, _ matches: [Glob.Match], variant: Variant?) {
         guard let spec = p.array, p.valid else { return }
-        var values = variant?.values ?? [:]
-        values["pipeline"] = p.name
-        let context = variant.map { PlanMessage.variantContext($0.name) } ?? ""
-        var decoder = ParameterDecoder(
-            file: manifest.file, placeholders: values, knownNames: [], context: context,
-            baseDirectory: manifest.directory)
+        let values = Self.values(p, variant)
+        let context = Self.context(variant)
+        var decoder = self.decoder(values, context: context)
         let output = Self.decodeSettings(p, &decoder)
         diagnostics += decoder.diagnostics
         guard decoder.diagnostics.isEmpty, let png = output.png, let jpeg = output.jpeg, let texture = output.texture
@@ -39,18 +36,10 @@ extension PlanBuilder {
             let absolute = manifest.directory + "/" + m.relativePath
             inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
             let header = try? self.header(absolute).get()
-            let file = PathText.lastComponent(m.relativePath)
-            let ext = PathText.pathExtension(file)
-            var v = values
-            v["path"] = m.folder
-            v["dir"] = PathText.parent(m.relativePath).isEmpty ? "." : PathText.parent(m.relativePath)
-            v["file"] = ext.isEmpty ? file : String(file.dropLast(ext.count + 1))
-            v["ext"] = ext
+            let v = Self.values(values, of: m)
             var name = m.folder.isEmpty ? v["file"]! : m.folder + "/" + v["file"]!
             while name.hasPrefix("./") || name.hasPrefix("/") { name.removeFirst(name.hasPrefix("/") ? 1 : 2) }
-            var d = ParameterDecoder(
-                file: manifest.file, placeholders: v, knownNames: [], context: context,
-                baseDirectory: manifest.directory)
+            var d = self.decoder(v, context: context)
             let decoded = Self.decodeStages(p.stages, p, &d)
             diagnostics += d.diagnostics
             guard d.diagnostics.isEmpty else { return }

@@ -10,12 +10,9 @@ extension PlanBuilder {
     /// sprite, then what the stages read — are its cache key.
     mutating func addAtlas(_ p: PipelineSpec, _ matches: [Glob.Match], variant: Variant?) {
         guard let object = p.atlas, p.valid else { return }
-        var values = variant?.values ?? [:]
-        values["pipeline"] = p.name
-        let context = variant.map { PlanMessage.variantContext($0.name) } ?? ""
-        var decoder = ParameterDecoder(
-            file: manifest.file, placeholders: values, knownNames: [], context: context,
-            baseDirectory: manifest.directory)
+        let values = Self.values(p, variant)
+        let context = Self.context(variant)
+        var decoder = self.decoder(values, context: context)
         var table = object
         table.remove("name")
         var nameTemplate = AtlasSettings.standard.name
@@ -59,13 +56,7 @@ extension PlanBuilder {
             let absolute = manifest.directory + "/" + m.relativePath
             inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
             let header = try? self.header(absolute).get()
-            let file = PathText.lastComponent(m.relativePath)
-            let ext = PathText.pathExtension(file)
-            var v = values
-            v["path"] = m.folder
-            v["dir"] = PathText.parent(m.relativePath).isEmpty ? "." : PathText.parent(m.relativePath)
-            v["file"] = ext.isEmpty ? file : String(file.dropLast(ext.count + 1))
-            v["ext"] = ext
+            let v = Self.values(values, of: m)
             var name: String
             switch Template.render(nameTemplate, v) {
             case .success(let n): name = n
@@ -78,9 +69,7 @@ extension PlanBuilder {
             if let shared {
                 stages = shared.0
             } else {
-                var d = ParameterDecoder(
-                    file: manifest.file, placeholders: v, knownNames: [], context: context,
-                    baseDirectory: manifest.directory)
+                var d = self.decoder(v, context: context)
                 let decoded = Self.decodeStages(p.stages, p, &d)
                 diagnostics += d.diagnostics
                 guard d.diagnostics.isEmpty else { return }

@@ -238,18 +238,9 @@ struct PlanBuilder {
     mutating func addJob(
         _ p: PipelineSpec, match m: Glob.Match, absolute: String, header: ImageShape?, variant: Variant?
     ) {
-        let name = PathText.lastComponent(m.relativePath)
-        let ext = PathText.pathExtension(name)
-        var values = variant?.values ?? [:]
-        values["pipeline"] = p.name
-        values["path"] = m.folder
-        values["dir"] = PathText.parent(m.relativePath).isEmpty ? "." : PathText.parent(m.relativePath)
-        values["file"] = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
-        values["ext"] = ext
-        let context = variant.map { PlanMessage.variantContext($0.name) } ?? ""
-        var decoder = ParameterDecoder(
-            file: manifest.file, placeholders: values, knownNames: [], context: context,
-            baseDirectory: manifest.directory)
+        let values = Self.values(Self.values(p, variant), of: m)
+        let context = Self.context(variant)
+        var decoder = self.decoder(values, context: context)
         var stages: [any Stage] = []
         // The resolved parameters in canonical form: part of the job's cache key.
         var canonical: [String] = []
@@ -326,9 +317,7 @@ struct PlanBuilder {
     /// Gates are not part of the job's key: a changed budget reruns nothing.
     mutating func decodeCheck(_ p: PipelineSpec, _ values: [String: String], _ context: String) -> CheckSettings? {
         guard !p.check.keys.isEmpty else { return CheckSettings() }
-        var decoder = ParameterDecoder(
-            file: manifest.file, placeholders: values, knownNames: [], context: context,
-            baseDirectory: manifest.directory)
+        var decoder = self.decoder(values, context: context)
         let args = decoder.decode(p.check, at: p.path.key("check"), table: CheckSettings.parameters)
         diagnostics += decoder.diagnostics
         return args.map(CheckSettings.init)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TexPipeTestSupport
 
 @testable import TexPipe
 @testable import TexPipeCodecs

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TexPipeTestSupport
 
 @testable import TexPipe
 @testable import TexPipeBlocks
@@ -38,7 +39,7 @@ struct CheckTests {
         """
     }
 
-    @Test(Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"))
+    @Test(Reference.needs(BlockReference.hasDecoder, "python3 texture2ddecoder"))
     func aPSNRGateJustAboveTheMeasuredValueFailsAndJustBelowPasses() throws {
         let t = TempDir()
         let pixels = Self.input(t, "in/noise.png", 36, 28, seed: 5)
@@ -52,7 +53,7 @@ struct CheckTests {
         #expect(try run(#"{"minPSNR": 1}"#).status == .ok)
         // The PSNR of the written file, measured here: the test's KTX2 reader, texture2ddecoder's BC1.
         let file = try #require(KTX2File(Array(FileManager.default.contents(atPath: t.path + "/out/noise.ktx2")!)))
-        let decoded = try BCTests.reference(file.levelData(0), .bc1, 36, 28)
+        let decoded = try BlockReference.reference(file.levelData(0), .bc1, 36, 28)
         let measured = psnr(pixels, decoded)
         #expect(measured > 20 && measured < 60)
         // The gate is judged from what the run recorded: changing it reruns nothing.

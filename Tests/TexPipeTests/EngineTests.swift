@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TexPipeTestSupport
 
 @testable import TexPipe
 @testable import TexPipeCodecs

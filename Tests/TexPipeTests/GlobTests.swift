@@ -1,4 +1,5 @@
 import Testing
+import TexPipeTestSupport
 
 @testable import TexPipe
 @testable import TexPipeCodecs

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TexPipeTestSupport
 
 @testable import TexPipe
 
@@ -47,6 +48,31 @@ struct LayerGraphTests {
         return seen
     }
 
+    /// The tests follow the layers: each layer's test target declares only its layer, what that
+    /// layer builds on and the shared support, and its files import only what it declares — a
+    /// BC7 test cannot reach the engine, and builds as soon as the block codecs do.
+    @Test func eachLayersTestsImportOnlyItsLayerAndWhatThatNeeds() throws {
+        let graph = try Self.describedGraph()
+        for layer in ["TexPipePixels", "TexPipeBlocks", "TexPipeStages", "TexPipeAtlas", "TexPipeEngine"] {
+            let target = layer + "Tests"
+            let declared = Set(try #require(graph[target], "\(target) is a target"))
+            #expect(declared.contains(layer), "\(target) does not depend on \(layer)")
+            var allowed = Self.closure(layer, graph).union([layer, "TexPipeTestSupport"])
+            // The block tests hand KTX2/DDS files to the references: the container writer is
+            // the one layer above theirs they use.
+            if layer == "TexPipeBlocks" { allowed.insert("TexPipeCodecs") }
+            #expect(declared.isSubset(of: allowed), "\(target) declares \(declared.subtracting(allowed).sorted())")
+            for (file, module) in try Self.imports(in: "Tests/\(target)", label: target) {
+                #expect(declared.contains(module), "\(file) imports \(module), not a dependency of \(target)")
+            }
+        }
+        // The support is public API of the layers below the engine: no testability, no engine.
+        let support = Self.closure("TexPipeTestSupport", graph)
+        #expect(support.isDisjoint(with: ["TexPipeEngine", "TexPipePlan", "TexPipeReport", "TexPipe"]))
+        let testable = try Self.imports(in: "Tests/TexPipeTestSupport", label: "TexPipeTestSupport")
+        #expect(testable.allSatisfy { $0.module != "TexPipe" })
+    }
+
     @Test func dependenciesPointDownAndStagesKnowNoCodecOrEngine() throws {
         let graph = try Self.describedGraph()
         for (i, layer) in Self.layers.enumerated() {
@@ -89,7 +115,12 @@ struct LayerGraphTests {
 
     /// `import TexPipeX` lines of a target's Swift files.
     static func imports(of target: String) throws -> [(file: String, module: String)] {
-        let folder = root.appendingPathComponent("Sources/\(target)")
+        try imports(in: "Sources/\(target)", label: target)
+    }
+
+    /// The TexPipe modules the Swift files under `path` import, by file (`label/name`).
+    static func imports(in path: String, label target: String) throws -> [(file: String, module: String)] {
+        let folder = root.appendingPathComponent(path)
         var out: [(String, String)] = []
         for name in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where name.hasSuffix(".swift") {
             let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TexPipe
+import TexPipeTestSupport
 
 @testable import TexPipePlan
 

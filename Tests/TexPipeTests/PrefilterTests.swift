@@ -1,8 +1,15 @@
 import Foundation
 import Testing
+import TexPipeTestSupport
 
 @testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeEngine
+@testable import TexPipeFormats
+@testable import TexPipeManifest
 @testable import TexPipePixels
+@testable import TexPipePlan
+@testable import TexPipeReport
 @testable import TexPipeStages
 
 /// `prefilter` (docs/hdr.md "Prefiltering") against the integral it estimates, evaluated here by

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TexPipeTestSupport
 
 @testable import TexPipe
 @testable import TexPipeCodecs
@@ -309,12 +310,12 @@ struct TextureTests {
     /// (texpipe's encoder, same bytes as encoding the level alone), and PyPI's texture2ddecoder
     /// reads them back close to the level (alpha too where the format holds it).
     @Test(
-        Reference.needs(BCTests.hasDecoder, "python3 texture2ddecoder"),
+        Reference.needs(BlockReference.hasDecoder, "python3 texture2ddecoder"),
         arguments: bcFormats)
     func bcLevelsAreTheirFormatsBlocks(_ format: TextureSettings.Format) throws {
         let alpha = format == .bc3 || format == .bc7
         let levels = [(24, 16), (12, 8)].map { (w, h) in
-            Image(width: w, height: h, pixels: .rgba8(BCTests.picture(w, h, seed: UInt64(w), alpha: alpha)))
+            Image(width: w, height: h, pixels: .rgba8(BlockReference.picture(w, h, seed: UInt64(w), alpha: alpha)))
         }
         let bytes = try TextureEncoder.encode(
             levels, Self.settings(format, format.info.isData ? .linear : .srgb), container: .ktx2)
@@ -326,7 +327,7 @@ struct TextureTests {
                 data
                     == (try BC.blocks(rgba, width: level.width, height: level.height, format: format, quality: .medium)),
                 "\(format) level \(n)")
-            let decoded = try BCTests.reference(data, format, level.width, level.height)
+            let decoded = try BlockReference.reference(data, format, level.width, level.height)
             let channels = format == .bc4 ? [0] : format == .bc5 ? [0, 1] : alpha ? [0, 1, 2, 3] : [0, 1, 2]
             // A loose floor (level 1 is a steep 12×8: 25–28 dB): blocks of another format read
             // as these decode to noise, under 10 dB.
@@ -427,46 +428,6 @@ struct ThreadedRows: RowScheduler {
             let box = UnsafeSendable(body)
             DispatchQueue.concurrentPerform(iterations: rows) { k in box.value(k..<(k + 1)) }
         }
-    }
-}
-
-struct UnsafeSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ v: T) { value = v }
-}
-
-/// Arm's astcenc command-line tool (Debian's `astcenc`): the reference encoder and decoder.
-enum ASTCTool {
-    static let path = ["/usr/bin/astcenc", "/usr/local/bin/astcenc"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
-    static var available: Bool { path != nil }
-
-    static func run(_ args: [String]) throws {
-        guard let path else { throw MissingReference(name: "astcenc") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "astcenc \(args)")
-    }
-
-    /// `-dl` (LDR, linear) to a PNG, read back with texpipe's PNG decoder... through libpng.
-    static func decode(_ astc: String, in t: TempDir) throws -> [UInt8] {
-        let png = t.path + "/decoded.png"
-        try run(["-dl", astc, png])
-        let image = try ImageDecoder.decode(Array(try Data(contentsOf: URL(fileURLWithPath: png))), pngReader: .libpng)
-        return TextureEncoder.rgba8(image)
-    }
-
-    /// The image compressed by the CLI at `preset` and decoded again.
-    static func roundTrip(_ image: Image, block: String, preset: String, in t: TempDir) throws -> [UInt8] {
-        t.write("source.png", try ImageEncoder.png(image, PNGSettings.standard))
-        try run(["-cl", t.path + "/source.png", t.path + "/ref.astc", block, preset])
-        return try decode(t.path + "/ref.astc", in: t)
     }
 }
 

@@ -1,0 +1,66 @@
+internal import Foundation
+internal import Testing
+public import TexPipeFormats
+
+/// texture2ddecoder (PyPI), the independent decoder the block tests compare with, and the test
+/// picture they encode.
+public enum BlockReference {
+    public static let hasDecoder = Python.has("texture2ddecoder")
+
+    /// texture2ddecoder's RGBA for `blocks` of a w × h level (decoded at whole blocks, then cut).
+    public static func reference(_ blocks: [UInt8], _ format: TextureSettings.Format, _ w: Int, _ h: Int) throws
+        -> [UInt8]
+    {
+        try reference(blocks, decoder: format.rawValue, w, h)
+    }
+
+    /// The same through texture2ddecoder's `decode_<decoder>` (`etc2`, `eacr`, …), as RGBA.
+    public static func reference(_ blocks: [UInt8], decoder: String, _ w: Int, _ h: Int) throws -> [UInt8] {
+        let t = TempDir()
+        t.write("blocks.bin", blocks)
+        let pw = (w + 3) / 4 * 4
+        let ph = (h + 3) / 4 * 4
+        let bgra = try Python.run(
+            "import sys, texture2ddecoder as t; d = open(sys.argv[1], 'rb').read(); "
+                + "sys.stdout.buffer.write(getattr(t, 'decode_' + sys.argv[2])(d, int(sys.argv[3]), int(sys.argv[4])))",
+            t.path + "/blocks.bin", decoder, String(pw), String(ph))
+        #expect(bgra.count == pw * ph * 4)
+        var out = [UInt8](repeating: 0, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let s = (y * pw + x) * 4
+                let d = (y * w + x) * 4
+                (out[d], out[d + 1], out[d + 2], out[d + 3]) = (bgra[s + 2], bgra[s + 1], bgra[s], bgra[s + 3])
+            }
+        }
+        return out
+    }
+
+    /// A test picture: gradients, edges and noise in red and green, a blue ramp, and (with
+    /// `alpha`) a soft-edged disc of coverage.
+    public static func picture(_ w: Int, _ h: Int, seed: UInt64, alpha: Bool = false) -> [UInt8] {
+        var r = SeededRandom(seed: seed)
+        var p = [UInt8](repeating: 255, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = (y * w + x) * 4
+                let edge = (x / 11 + y / 7) % 3 == 0 ? 60 : 0
+                p[i] = UInt8(min(255, x * 255 / max(1, w - 1) / 2 + edge + r.int(0...20)))
+                p[i + 1] = UInt8(min(255, y * 255 / max(1, h - 1) * 3 / 4 + r.int(0...8)))
+                p[i + 2] = UInt8((x + y) * 255 / max(1, w + h - 2))
+                if alpha {
+                    let d = (Double(x - w / 2) * Double(x - w / 2) + Double(y - h / 2) * Double(y - h / 2)).squareRoot()
+                    p[i + 3] = UInt8(max(0, min(255, 255 - (d - Double(min(w, h)) / 3) * 16)))
+                }
+            }
+        }
+        return p
+    }
+
+}
+
+/// Every format texpipe's BC encoders write, from the format table.
+public let bcFormats = TextureSettings.Format.allCases.filter {
+    if case .bc = $0.info.codec { return true }
+    return false
+}
