@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// A fresh folder under the system temp dir, removed when the value is released.
 public final class TempDir {
