@@ -283,7 +283,10 @@ struct PlanBuilder {
             sized = chain.unsized
         }
         guard let check = decodeCheck(p, values, context) else { return }
-        let outputs = renderOutputs(p, sized, values, context, texture: texture, input: m.relativePath)
+        // An invalid pipeline's texture settings are the default standing in for what was
+        // refused (already reported): the format is not checked against the image again.
+        let outputs = renderOutputs(
+            p, sized, values, context, texture: p.valid ? texture : nil, input: m.relativePath)
         // The parameters' text (part of the cache key): the pipeline's canonical lines, then one
         // per output.
         var parameters = text ?? canonical.joined(separator: "\n")
