@@ -25,7 +25,11 @@ public struct PathKey: Hashable, Sendable {
 
     public func hash(into hasher: inout Hasher) {
         let hashed = path.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if hashed == nil { for byte in path.utf8 { hasher.combine(byte) } }
+        if hashed == nil {
+            // The same bytes the same way, from a contiguous copy: equal keys hash alike.
+            var text = path
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
     }
 }
 

@@ -72,9 +72,8 @@ struct PlanBuilder {
 
     struct DecodedPipeline {
         var stages: [any Stage]
-        var canonical: [String]
-        /// `canonical` joined by newlines, once.
-        var text: String
+        /// The resolved parameters in canonical form, one per line (part of each job's key).
+        var canonical: String
         var png: PNGSettings
         var jpeg: JPEGSettings
         var texture: TextureSettings
@@ -242,27 +241,25 @@ struct PlanBuilder {
         let context = Self.context(variant)
         var decoder = self.decoder(values, context: context)
         var stages: [any Stage] = []
-        // The resolved parameters in canonical form: part of the job's cache key.
-        var canonical: [String] = []
+        // The resolved parameters in canonical form, one per line: part of the job's cache key.
+        var canonical: String
         var png: PNGSettings? = .standard
         var jpeg: JPEGSettings? = .standard
         var texture: TextureSettings? = .standard
-        var text: String?
         if let known = decoded[p.index] {
             // No placeholder anywhere in the pipeline's parameters: every job decodes the same.
             (stages, canonical, png, jpeg, texture) = (
                 known.stages, known.canonical, known.png, known.jpeg, known.texture
             )
-            text = known.text
         } else {
-            if p.valid { (stages, canonical) = Self.decodeStages(p.stages, p, &decoder) }
+            var lines: [String] = []
+            if p.valid { (stages, lines) = Self.decodeStages(p.stages, p, &decoder) }
             let settings = Self.decodeSettings(p, &decoder)
             (png, jpeg, texture) = (settings.png, settings.jpeg, settings.texture)
-            canonical += settings.canonical
+            canonical = (lines + settings.canonical).joined(separator: "\n")
             if p.valid, decoder.diagnostics.isEmpty, let png, let jpeg, let texture, !PlanBuilder.hasPlaceholder(p) {
                 decoded[p.index] = DecodedPipeline(
-                    stages: stages, canonical: canonical, text: canonical.joined(separator: "\n"), png: png, jpeg: jpeg,
-                    texture: texture)
+                    stages: stages, canonical: canonical, png: png, jpeg: jpeg, texture: texture)
             }
         }
         diagnostics += decoder.diagnostics
@@ -289,7 +286,7 @@ struct PlanBuilder {
             p, sized, values, context, texture: p.valid ? texture : nil, input: m.relativePath)
         // The parameters' text (part of the cache key): the pipeline's canonical lines, then one
         // per output.
-        var parameters = text ?? canonical.joined(separator: "\n")
+        var parameters = canonical
         for output in outputs { parameters += "\noutput " + output.relative }
         let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
         jobs.append(
