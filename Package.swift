@@ -80,9 +80,13 @@ let package = Package(
         // The layers, bottom to top (docs/ARCHITECTURE.md). Each imports only those below it, so a
         // back-edge is a build error.
         .target(name: "TexPipePixels", swiftSettings: strict),
+        // The vocabulary of settings: parameter tables and their values, the strict JSON reader, JSON
+        // paths, diagnostics and the decoder that checks a JSON object against a table. Stages, the
+        // output settings and the atlas each declare their own table with it.
+        .target(name: "TexPipeParameters", dependencies: ["TexPipePixels"], swiftSettings: strict),
         // What outputs can be, as data and with no C library: the texture format table, the
         // output kinds and the png/jpeg/texture settings the manifest decodes.
-        .target(name: "TexPipeFormats", dependencies: ["TexPipePixels"], swiftSettings: strict),
+        .target(name: "TexPipeFormats", dependencies: ["TexPipePixels", "TexPipeParameters"], swiftSettings: strict),
         // The block codecs: texpipe's BC1–BC7, BC6H, ETC2/EAC and UASTC encoders and decoders, RDO,
         // ASTC through astcenc, zstd, PSNR; `TextureCodecs` is the one door from a format to them.
         .target(
@@ -92,19 +96,23 @@ let package = Package(
         // Image files and texture containers.
         .target(
             name: "TexPipeCodecs",
-            dependencies: ["TexPipePixels", "TexPipeFormats", "TexPipeBlocks", "CTexPipeShims", "CDeflate"],
+            dependencies: [
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeBlocks", "CTexPipeShims", "CDeflate",
+            ],
             swiftSettings: strict),
-        .target(name: "TexPipeStages", dependencies: ["TexPipePixels"], swiftSettings: strict),
+        .target(name: "TexPipeStages", dependencies: ["TexPipePixels", "TexPipeParameters"], swiftSettings: strict),
         // Sprite atlases: the MaxRects packer, page drawing, TexturePacker JSON and libGDX metadata.
-        .target(name: "TexPipeAtlas", dependencies: ["TexPipePixels"], swiftSettings: strict),
+        .target(name: "TexPipeAtlas", dependencies: ["TexPipePixels", "TexPipeParameters"], swiftSettings: strict),
         .target(
             name: "TexPipeManifest",
-            dependencies: ["TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeAtlas"],
+            dependencies: ["TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeStages", "TexPipeAtlas"],
             swiftSettings: strict),
         .target(
             name: "TexPipePlan",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeManifest", "TexPipeStages", "TexPipeCodecs", "TexPipeAtlas",
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeManifest", "TexPipeStages",
+                "TexPipeCodecs",
+                "TexPipeAtlas",
             ],
             swiftSettings: strict),
         .target(
@@ -119,7 +127,8 @@ let package = Package(
         .target(
             name: "TexPipeReport",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeBlocks", "TexPipeCodecs", "TexPipeAtlas",
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeStages", "TexPipeBlocks",
+                "TexPipeCodecs", "TexPipeAtlas",
                 "TexPipePlan", "TexPipeEngine",
             ],
             swiftSettings: strict),
@@ -127,8 +136,9 @@ let package = Package(
         .target(
             name: "TexPipe",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeBlocks", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas",
-                "TexPipeManifest",
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeBlocks", "TexPipeCodecs",
+                "TexPipeStages",
+                "TexPipeAtlas", "TexPipeManifest",
                 "TexPipePlan", "TexPipeEngine", "TexPipeReport",
             ],
             swiftSettings: strict),

@@ -5,6 +5,7 @@
 @_exported public import TexPipeEngine
 @_exported public import TexPipeFormats
 @_exported public import TexPipeManifest
+@_exported public import TexPipeParameters
 @_exported public import TexPipePixels
 @_exported public import TexPipePlan
 @_exported public import TexPipeReport

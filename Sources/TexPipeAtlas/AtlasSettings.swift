@@ -1,3 +1,5 @@
+public import TexPipeParameters
+
 /// A pipeline's `atlas` object (docs/atlases.md): how its sprites are packed into pages and what
 /// metadata is written beside them.
 public struct AtlasSettings: Sendable, Equatable {
@@ -88,5 +90,64 @@ public struct AtlasSettings: Sendable, Equatable {
         let need = 1 + 2 * extrude + 2 * border
         let (w, h) = pageLimit
         return w >= need && h >= need && size.roundUp(need) <= w && size.roundUp(need) <= h
+    }
+}
+
+/// The pipeline's `atlas` object (docs/atlases.md). `name` is a template over each sprite's placeholders,
+/// read apart from the table's decoding (which resolves placeholders per job, not per sprite).
+extension AtlasSettings {
+    public static let parameters: [Parameter] = [
+        Parameter(
+            "maxSize", .numberOrList(count: 2, 1...16384),
+            .defaulted(.numbers([Double(standard.maxWidth), Double(standard.maxHeight)])),
+            doc: "the largest page: one size for both sides or [width, height]"),
+        .choice(
+            "size", SizeRule.self, default: standard.size, doc: "page sizes: powers of two, any, or multiples of 4"),
+        .integer("padding", in: 0...1024, default: standard.padding, doc: "transparent texels between sprites"),
+        .integer("border", in: 0...1024, default: standard.border, doc: "texels kept clear along the page edges"),
+        .integer(
+            "extrude", in: 0...1024, default: standard.extrude, doc: "edge texels repeated around each sprite"),
+        .boolean("trim", default: standard.trim, doc: "remove each sprite's alpha-0 border, recorded in the data"),
+        .boolean("rotate", default: standard.rotate, doc: "a sprite may be stored turned 90° clockwise"),
+        Parameter(
+            "name", .text, .defaulted(.text(standard.name)),
+            doc: "each sprite's name: a template over {path}, {file}, {ext} and the variant's keys"),
+        Parameter(
+            "data", .choices(DataFormat.allCases.map(\.rawValue)),
+            .defaulted(.list(standard.data.map { .text($0.rawValue) })),
+            doc: "metadata: json (TexturePacker JSON hash per page), libgdx (one .atlas file)"),
+    ]
+
+    /// From decoded arguments (`name` given apart), or every rule among the values they break:
+    /// whole-pixel sizes, a page that holds a sprite with its extrusion and border, no rotation
+    /// when libGDX data is written. The manifest and the planner both decode through here.
+    public init(_ a: Arguments, name: String) throws(SettingsProblems) {
+        let size = a.numbers("maxSize")
+        guard size.allSatisfy({ $0 == $0.rounded() }) else {
+            throw SettingsProblems([SettingsProblem("maxSize", "maxSize is in whole pixels")])
+        }
+        self.init(
+            maxWidth: Int(size[0]), maxHeight: Int(size[1]), size: a.choice("size", as: SizeRule.self),
+            padding: a.integer("padding"), border: a.integer("border"), extrude: a.integer("extrude"),
+            trim: a.boolean("trim"), rotate: a.boolean("rotate"), name: name,
+            data: a.choices("data", as: DataFormat.self))
+        var problems: [SettingsProblem] = []
+        if !holdsOnePixel {
+            let (w, h) = pageLimit
+            let needs = 1 + 2 * extrude + 2 * border
+            problems.append(
+                SettingsProblem(
+                    "maxSize",
+                    "a \(w)×\(h) page cannot hold even a 1×1 sprite with its extrusion and border "
+                        + "(\(needs)×\(needs) needed)"))
+        }
+        if rotate && data.contains(.libgdx) {
+            problems.append(
+                SettingsProblem(
+                    "rotate",
+                    "libGDX stores rotated regions turned counter-clockwise, the JSON hash clockwise: one page "
+                        + "cannot serve both; with \"libgdx\" in \"data\", \"rotate\" must be false"))
+        }
+        if !problems.isEmpty { throw SettingsProblems(problems) }
     }
 }

@@ -81,7 +81,7 @@ public enum TextureCodecs {
     /// `rdo` with a format that does not take it (named through a variant key, past the
     /// manifest's check) is the job's error.
     public static func checkRDO(_ rdo: TextureSettings.RDO?, _ format: TextureSettings.Format) throws {
-        if rdo != nil && !format.info.takesRDO { throw CodecError(.rdoFormat(format.rawValue)) }
+        if let problem = TextureSettings.rdoProblem(rdo, format) { throw CodecError(.settings(problem)) }
     }
 
     /// Per channel, the squared differences between a level's blocks decoded and the `original`

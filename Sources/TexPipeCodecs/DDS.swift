@@ -1,4 +1,5 @@
 internal import TexPipeFormats
+internal import TexPipeParameters
 internal import TexPipePixels
 
 /// DDS with the DX10 header (Microsoft's DDS documentation): `DDS `, DDS_HEADER, DDS_HEADER_DXT10,
@@ -11,7 +12,10 @@ enum DDS {
         let info = settings.format.info
         // The encoder checked the container; a format without a DXGI code never reaches here.
         guard let dxgi = info.dxgiFormat(srgb: settings.srgb) else {
-            throw CodecError(.notInContainer("DDS", info.familyName, allowed: info.containers.map(\.rawValue)))
+            throw CodecError(
+                .settings(
+                    settings.problems(in: .dds).first
+                        ?? SettingsProblem("format", "\(settings.format.rawValue) has no DXGI format")))
         }
         var out = ByteWriter()
         out.bytes.reserveCapacity(148 + data.reduce(0) { $0 + $1.count })

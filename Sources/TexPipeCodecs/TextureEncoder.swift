@@ -50,8 +50,9 @@ public enum TextureEncoder {
                 }
             }
         }
-        guard info.containers.contains(container) else {
-            throw CodecError(.notInContainer(container.name, info.familyName, allowed: info.containers.map(\.rawValue)))
+        // The rules the manifest and the planner checked, asked again of settings built in code.
+        if let problem = settings.problems(in: container, hdrImage: first.isHDR).first {
+            throw CodecError(.settings(problem))
         }
         // data[n]: level n of every layer, layer 0 first (KTX2's order within a level).
         var data = [[UInt8]](repeating: [], count: levels.count)

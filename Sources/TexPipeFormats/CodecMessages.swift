@@ -1,3 +1,5 @@
+public import TexPipeParameters
+
 /// A codec failure: one line, already worded for the user ("not a PNG file (bad signature)").
 public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
@@ -25,9 +27,9 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case overLimitCached
     case textureWithoutLevels
     case notBlockCompressed(String)
-    case rdoFormat(String)
+    /// A texture setting the output or the image cannot take (`TextureSettings.problems`).
+    case settings(SettingsProblem)
     case textureTruncated(String)
-    case notInContainer(String, String, allowed: [String])
     case astc(String)
     case zstd(String)
     case textureInput(String)
@@ -76,10 +78,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .textureWithoutLevels: "texture encoder: no image"
         case .notBlockCompressed(let f):
             "texture format \(f) is not one of texpipe's own block encoders' formats (BC, ETC2/EAC)"
-        case .rdoFormat(let f): TextureSettings.RDO.notApplicable(to: f)
+        case .settings(let problem): problem.message
         case .textureTruncated(let f): "\(f) level data is shorter than its blocks"
-        case .notInContainer(let container, let family, let allowed):
-            "\(container) cannot hold \(family) (use a \(allowed.sorted().map { "." + $0 }.joined(separator: " or ")) template)"
         case .astc(let why): why
         case .zstd(let why): "zstd: \(why)"
         case .needsOpaque(let format, let n, let w, let h):

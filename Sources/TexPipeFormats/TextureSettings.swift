@@ -1,6 +1,8 @@
+public import TexPipeParameters
+
 /// The pipeline's `texture` settings (docs/reference/textures.md): what a `.ktx2` or `.dds`
-/// output holds. Declared once here; the manifest's table (`TexPipeManifest/OutputSettings.swift`)
-/// reads its defaults from `standard`, and each format's facts are its row (`TextureFormat.swift`).
+/// output holds. Declared once here with its parameter table and its rules (below), defaults
+/// from `standard`; each format's facts are its row (`TextureFormat.swift`).
 public struct TextureSettings: Sendable, Equatable {
     public enum Format: String, Sendable, CaseIterable {
         case rgba8
@@ -62,4 +64,111 @@ public struct TextureSettings: Sendable, Equatable {
 
     /// Whether the sRGB variant is written: asked for, and the format has one.
     public var srgb: Bool { colorSpace == .srgb && !format.info.isData }
+}
+
+/// The pipeline's `texture` settings (docs/gpu-textures.md), for `.ktx2` and `.dds` templates.
+extension TextureSettings {
+    public static let parameters: [Parameter] = [
+        .choice("format", Format.self, default: standard.format, doc: "block format (rgba8 uncompressed)"),
+        .choice(
+            "colorSpace", ColorSpace.self, default: standard.colorSpace,
+            doc: "the sRGB or UNORM variant of the format (bc4/bc5 are UNORM only)"),
+        .choice("quality", Quality.self, default: standard.quality, doc: "encoder effort"),
+        .choice(
+            "supercompression", Supercompression.self, default: standard.supercompression,
+            doc: "KTX2 only: zstd on every level"),
+        .integer("zstdLevel", in: 1...22, default: standard.zstdLevel, doc: "zstd level when supercompressed"),
+        Parameter(
+            "rdo",
+            .object([
+                Parameter(
+                    "lambda", .number(0...100_000), .optional(absentDoc: "maxLoss instead"),
+                    doc: "bits valued in squared 8-bit error: higher trades quality for size; 0 is off"),
+                Parameter(
+                    "maxLoss", .number(0.01...20), .optional(absentDoc: "lambda instead"),
+                    doc: "dB: the largest λ whose PSNR loss against no RDO stays within this, per level"),
+            ]), .optional(absentDoc: "off"),
+            doc: "rate-distortion optimisation (bc1, bc3, bc7, uastc): blocks that repeat, smaller after zstd"),
+    ]
+
+    /// The settings a `texture` block asks for, or every rule among its values it breaks: one
+    /// of `lambda` / `maxLoss` in `rdo`, `rdo` only on a format that takes it, sRGB only on a format
+    /// with an sRGB variant. The manifest, the planner (for values from placeholders) and code all
+    /// decode through here; `problems(in:image:)` adds the rules that need the output and the image.
+    public init(_ a: Arguments) throws(SettingsProblems) {
+        let rdoArgs = a.object("rdo")
+        let rdo = rdoArgs.flatMap { o -> RDO? in
+            if let lambda = o.optionalNumber("lambda") { return lambda > 0 ? .lambda(lambda) : nil }
+            return o.optionalNumber("maxLoss").map { .maxLoss($0) }
+        }
+        self.init(
+            format: a.choice("format", as: Format.self), colorSpace: a.choice("colorSpace", as: ColorSpace.self),
+            quality: a.choice("quality", as: Quality.self),
+            supercompression: a.choice("supercompression", as: Supercompression.self),
+            zstdLevel: a.integer("zstdLevel"), rdo: rdo)
+        var problems: [SettingsProblem] = []
+        if let o = rdoArgs {
+            let given = ["lambda", "maxLoss"].filter(o.has)
+            if given.count != 1 {
+                problems.append(
+                    SettingsProblem(
+                        "rdo",
+                        given.isEmpty
+                            ? "expected \"lambda\" or \"maxLoss\" in rdo, found neither"
+                            : "expected one of \"lambda\" or \"maxLoss\" in rdo, found both"))
+            }
+            if !format.info.takesRDO { problems.append(Self.rdoNotApplicable(format)) }
+        }
+        if a.gave("colorSpace") && colorSpace == .srgb && format.info.isData {
+            let why = format.info.hdr ? "holds linear light (HDR)" : "is a data format, UNORM only"
+            problems.append(
+                SettingsProblem(
+                    "colorSpace",
+                    "\(format.rawValue) \(why): \"srgb\" does not apply (remove colorSpace or use \"linear\")"))
+        }
+        if !problems.isEmpty { throw SettingsProblems(problems) }
+    }
+
+    /// The rules that need to know where the texture goes and what it holds: the format in a
+    /// container its row names, zstd in KTX2 only, an HDR format for an HDR image and an LDR one
+    /// for an LDR image, and (for settings built in code) `rdo` on a format that takes it.
+    /// `container` or `hdrImage` nil: not known yet, not checked.
+    public func problems(in container: TextureContainer?, hdrImage: Bool? = nil) -> [SettingsProblem] {
+        var problems: [SettingsProblem] = []
+        let info = format.info
+        if let container, !info.containers.contains(container) {
+            let allowed = info.containers.map(\.rawValue).sorted()
+            problems.append(
+                SettingsProblem(
+                    "format",
+                    "\(format.rawValue) is \(allowed.map { $0.uppercased() }.joined(separator: " or ")) only: "
+                        + "\(container.name) cannot hold \(info.familyName) "
+                        + "(use a \(allowed.map { "." + $0 }.joined(separator: " or ")) template)"))
+        }
+        if container == .dds && supercompression != .none {
+            problems.append(
+                SettingsProblem("supercompression", "supercompression is KTX2 only: DDS files are not supercompressed"))
+        }
+        if let hdrImage, hdrImage != info.hdr {
+            problems.append(
+                SettingsProblem(
+                    "format",
+                    hdrImage
+                        ? "\(format.rawValue) is an LDR texture format and the image is HDR (an .exr or .hdr input): "
+                            + "use rgba16f or bc6h, or add a \"tonemap\" stage"
+                        : "\(format.rawValue) is an HDR texture format and this image is LDR: it needs an .exr or .hdr "
+                            + "input (before any tonemap)"))
+        }
+        if let problem = Self.rdoProblem(rdo, format) { problems.append(problem) }
+        return problems
+    }
+
+    /// `rdo` on a format whose row does not take it (the block encoders' entries ask this too).
+    public static func rdoProblem(_ rdo: RDO?, _ format: Format) -> SettingsProblem? {
+        rdo != nil && !format.info.takesRDO ? rdoNotApplicable(format) : nil
+    }
+
+    static func rdoNotApplicable(_ format: Format) -> SettingsProblem {
+        SettingsProblem("rdo", RDO.notApplicable(to: format.rawValue))
+    }
 }

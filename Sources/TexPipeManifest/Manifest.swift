@@ -1,6 +1,7 @@
 internal import Foundation
 internal import TexPipeAtlas
 internal import TexPipeFormats
+public import TexPipeParameters
 public import TexPipePixels
 public import TexPipeStages
 
@@ -242,16 +243,22 @@ struct ManifestReader {
                 continue
             }
             var decoder = ParameterDecoder(file: file, placeholders: nil, knownNames: known)
-            _ = decoder.decode(obj, at: path.key(key), table: table)
+            // nil: wrong (the decoder said why) or holding a placeholder (the planner checks each job's).
+            let args = decoder.decode(obj, at: path.key(key), table: table)
             diagnostics += decoder.diagnostics
             switch key {
-            case "png": png = obj
+            case "png":
+                png = obj
+                do throws(SettingsProblems) { _ = try args.map(PNGSettings.init) } catch {
+                    report(error, at: path.key(key))
+                }
             case "jpeg": jpeg = obj
             case "check": check = obj
-            default: texture = obj
+            default:
+                texture = obj
+                textureChecks(obj, args, template: template, at: path.key(key))
             }
         }
-        textureChecks(texture, template: template, at: path)
         // An atlas may pack its inputs as they are: its per-sprite stages are optional.
         let stages = isAtlas && o["stages"] == nil ? [] : self.stages(o["stages"], at: path, known: known)
         var atlas: JSONObject?
@@ -317,17 +324,7 @@ struct ManifestReader {
         let args = decoder.decode(o, at: path, table: AtlasSettings.parameters.filter { $0.name != "name" })
         diagnostics += decoder.diagnostics
         guard let args else { return full }
-        do {
-            let settings = try AtlasSettings(args, name: name)
-            if !settings.holdsOnePixel {
-                let (w, h) = settings.pageLimit
-                error(
-                    path.key("maxSize"), Say.pageTooSmall(w, h, needs: 1 + 2 * settings.extrude + 2 * settings.border))
-            }
-            if settings.rotate && settings.data.contains(.libgdx) { error(path.key("rotate"), Say.libGDXRotation) }
-        } catch {
-            self.error(path.key("maxSize"), "\(error)")
-        }
+        do throws(SettingsProblems) { _ = try AtlasSettings(args, name: name) } catch { report(error, at: path) }
         return full
     }
 
@@ -376,48 +373,36 @@ struct ManifestReader {
         return spec
     }
 
-    /// The `texture` settings against the template: only for .ktx2/.dds, a format only in the
-    /// containers its row names, zstd in KTX2 only, no sRGB for data formats. Values still holding a placeholder are checked per job.
-    mutating func textureChecks(_ texture: JSONObject, template: String, at path: JSONPath) {
+    /// The `texture` settings' own rules (`TextureSettings.init`) and, when the template names
+    /// its container, the container's (`problems(in:)`). Settings holding a placeholder, or a
+    /// template whose extension comes from one, are checked per job by the planner.
+    mutating func textureChecks(_ texture: JSONObject, _ args: Arguments?, template: String, at path: JSONPath) {
         guard !texture.keys.isEmpty else { return }
-        let at = path.key("texture")
         let name = template.split(separator: "/").last.map(String.init) ?? template
-        // An extension from a variant key (`{file}.{container}`): the encoder checks each job's.
-        if let dot = name.lastIndex(of: "."), name[dot...].contains("{") || name.hasSuffix("}") { return }
-        if !name.contains("."), name.hasSuffix("}") { return }
-        guard let container = ImageFormat(path: template)?.container else {
-            error(at, Say.textureSettingsWithoutTexture(template))
-            return
-        }
-        func text(_ key: String) -> String? {
-            if case .string(let s) = texture[key] ?? .null { return s }
-            return nil
-        }
-        if let f = text("format"), let format = TextureSettings.Format(rawValue: f) {
-            let info = format.info
-            if !info.containers.contains(container) {
-                error(
-                    at.key("format"),
-                    Say.notInContainer(
-                        f, family: info.familyName, container: container.name,
-                        allowed: info.containers.map(\.rawValue).sorted()))
+        var container: TextureContainer?
+        // An extension from a variant key (`{file}.{container}`): the planner checks each job's.
+        let fromPlaceholder =
+            name.lastIndex(of: ".").map { name[$0...].contains("{") || name.hasSuffix("}") }
+            ?? name.hasSuffix("}")
+        if !fromPlaceholder {
+            guard let c = ImageFormat(path: template)?.container else {
+                error(path, Say.textureSettingsWithoutTexture(template))
+                return
             }
-            if info.isData && text("colorSpace") == "srgb" {
-                error(at.key("colorSpace"), info.hdr ? Say.srgbHDRFormat(f) : Say.srgbDataFormat(f))
-            }
+            container = c
         }
-        if container == .dds, let sc = text("supercompression"), sc != "none" {
-            error(at.key("supercompression"), Say.supercompressionInDDS())
+        guard let args else { return }
+        do throws(SettingsProblems) {
+            let settings = try TextureSettings(args)
+            report(SettingsProblems(settings.problems(in: container)), at: path)
+        } catch {
+            report(error, at: path)
         }
-        if case .object(let rdo) = texture["rdo"] ?? .null {
-            let given = ["lambda", "maxLoss"].filter { rdo[$0] != nil }
-            if given.count != 1 { error(at.key("rdo"), Say.rdoOneOf(given)) }
-            let f = text("format") ?? TextureSettings.standard.format.rawValue
-            // A format from a variant key is checked by the encoder, job by job.
-            if let format = TextureSettings.Format(rawValue: f), !format.info.takesRDO {
-                error(at.key("rdo"), TextureSettings.RDO.notApplicable(to: f))
-            }
-        }
+    }
+
+    /// A settings type's broken rules, each at its parameter's path.
+    mutating func report(_ problems: SettingsProblems, at path: JSONPath) {
+        for p in problems.all { error(p.key.isEmpty ? path : path.key(p.key), p.message) }
     }
 
     mutating func stages(_ json: JSON?, at path: JSONPath, key: String = "stages", known: [String]) -> [StageSpec] {

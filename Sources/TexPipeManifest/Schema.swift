@@ -1,5 +1,6 @@
 internal import TexPipeAtlas
 internal import TexPipeFormats
+public import TexPipeParameters
 internal import TexPipePixels
 internal import TexPipeStages
 

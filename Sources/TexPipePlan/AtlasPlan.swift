@@ -1,6 +1,6 @@
 internal import Foundation
 public import TexPipeAtlas
-internal import TexPipeManifest
+internal import TexPipeParameters
 public import TexPipePixels
 public import TexPipeStages
 

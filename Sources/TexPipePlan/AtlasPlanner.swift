@@ -1,6 +1,7 @@
 internal import Foundation
 internal import TexPipeAtlas
 internal import TexPipeManifest
+internal import TexPipeParameters
 internal import TexPipePixels
 internal import TexPipeStages
 
@@ -20,8 +21,11 @@ extension PlanBuilder {
         let atlasArgs = decoder.decode(
             table, at: p.path.key("atlas"), table: AtlasSettings.parameters.filter { $0.name != "name" })
         var settings: AtlasSettings?
-        do { settings = try atlasArgs.map { try AtlasSettings($0, name: nameTemplate) } } catch {
-            decoder.error(p.path.key("atlas").key("maxSize"), "\(error)")
+        // The manifest checked the rules for values it could read; here, values from placeholders.
+        do throws(SettingsProblems) {
+            if let atlasArgs { settings = try AtlasSettings(atlasArgs, name: nameTemplate) }
+        } catch {
+            decoder.report(error, at: p.path.key("atlas"))
         }
         let (pageStages, pageCanonical) = Self.decodeStages(p.pageStages, p, &decoder)
         let output = Self.decodeSettings(p, &decoder)
@@ -32,19 +36,6 @@ extension PlanBuilder {
             let jpeg = output.jpeg, let texture = output.texture
         else { return }
         settings.name = nameTemplate
-        // The manifest's static pass reports these unless a value came from a variant's
-        // placeholder; the same message twice is reported once.
-        if !settings.holdsOnePixel {
-            let (w, h) = settings.pageLimit
-            error(
-                p.path.key("atlas").key("maxSize"),
-                Say.pageTooSmall(w, h, needs: 1 + 2 * settings.extrude + 2 * settings.border))
-            return
-        }
-        if settings.rotate && settings.data.contains(.libgdx) {
-            error(p.path.key("atlas").key("rotate"), Say.libGDXRotation)
-            return
-        }
 
         var reads: [String] = []
         var fonts: [String: FontFace] = [:]

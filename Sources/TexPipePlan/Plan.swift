@@ -1,6 +1,7 @@
 internal import Foundation
 public import TexPipeFormats
 public import TexPipeManifest
+public import TexPipeParameters
 public import TexPipePixels
 public import TexPipeStages
 

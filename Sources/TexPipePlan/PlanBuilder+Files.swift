@@ -1,7 +1,7 @@
 internal import Foundation
 internal import TexPipeCodecs
 internal import TexPipeFormats
-internal import TexPipeManifest
+internal import TexPipeParameters
 internal import TexPipePixels
 internal import TexPipeStages
 

@@ -1,4 +1,5 @@
 internal import TexPipeManifest
+internal import TexPipeParameters
 
 /// The placeholder values a job's parameters, settings and output are rendered with, and the
 /// decoder that reads them: one place for the planner's three kinds of job (one per input, one

@@ -82,15 +82,6 @@ enum PlanMessage {
             + "or start from an .exr or .hdr input"
     }
 
-    static func hdrFormatForLDR(_ format: String) -> String {
-        "\(format) is an HDR texture format and this image is LDR: it needs an .exr or .hdr input (before any tonemap)"
-    }
-
-    static func ldrFormatForHDR(_ format: String) -> String {
-        "\(format) is an LDR texture format and the image is HDR (an .exr or .hdr input): use rgba16f or bc6h, "
-            + "or add a \"tonemap\" stage"
-    }
-
     static func hdrResource(_ stage: String, _ label: String, _ path: String) -> String {
         "\(stage): \(label): \(path) is an HDR image; \(stage) reads 8/16-bit images (convert it to PNG first)"
     }

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import TexPipeFormats
 public import TexPipeManifest
+internal import TexPipeParameters
 internal import TexPipePixels
 internal import TexPipeStages
 
@@ -422,7 +423,8 @@ struct PlanBuilder {
         }
     }
 
-    /// An HDR image into an 8/16-bit output, or an LDR one into an HDR output (docs/hdr.md): the
+    /// An HDR image into an 8/16-bit output, or an LDR one into an HDR output (docs/hdr.md), or
+    /// texture settings the job's container or image cannot take (`TextureSettings.problems`): the
     /// message and the JSON path it belongs at; nil when the output can hold the image.
     static func rangeProblem(
         _ sig: Signature, _ out: PlannedOutput, _ texture: TextureSettings?, _ p: PipelineSpec
@@ -432,13 +434,11 @@ struct PlanBuilder {
             return sig.isHDR ? (PlanMessage.hdrIntoLDR(out.format.name), p.path.key("output")) : nil
         case .exr, .radiance:
             return sig.isHDR ? nil : (PlanMessage.ldrIntoEXR(), p.path.key("output"))
-        case .texture:
-            guard let texture else { return nil }
-            let at = p.path.key("texture").key("format")
-            let hdrFormat = texture.format.info.hdr
-            if sig.isHDR && !hdrFormat { return (PlanMessage.ldrFormatForHDR(texture.format.rawValue), at) }
-            if !sig.isHDR && hdrFormat { return (PlanMessage.hdrFormatForLDR(texture.format.rawValue), at) }
-            return nil
+        case .texture(let container):
+            guard let texture, let problem = texture.problems(in: container, hdrImage: sig.isHDR).first else {
+                return nil
+            }
+            return (problem.message, p.path.key("texture").key(problem.key))
         }
     }
 
@@ -451,15 +451,22 @@ struct PlanBuilder {
         let pngArgs = p.valid ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters) : nil
         let jpegArgs = p.valid ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters) : nil
         if p.valid {
-            do { png = try pngArgs.map(PNGSettings.init) } catch {
+            do throws(SettingsProblems) { png = try pngArgs.map(PNGSettings.init) } catch {
                 png = nil
-                decoder.error(p.path.key("png").key("level"), "\(error)")
+                decoder.report(error, at: p.path.key("png"))
             }
         }
         let jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : .standard
         let textureArgs =
             p.valid ? decoder.decode(p.texture, at: p.path.key("texture"), table: TextureSettings.parameters) : nil
-        let texture = p.valid ? textureArgs.map(TextureSettings.init) : .standard
+        var texture: TextureSettings? = .standard
+        if p.valid {
+            // The manifest checked these rules for values it could read; here, values from placeholders.
+            do throws(SettingsProblems) { texture = try textureArgs.map(TextureSettings.init) } catch {
+                texture = nil
+                decoder.report(error, at: p.path.key("texture"))
+            }
+        }
         var canonical = [
             "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
             "inputAlpha " + p.inputAlpha.rawValue,

@@ -2,6 +2,7 @@ internal import Foundation
 internal import TexPipeAtlas
 internal import TexPipeBlocks
 internal import TexPipeFormats
+internal import TexPipeParameters
 public import TexPipeStages
 
 /// `texpipe stages`: the reference, printed from the same tables that validate manifests.

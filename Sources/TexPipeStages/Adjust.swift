@@ -1,4 +1,5 @@
 internal import Foundation
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `adjust`: HSV hue / saturation / brightness, then contrast, then gamma, on colors in 0…1.

@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `alpha-merge`: the grayscale map named by `alpha` becomes the alpha channel of the incoming

@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `alpha-split`: one straight RGBA image in, two out (docs/stages.md):

@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `bleed`: fills the RGB of pixels with alpha ≤ `threshold` from the nearest pixels above it,

@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `color-key`: turns pixels of a key color transparent. docs/stages.md.

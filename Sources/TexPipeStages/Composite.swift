@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `composite`: draws `layers` over the incoming image (the backdrop), bottom to top. docs/stages.md.

@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `crop`: keeps the rectangle x, y, width, height. A rectangle that is not inside the

@@ -1,4 +1,5 @@
 internal import Foundation
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `cubemap`: an equirectangular (2:1 latitude–longitude) image in, a cube map out (docs/hdr.md

@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `extrude`: repeats the edge pixels outward by `pixels` on every side (sprite-atlas bleeding,

@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `flatten`: composites over an opaque solid color; the result is opaque (`FlattenKernel`). docs/stages.md.

@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `flip`: mirrors left–right (`horizontal`), top–bottom (`vertical`) or both. docs/stages.md.

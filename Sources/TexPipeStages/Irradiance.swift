@@ -1,4 +1,5 @@
 internal import Foundation
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `irradiance`: a cube map in, its diffuse lighting out (docs/hdr.md "Irradiance").

@@ -1,4 +1,5 @@
 internal import Foundation
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `mipmaps`: one image in, the chain out (docs/stages.md). Level n is max(1, ⌊w/2ⁿ⌋) × max(1, ⌊h/2ⁿ⌋),

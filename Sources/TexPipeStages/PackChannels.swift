@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `pack-channels`: builds the image channel by channel from other images — the ORM and mask maps

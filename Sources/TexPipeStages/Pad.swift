@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `pad`: adds `left`, `top`, `right`, `bottom` px (each defaults to `all`) filled with

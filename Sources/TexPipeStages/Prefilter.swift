@@ -1,4 +1,5 @@
 internal import Foundation
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `prefilter`: a cube map in, the specular environment map out (docs/hdr.md "Prefiltering"): a

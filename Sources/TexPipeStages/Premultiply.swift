@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `premultiply`: c' = round(c · a / max), ties up (never a tie: max is odd). docs/stages.md.

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipeParameters
 public import TexPipePixels
 
 /// The reconstruction filters of `mipmaps` and `resize` (docs/stages.md), and the separable resampler

@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `resize`: to `width` × `height` (one may be omitted to keep the aspect, rounded, at least 1),

@@ -1,4 +1,5 @@
 internal import Foundation
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `rotate`: clockwise by `degrees` (as ImageMagick and CSS). docs/stages.md.

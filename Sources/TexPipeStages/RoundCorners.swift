@@ -1,4 +1,5 @@
 internal import Foundation
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `round-corners`: alpha outside the rounded rectangle becomes 0; the arc is anti-aliased by the

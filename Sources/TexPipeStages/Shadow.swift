@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `shadow`: a drop shadow under the image (docs/stages.md). The image's alpha, moved by `offset`, grown by

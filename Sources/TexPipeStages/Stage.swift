@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// What a stage knows about an image before any pixel moves: its size (nil when an

@@ -1,4 +1,5 @@
 internal import Foundation
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `tonemap`: an HDR image to an 8-bit sRGB one (docs/hdr.md). Per pixel, on straight colour

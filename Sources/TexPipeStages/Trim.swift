@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `trim`: removes border rows and columns whose alpha is ≤ `threshold` (a fraction of

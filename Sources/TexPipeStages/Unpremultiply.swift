@@ -1,3 +1,4 @@
+public import TexPipeParameters
 public import TexPipePixels
 
 /// `unpremultiply`: a = 0 → (0, 0, 0, 0); else c = min(max, round(c' · max / a)), ties up.

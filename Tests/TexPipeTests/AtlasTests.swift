@@ -180,12 +180,14 @@ struct AtlasTests {
                 == [
                     "error: $T/pipeline.json: pipelines[0].atlas.maxSize: a 4×4 page cannot hold even a 1×1 sprite with its extrusion and border (5×5 needed)"
                 ])
-        // From a variant's placeholder: found per job, reported once.
+        // From a variant's placeholder: found per job and named by its variant, as every setting from a
+        // placeholder is; a variant whose value is fine says nothing.
         #expect(
             errors(
-                #"{ "name": "d", "inputs": ["in/**/*.png"], "variants": [{ "name": "a", "m": 4 }, { "name": "b", "m": 4 }], "atlas": { "maxSize": "{m}", "border": 1, "extrude": 1 }, "output": "{variant}{page}.png" }"#
+                #"{ "name": "d", "inputs": ["in/**/*.png"], "variants": [{ "name": "a", "m": 4 }, { "name": "b", "m": 4 }, { "name": "c", "m": 64 }], "atlas": { "maxSize": "{m}", "border": 1, "extrude": 1 }, "output": "{variant}{page}.png" }"#
             ) == [
-                "error: $T/pipeline.json: pipelines[0].atlas.maxSize: a 4×4 page cannot hold even a 1×1 sprite with its extrusion and border (5×5 needed)"
+                "error: $T/pipeline.json: pipelines[0].atlas.maxSize: a 4×4 page cannot hold even a 1×1 sprite with its extrusion and border (5×5 needed) (variant \"a\")",
+                "error: $T/pipeline.json: pipelines[0].atlas.maxSize: a 4×4 page cannot hold even a 1×1 sprite with its extrusion and border (5×5 needed) (variant \"b\")",
             ])
         #expect(
             errors(#"{ "name": "d", "inputs": ["in/**/*.png"], "atlas": { "rotate": true, "data": ["libgdx"] } }"#) == [

@@ -216,7 +216,10 @@ struct CodecTests {
         var d = ParameterDecoder(file: "", placeholders: [:], knownNames: [])
         let decoded = d.decode(object, at: .root, table: PNGSettings.parameters)
         let args = try #require(decoded)
-        #expect(throws: ManifestMessage.libpngLevel) { try PNGSettings(args) }
+        let expected = SettingsProblems([
+            SettingsProblem("level", "the libpng encoder takes levels 0…9; 10…12 need \"encoder\": \"texpipe\"")
+        ])
+        #expect(throws: expected) { try PNGSettings(args) }
     }
 
     @Test func autoColorPicksTheSmallestLosslessType() throws {

@@ -9,9 +9,8 @@ import TexPipeTestSupport
 @Suite("layer graph")
 struct LayerGraphTests {
     static let layers = [
-        "TexPipePixels", "TexPipeFormats", "TexPipeBlocks", "TexPipeCodecs", "TexPipeStages", "TexPipeAtlas",
-        "TexPipeManifest",
-        "TexPipePlan", "TexPipeEngine", "TexPipeReport",
+        "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeBlocks", "TexPipeCodecs", "TexPipeStages",
+        "TexPipeAtlas", "TexPipeManifest", "TexPipePlan", "TexPipeEngine", "TexPipeReport",
     ]
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -81,14 +80,19 @@ struct LayerGraphTests {
             #expect(Set(deps).isDisjoint(with: above), "\(layer) imports a layer at or above it: \(deps)")
         }
         let stages = Self.closure("TexPipeStages", graph)
-        #expect(stages == ["TexPipePixels"], "Stages depends on \(stages.sorted())")
+        #expect(stages == ["TexPipePixels", "TexPipeParameters"], "Stages depends on \(stages.sorted())")
         #expect(!Self.closure("TexPipeCodecs", graph).contains("TexPipeStages"))
+        #expect(Self.closure("TexPipeParameters", graph) == ["TexPipePixels"], "the settings vocabulary is below all")
         #expect(
             Self.closure("TexPipeBlocks", graph).isDisjoint(with: ["TexPipeCodecs", "TexPipeStages"]),
             "the block codecs know neither files nor stages")
-        #expect(Self.closure("TexPipeAtlas", graph) == ["TexPipePixels"], "the packer knows pixels only")
+        #expect(
+            Self.closure("TexPipeAtlas", graph) == ["TexPipePixels", "TexPipeParameters"],
+            "the packer knows pixels and its own settings table only")
         #expect(Set(graph["TexPipe"] ?? []) == Set(Self.layers), "the umbrella re-exports every layer")
-        #expect(Self.closure("TexPipeFormats", graph) == ["TexPipePixels"], "the format table is data only")
+        #expect(
+            Self.closure("TexPipeFormats", graph) == ["TexPipePixels", "TexPipeParameters"],
+            "the format table and the output settings are data only")
         // The JSON layer links no C library: its settings types come from Formats, not Codecs.
         let manifest = Self.closure("TexPipeManifest", graph)
         #expect(manifest.allSatisfy { !$0.hasPrefix("C") }, "Manifest links \(manifest.sorted())")

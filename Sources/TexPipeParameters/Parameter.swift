@@ -156,15 +156,42 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// A rule of a settings block broken: which of its parameters it belongs at (`format`, `rdo`; empty:
+/// the block itself) and what is wrong. A settings type states its rules once, beside its table
+/// (`TextureSettings.problems`); the manifest, the planner and the encoder all ask the same rules,
+/// so one mistake is one error in one wording.
+public struct SettingsProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    public var key: String
+    public var message: String
+
+    public init(_ key: String, _ message: String) {
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Every rule a settings block breaks, in the order its type checks them.
+public struct SettingsProblems: Error, Sendable, Hashable, CustomStringConvertible {
+    public var all: [SettingsProblem]
+    public init(_ all: [SettingsProblem]) { self.all = all }
+    public var description: String { all.map(\.message).joined(separator: "; ") }
+}
+
 /// A stage's (or settings block's) parameters, decoded, defaults filled.
 public struct Arguments: Sendable {
     public var values: [String: ParameterValue]
     /// The manifest's folder: file parameters are relative to it.
     public var baseDirectory: String
+    /// The names the manifest gave (the rest are defaults): a rule such as "sRGB does not apply to
+    /// bc4" is about what was asked for. Not part of `canonical`.
+    public var given: Set<String>
 
-    public init(_ values: [String: ParameterValue], baseDirectory: String = ".") {
+    public init(_ values: [String: ParameterValue], baseDirectory: String = ".", given: Set<String>? = nil) {
         self.values = values
         self.baseDirectory = baseDirectory
+        self.given = given ?? Set(values.keys)
     }
 
     /// A file parameter as an absolute path (relative ones are under `baseDirectory`).
@@ -179,10 +206,12 @@ public struct Arguments: Sendable {
         var values: [String: ParameterValue] = [:]
         for p in table { if case .defaulted(let v) = p.requirement { values[p.name] = v } }
         for (k, v) in given { if let v { values[k] = v } }
-        return Arguments(values)
+        return Arguments(values, given: Set(given.keys.filter { given[$0]! != nil }))
     }
 
     public func has(_ name: String) -> Bool { values[name] != nil }
+    /// Whether the manifest gave `name` (not its default).
+    public func gave(_ name: String) -> Bool { given.contains(name) }
 
     public func integer(_ name: String) -> Int {
         if case .integer(let v)? = values[name] { return v }

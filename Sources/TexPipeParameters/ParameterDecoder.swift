@@ -1,5 +1,4 @@
 internal import TexPipePixels
-public import TexPipeStages
 
 /// Decodes a JSON object against a parameter table: unknown keys (with "did you mean"),
 /// types, ranges, defaults, and `{placeholder}` strings resolved per job. docs/manifest.md.
@@ -29,6 +28,11 @@ public struct ParameterDecoder {
 
     package mutating func error(_ path: JSONPath, _ message: String) {
         diagnostics.append(Diagnostic(file: file, path: path, message + context))
+    }
+
+    /// A settings type's broken rules, each at its parameter's path under `path`.
+    package mutating func report(_ problems: SettingsProblems, at path: JSONPath) {
+        for p in problems.all { error(p.key.isEmpty ? path : path.key(p.key), p.message) }
     }
 
     /// Decodes `object`; nil when anything is wrong (diagnostics say what) or when a
@@ -61,7 +65,8 @@ public struct ParameterDecoder {
             case .invalid: ok = false
             }
         }
-        return ok && !pending ? Arguments(values, baseDirectory: baseDirectory) : nil
+        let given = Set(object.keys.filter { values[$0] != nil })
+        return ok && !pending ? Arguments(values, baseDirectory: baseDirectory, given: given) : nil
     }
 
     enum Outcome {

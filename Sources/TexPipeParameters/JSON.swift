@@ -1,5 +1,4 @@
 internal import TexPipePixels
-public import TexPipeStages
 
 /// A JSON value with object keys in document order, so diagnostics and canonical
 /// forms are deterministic. Parsed by a small strict RFC 8259 parser that reports
@@ -40,7 +39,7 @@ public indirect enum JSON: Sendable, Equatable {
         }
     }
 
-    static func escape(_ s: String) -> String { ValueText.quoted(s) }
+    package static func escape(_ s: String) -> String { ValueText.quoted(s) }
 }
 
 /// An object's members in document order.
