@@ -23,7 +23,10 @@ struct SettingsRulesTests {
         let errors = Self.errors(
             #"{ "name": "p", "inputs": ["in/*.png"], "variants": [{ "name": "a", "fmt": "astc-4x4" }, { "name": "b", "fmt": "bc7" }], "texture": { "format": "{fmt}" }, "output": "{variant}/{file}.dds", "stages": [] }"#
         )
-        #expect(errors == ["error: $T/pipeline.json: pipelines[0].texture.format: \(Self.astcInDDS) (in/a.png) (variant \"a\")"])
+        #expect(
+            errors == [
+                "error: $T/pipeline.json: pipelines[0].texture.format: \(Self.astcInDDS) (in/a.png) (variant \"a\")"
+            ])
     }
 
     /// A container from a variant's placeholder: the settings' own rules are still checked before
@@ -39,7 +42,10 @@ struct SettingsRulesTests {
         let dds = Self.errors(
             #"{ "name": "p", "inputs": ["in/*.png"], "variants": [{ "name": "a", "box": "ktx2" }, { "name": "b", "box": "dds" }], "texture": { "format": "astc-4x4" }, "output": "{variant}/{file}.{box}", "stages": [] }"#
         )
-        #expect(dds == ["error: $T/pipeline.json: pipelines[0].texture.format: \(Self.astcInDDS) (in/a.png) (variant \"b\")"])
+        #expect(
+            dds == [
+                "error: $T/pipeline.json: pipelines[0].texture.format: \(Self.astcInDDS) (in/a.png) (variant \"b\")"
+            ])
     }
 
     /// Settings built in code meet the same rule in the same words as a manifest's.
@@ -56,8 +62,8 @@ struct SettingsRulesTests {
             throws: CodecError(
                 .settings(
                     SettingsProblem(
-                        "rdo", "rdo applies to bc1, bc3, bc7, uastc, not bc4 (remove rdo or change the format)"))))
-        {
+                        "rdo", "rdo applies to bc1, bc3, bc7, uastc, not bc4 (remove rdo or change the format)")))
+        ) {
             _ = try TextureEncoder.encode([image], settings, container: .ktx2)
         }
     }
@@ -67,7 +73,9 @@ struct SettingsRulesTests {
     @Test func decodingReportsEveryBrokenRuleAtItsKey() throws {
         func decode(_ json: String) throws -> Arguments {
             var d = ParameterDecoder(file: "", placeholders: [:], knownNames: [])
-            guard case .object(let o) = try JSONParser.parse(Array(json.utf8)) else { throw CodecError("not an object") }
+            guard case .object(let o) = try JSONParser.parse(Array(json.utf8)) else {
+                throw CodecError("not an object")
+            }
             let args = d.decode(o, at: .root, table: TextureSettings.parameters)
             return try #require(args)
         }
@@ -75,7 +83,8 @@ struct SettingsRulesTests {
         #expect(
             throws: SettingsProblems([
                 SettingsProblem("rdo", "expected \"lambda\" or \"maxLoss\" in rdo, found neither"),
-                SettingsProblem("rdo", "rdo applies to bc1, bc3, bc7, uastc, not bc4 (remove rdo or change the format)"),
+                SettingsProblem(
+                    "rdo", "rdo applies to bc1, bc3, bc7, uastc, not bc4 (remove rdo or change the format)"),
                 SettingsProblem(
                     "colorSpace",
                     "bc4 is a data format, UNORM only: \"srgb\" does not apply (remove colorSpace or use \"linear\")"),
