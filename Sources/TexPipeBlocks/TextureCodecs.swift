@@ -16,7 +16,66 @@ public enum TextureCodecs {
         case .uastc: "texpipe's UASTC encoder"
         case .half: "half floats, stored as is"
         case .bc6h: "texpipe's BC6H encoder"
+        case .etc1s: "texpipe's ETC1S encoder and BasisLZ"
         }
+    }
+
+    /// Whether a family's blocks are made for the whole file at once (`encodeFile`): ETC1S, whose
+    /// codebooks every image shares.
+    public static func isWholeFile(_ codec: TextureCodec) -> Bool { codec == .etc1s }
+
+    /// A whole-file family's global data and slices.
+    public struct FileData: Sendable {
+        public var endpointCount: Int
+        public var selectorCount: Int
+        public var endpoints: [UInt8]
+        public var selectors: [UInt8]
+        public var tables: [UInt8]
+        /// Per image, in the order given: its RGB slice and, when any image has alpha below max,
+        /// its alpha slice.
+        public var slices: [(rgb: [UInt8], alpha: [UInt8]?)]
+        /// Per image: its texels as the slices decode (RGBA8), to measure (empty unless asked).
+        public var decoded: [[UInt8]]
+    }
+
+    /// Every image of a file (RGBA8, each its width × height) against one pair of codebooks.
+    public static func encodeFile(
+        _ images: [(rgba: [UInt8], width: Int, height: Int)], _ settings: TextureSettings, rows: any RowScheduler,
+        measure: Bool = false
+    ) throws -> FileData {
+        guard settings.format.info.codec == .etc1s else {
+            throw CodecError(.encoderFailed(format: settings.format.rawValue, why: "not a whole-file format"))
+        }
+        let alpha = images.contains { img in stride(from: 3, to: img.rgba.count, by: 4).contains { img.rgba[$0] < 255 }
+        }
+        var slices: [ETC1S.Slice] = []
+        for img in images {
+            slices.append(ETC1S.slice(img.rgba, width: img.width, height: img.height, alpha: false))
+            if alpha { slices.append(ETC1S.slice(img.rgba, width: img.width, height: img.height, alpha: true)) }
+        }
+        let encoded = ETC1S.encode(slices, qlevel: settings.qlevel ?? 128, quality: settings.quality, rows: rows)
+        let coded = BasisLZ.code(encoded, blocksX: slices.map(\.blocksX))
+        let global = try ETC1SDecoder.global(
+            endpointCount: coded.endpointCount, selectorCount: coded.selectorCount, endpoints: coded.endpoints[...],
+            selectors: coded.selectors[...], tables: coded.tables[...])
+        var out: [(rgb: [UInt8], alpha: [UInt8]?)] = []
+        var decoded: [[UInt8]] = []
+        let step = alpha ? 2 : 1
+        for (k, img) in images.enumerated() {
+            let bw = (img.width + 3) / 4
+            let bh = (img.height + 3) / 4
+            let rgb = coded.slices[k * step]
+            let a = alpha ? coded.slices[k * step + 1] : nil
+            out.append((rgb, a))
+            guard measure else { continue }
+            let rgbBlocks = try ETC1SDecoder.indices(rgb[...], blocksX: bw, blocksY: bh, global)
+            let alphaBlocks = try a.map { try ETC1SDecoder.indices($0[...], blocksX: bw, blocksY: bh, global) }
+            decoded.append(
+                ETC1SDecoder.texels(rgb: rgbBlocks, alpha: alphaBlocks, width: img.width, height: img.height, global))
+        }
+        return FileData(
+            endpointCount: coded.endpointCount, selectorCount: coded.selectorCount, endpoints: coded.endpoints,
+            selectors: coded.selectors, tables: coded.tables, slices: out, decoded: decoded)
     }
 
     /// One level's block data from tightly packed RGBA8.
@@ -42,6 +101,9 @@ public enum TextureCodecs {
                 to: UASTC.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows),
                 rgba, width: width, height: height, kind: .uastc, rows: rows)
         case .half, .bc6h: throw CodecError(.hdrFormatNeedsHDR(settings.format.rawValue))
+        case .etc1s:
+            throw CodecError(
+                .encoderFailed(format: "etc1s", why: "its blocks are made for the whole file (encodeFile)"))
         }
     }
 
@@ -54,7 +116,7 @@ public enum TextureCodecs {
             return Half.bits(rgba).withUnsafeBytes { Array($0) }
         case .bc6h:
             return BC6H.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows)
-        case .uncompressed, .bc, .astc, .etc, .uastc:
+        case .uncompressed, .bc, .astc, .etc, .uastc, .etc1s:
             throw CodecError(.ldrFormatGotHDR(settings.format.rawValue))
         }
     }
@@ -73,7 +135,7 @@ public enum TextureCodecs {
             }
         case .bc6h:
             return try BC6HDecoder.decode(blocks, width: width, height: height)
-        case .uncompressed, .bc, .astc, .etc, .uastc:
+        case .uncompressed, .bc, .astc, .etc, .uastc, .etc1s:
             throw CodecError(.hdrFormatNeedsHDR(format.rawValue))
         }
     }
@@ -107,6 +169,8 @@ public enum TextureCodecs {
         case .astc: try ASTC.decompress(blocks, width: width, height: height, format: format, srgb: srgb)
         case .etc(let variant): try ETCDecoder.decode(blocks, variant: variant, width: width, height: height)
         case .uastc: try UASTCDecoder.decode(blocks, width: width, height: height)
+        case .etc1s:
+            throw CodecError(.encoderFailed(format: "etc1s", why: "a level decodes with its file's global data"))
         case .half, .bc6h: throw CodecError(.ldrFormatGotHDR(format.rawValue))
         }
     }

@@ -5,21 +5,33 @@ public import TexPipeFormats
 /// alpha-premultiplied flag, block dimensions, bytes per plane and one sample per channel, all
 /// from the format's row (`TextureFormatInfo`).
 public enum DataFormatDescriptor {
-    public static func bytes(_ format: TextureSettings.Format, srgb: Bool, premultiplied: Bool) -> [UInt8] {
+    /// `alphaSample`: ETC1S's second slice, KHR_DF_CHANNEL_ETC1S_AAA (15) after the first sample.
+    /// ETC1S is always BasisLZ-supercompressed: its `bytesPlane0` is 0, as the specification asks of
+    /// a format whose blocks are not stored as such.
+    public static func bytes(
+        _ format: TextureSettings.Format, srgb: Bool, premultiplied: Bool, alphaSample: Bool = false
+    ) -> [UInt8] {
         let info = format.info
-        // An sRGB format's alpha is linear: KHR_DF_SAMPLE_DATATYPE_LINEAR on channel 15.
-        let linearAlpha: UInt8 = srgb ? 0x10 : 0
+        let supercompressed = info.codec == .etc1s
+        var samples = info.samples
+        if alphaSample, let s = samples.first {
+            samples.append(
+                .init(bitOffset: s.bitOffset + s.bitLength, bitLength: s.bitLength, channel: 15, upper: s.upper))
+        }
+        // An sRGB format's alpha is linear: KHR_DF_SAMPLE_DATATYPE_LINEAR on channel 15 (not on a
+        // BasisLZ AAA slice, which is a channel id of its own).
+        let linearAlpha: UInt8 = srgb && !supercompressed ? 0x10 : 0
         var out = ByteWriter()
-        let blockSize = 24 + 16 * info.samples.count
+        let blockSize = 24 + 16 * samples.count
         out.u32(UInt32(4 + blockSize))  // dfdTotalSize
         out.u32(0)  // vendorId KHRONOS (17 bits), descriptorType BASICFORMAT (15 bits)
         out.u32(2 | UInt32(blockSize) << 16)  // versionNumber 1.3, descriptorBlockSize
         let transfer: UInt32 = srgb ? 2 : 1  // KHR_DF_TRANSFER_SRGB / _LINEAR
         out.u32(UInt32(info.colorModel) | 1 << 8 | transfer << 16 | (premultiplied ? 1 : 0) << 24)
         out.u32(UInt32(info.block.width - 1) | UInt32(info.block.height - 1) << 8)  // texelBlockDimension0…3
-        out.u32(UInt32(info.blockBytes))  // bytesPlane0 (planes 1…7 zero)
+        out.u32(supercompressed ? 0 : UInt32(info.blockBytes))  // bytesPlane0 (planes 1…7 zero)
         out.u32(0)
-        for s in info.samples {
+        for s in samples {
             let channel = s.channel | s.qualifiers | (s.channel == 15 ? linearAlpha : 0)
             out.u32(UInt32(s.bitOffset) | UInt32(s.bitLength - 1) << 16 | UInt32(channel) << 24)
             out.u32(0)  // samplePosition0…3

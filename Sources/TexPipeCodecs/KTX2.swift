@@ -6,16 +6,53 @@ internal import TexPipePixels
 enum KTX2 {
     static let identifier: [UInt8] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A]
 
+    /// One image's slices within its level (BasisLZ global data's `ImageDesc`); flags 0 (no P-frames).
+    struct ImageDesc {
+        var rgbOffset: Int
+        var rgbLength: Int
+        var alphaOffset = 0
+        var alphaLength = 0
+    }
+
+    /// BasisLZ's supercompression global data (KTX 2.0, "BasisLZ Global Data"): the codebooks'
+    /// sizes, one descriptor per image, then the endpoint, selector and table sections.
+    struct BasisLZGlobal {
+        var endpointCount: Int
+        var selectorCount: Int
+        var images: [ImageDesc]
+        var endpoints: [UInt8]
+        var selectors: [UInt8]
+        var tables: [UInt8]
+
+        var bytes: [UInt8] {
+            var out = ByteWriter()
+            out.bytes += [UInt8(truncatingIfNeeded: endpointCount), UInt8(truncatingIfNeeded: endpointCount >> 8)]
+            out.bytes += [UInt8(truncatingIfNeeded: selectorCount), UInt8(truncatingIfNeeded: selectorCount >> 8)]
+            for n in [endpoints.count, selectors.count, tables.count, 0] { out.u32(UInt32(n)) }
+            for d in images {
+                out.u32(0)
+                for v in [d.rgbOffset, d.rgbLength, d.alphaOffset, d.alphaLength] { out.u32(UInt32(v)) }
+            }
+            out.bytes += endpoints
+            out.bytes += selectors
+            out.bytes += tables
+            return out.bytes
+        }
+    }
+
     static func file(
         _ image: Image, _ levelCount: Int, _ data: [[UInt8]], _ settings: TextureSettings, premultiplied: Bool,
-        layerCount: Int = 0, faceCount: Int = 1
+        layerCount: Int = 0, faceCount: Int = 1, basisLZ: BasisLZGlobal? = nil
     ) throws -> [UInt8] {
         let format = settings.format
         let info = format.info
         let srgb = settings.srgb
-        let zstd = settings.supercompression == .zstd
+        let zstd = basisLZ == nil && settings.supercompression == .zstd
         let stored: [[UInt8]] = zstd ? try data.map { try Zstd.compress($0, level: settings.zstdLevel) } : data
-        let dfd = DataFormatDescriptor.bytes(format, srgb: srgb, premultiplied: premultiplied)
+        let sgd = basisLZ?.bytes ?? []
+        let alphaSlice = basisLZ?.images.first.map { $0.alphaLength > 0 } ?? false
+        let dfd = DataFormatDescriptor.bytes(
+            format, srgb: srgb, premultiplied: premultiplied, alphaSample: alphaSlice)
         // Key/value data, keys sorted by their bytes, each entry padded to 4.
         var kvd = ByteWriter()
         for (key, value) in [("KTXorientation", "rd"), ("KTXwriter", "texpipe " + TexPipeVersion.string)] {
@@ -41,18 +78,20 @@ enum KTX2 {
         out.u32(UInt32(layerCount))  // 0: not an array; else the layers, each level holding them in order
         out.u32(UInt32(faceCount))  // 6 for a cube map: each level holds the faces +X, −X, +Y, −Y, +Z, −Z
         out.u32(UInt32(levelCount))
-        out.u32(zstd ? 2 : 0)  // supercompressionScheme
+        out.u32(basisLZ != nil ? 1 : zstd ? 2 : 0)  // supercompressionScheme: BasisLZ 1, zstd 2
         out.u32(UInt32(dfdOffset))
         out.u32(UInt32(dfd.count))
         out.u32(UInt32(kvdOffset))
         out.u32(UInt32(kvd.bytes.count))
-        out.u64(0)  // sgdByteOffset
-        out.u64(0)  // sgdByteLength
+        // The global data follows the key/value data, aligned to 8.
+        let sgdOffset = sgd.isEmpty ? 0 : (kvdOffset + kvd.bytes.count + 7) / 8 * 8
+        out.u64(UInt64(sgdOffset))
+        out.u64(UInt64(sgd.count))
         // Level data is stored smallest level first, each level aligned to lcm(block bytes, 4)
         // (1 when supercompressed); the index lists level 0 first.
-        let alignment = zstd ? 1 : lcm(info.blockBytes, 4)
+        let alignment = zstd || basisLZ != nil ? 1 : lcm(info.blockBytes, 4)
         var offsets = [Int](repeating: 0, count: levelCount)
-        var cursor = kvdOffset + kvd.bytes.count
+        var cursor = sgd.isEmpty ? kvdOffset + kvd.bytes.count : sgdOffset + sgd.count
         for n in (0..<levelCount).reversed() {
             cursor = (cursor + alignment - 1) / alignment * alignment
             offsets[n] = cursor
@@ -61,10 +100,14 @@ enum KTX2 {
         for n in 0..<levelCount {
             out.u64(UInt64(offsets[n]))
             out.u64(UInt64(stored[n].count))
-            out.u64(UInt64(data[n].count))
+            out.u64(basisLZ != nil ? 0 : UInt64(data[n].count))  // uncompressedByteLength: 0 for BasisLZ
         }
         out.bytes += dfd
         out.bytes += kvd.bytes
+        if !sgd.isEmpty {
+            while out.bytes.count < sgdOffset { out.bytes.append(0) }
+            out.bytes += sgd
+        }
         for n in (0..<levelCount).reversed() {
             while out.bytes.count < offsets[n] { out.bytes.append(0) }
             out.bytes += stored[n]

@@ -54,6 +54,13 @@ public enum TextureEncoder {
         if let problem = settings.problems(in: container, hdrImage: first.isHDR).first {
             throw CodecError(.settings(problem))
         }
+        let premultiplied = first.alpha == .premultiplied
+        let layerCount = array ? layers.count : 0
+        if TextureCodecs.isWholeFile(info.codec) {
+            return try wholeFile(
+                layers, settings, premultiplied: premultiplied, layerCount: layerCount, cube: cube, rows: rows,
+                measure: measure)
+        }
         // data[n]: level n of every layer, layer 0 first (KTX2's order within a level).
         var data = [[UInt8]](repeating: [], count: levels.count)
         var quality: [LevelQuality] = []
@@ -92,8 +99,6 @@ public enum TextureEncoder {
             }
             if let worst { quality.append(worst) }
         }
-        let premultiplied = first.alpha == .premultiplied
-        let layerCount = array ? layers.count : 0
         switch container {
         case .ktx2:
             return (
@@ -111,6 +116,58 @@ public enum TextureEncoder {
                 quality
             )
         }
+    }
+
+    /// A file whose blocks are made all at once (ETC1S): every image — level by level, layer or face
+    /// within a level, KTX2's order — against one pair of codebooks; each level's data is its
+    /// images' slices in that order, each RGB slice followed by its alpha slice, and the global
+    /// data describes where each lies (KTX2 only; the settings rules keep it there).
+    static func wholeFile(
+        _ layers: [[Image]], _ settings: TextureSettings, premultiplied: Bool, layerCount: Int, cube: Bool,
+        rows: any RowScheduler, measure: Bool
+    ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
+        let levels = layers[0]
+        var images: [(rgba: [UInt8], width: Int, height: Int)] = []
+        for n in 0..<levels.count {
+            for layer in layers { images.append((Self.rgba8(layer[n]), layer[n].width, layer[n].height)) }
+        }
+        let coded = try TextureCodecs.encodeFile(images, settings, rows: rows, measure: measure)
+        var data = [[UInt8]](repeating: [], count: levels.count)
+        var descs: [KTX2.ImageDesc] = []
+        var quality: [LevelQuality] = []
+        let alpha = coded.slices.first?.alpha != nil
+        for n in 0..<levels.count {
+            var worst: LevelQuality?
+            for k in 0..<layers.count {
+                let i = n * layers.count + k
+                let (rgb, a) = coded.slices[i]
+                var desc = KTX2.ImageDesc(rgbOffset: data[n].count, rgbLength: rgb.count)
+                data[n] += rgb
+                if let a {
+                    desc.alphaOffset = data[n].count
+                    desc.alphaLength = a.count
+                    data[n] += a
+                }
+                descs.append(desc)
+                if measure {
+                    let errors = Quality.squaredErrors(images[i].rgba, coded.decoded[i])
+                    let q = Quality.level(
+                        errors: errors, texels: images[i].width * images[i].height, channels: alpha ? .rgba : .rgb)
+                    worst =
+                        worst.map { w in
+                            LevelQuality(rgb: min(w.rgb, q.rgb), alpha: q.alpha.map { a in min(a, w.alpha ?? a) })
+                        } ?? q
+                }
+            }
+            if let worst { quality.append(worst) }
+        }
+        let global = KTX2.BasisLZGlobal(
+            endpointCount: coded.endpointCount, selectorCount: coded.selectorCount, images: descs,
+            endpoints: coded.endpoints, selectors: coded.selectors, tables: coded.tables)
+        let bytes = try KTX2.file(
+            levels[0], levels.count, data, settings, premultiplied: premultiplied, layerCount: layerCount,
+            faceCount: cube ? 6 : 1, basisLZ: global)
+        return (bytes, quality)
     }
 
     /// The image as tightly packed 8-bit RGBA (16-bit rounded: (v · 255 + 32767) / 65535; an HDR

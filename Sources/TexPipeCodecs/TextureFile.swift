@@ -32,8 +32,25 @@ public struct TextureFile: Sendable {
     /// `level(n, layer: f)` is face f.
     public var isCube = false
     public var supercompression: TextureSettings.Supercompression
+    /// An ETC1S file's BasisLZ global data (KTX2 `supercompressionScheme` 1): its codebooks and
+    /// Huffman tables, decoded, and where each image's slices lie.
+    public var basisLZ: BasisLZData?
     /// Per level, every layer's blocks, layer 0 first (DDS files are reordered so).
     let data: [[UInt8]]
+
+    /// BasisLZ's global data as read: codebook sizes, the sections' bytes and each image's slices
+    /// (level by level, layer or face within a level).
+    public struct BasisLZData: Sendable {
+        public var endpointCount: Int
+        public var selectorCount: Int
+        /// Bytes of the endpoint codebook, the selector codebook and the Huffman tables.
+        public var sectionBytes: (endpoints: Int, selectors: Int, tables: Int)
+        /// Per image: (offset, length) of its RGB slice and of its alpha slice (nil: none).
+        public var images: [(rgb: Range<Int>, alpha: Range<Int>?)]
+        let global: ETC1SDecoder.Global
+        /// Whether the images carry an alpha slice (the descriptor's AAA sample).
+        public var hasAlpha: Bool { images.first?.alpha != nil }
+    }
 
     /// At most this many layers (Direct3D's limit for 2D arrays).
     public static let maxLayers = 2048
@@ -98,10 +115,11 @@ public struct TextureFile: Sendable {
         guard count <= Self.maxLevels(width, height) else {
             throw CodecError(.tooManyLevels(Int(declared), width, height, Self.maxLevels(width, height)))
         }
-        switch f.u32(44) {
-        case 0: supercompression = .none
+        let scheme = f.u32(44)
+        switch scheme {
+        case 0, 1: supercompression = .none
         case 2: supercompression = .zstd
-        case let scheme: throw CodecError(.unknownSupercompression(scheme))
+        default: throw CodecError(.unknownSupercompression(scheme))
         }
         let indexEnd = 80 + 24 * count
         guard bytes.count >= indexEnd else { throw CodecError(.truncatedLevelIndex) }
@@ -123,6 +141,13 @@ public struct TextureFile: Sendable {
         }
         guard let (format, srgb) = known else { throw CodecError(.unknownTextureFormat("KTX2 vkFormat", vk)) }
         (self.format, self.srgb) = (format, srgb)
+        guard (scheme == 1) == (format == .etc1s) else {
+            throw CodecError(
+                .basisLZ(
+                    scheme == 1
+                        ? "KTX2 BasisLZ supercompression of \(format.rawValue) (BasisLZ holds ETC1S only)"
+                        : "KTX2 ETC1S without BasisLZ supercompression (supercompressionScheme \(scheme))"))
+        }
         let (kvdOffset, kvdLength) = (Int(f.u32(56)), Int(f.u32(60)))
         guard kvdLength == 0 || (kvdOffset >= indexEnd && kvdOffset + kvdLength <= bytes.count) else {
             throw CodecError(.rangePastTheEnd("KTX2 key/value data"))
@@ -140,8 +165,12 @@ public struct TextureFile: Sendable {
             }
             let (w, h) = (max(1, width >> n), max(1, height >> n))
             let expected = format.info.levelBytes(w, h) * layers
-            guard raw == UInt64(expected) else { throw CodecError(.levelSize(n, Int(clamping: raw), expected)) }
-            if supercompression == .none && length != raw {
+            // BasisLZ levels have no uncompressed length of their own (0); the others' must match.
+            let rawExpected = scheme == 1 ? 0 : expected
+            guard raw == UInt64(rawExpected) else {
+                throw CodecError(.levelSize(n, Int(clamping: raw), rawExpected))
+            }
+            if scheme == 0 && length != raw {
                 throw CodecError(.levelLengths(n, Int(length), Int(clamping: raw)))
             }
             guard Int(offset) >= indexEnd || length == 0 else { throw CodecError(.levelOverlaps(n)) }
@@ -155,6 +184,57 @@ public struct TextureFile: Sendable {
         }
         self.levels = levels
         self.data = data
+        if scheme == 1 {
+            basisLZ = try Self.basisLZ(
+                bytes, Int(sgdOffset), Int(sgdLength), images: count * layers, levelBytes: data.map(\.count),
+                layers: layers)
+        }
+    }
+
+    /// BasisLZ's global data (KTX 2.0, "BasisLZ Global Data"): the header, one descriptor per image
+    /// with its slices inside its level, the three sections exactly filling the rest, no extended
+    /// data, then the codebooks and tables decoded.
+    static func basisLZ(_ bytes: [UInt8], _ offset: Int, _ length: Int, images: Int, levelBytes: [Int], layers: Int)
+        throws -> BasisLZData
+    {
+        func bad(_ why: String) -> CodecError { CodecError(.basisLZ("KTX2 BasisLZ global data: \(why)")) }
+        guard length >= 20 + 20 * images else {
+            throw bad("\(length) bytes, shorter than its \(images) image descriptors")
+        }
+        let f = Fields(bytes: bytes)
+        let endpointCount = Int(f.u32(offset) & 0xFFFF)
+        let selectorCount = Int(f.u32(offset) >> 16)
+        let sections = (Int(f.u32(offset + 4)), Int(f.u32(offset + 8)), Int(f.u32(offset + 12)))
+        guard f.u32(offset + 16) == 0 else { throw bad("extended data with ETC1S") }
+        guard 20 + 20 * images + sections.0 + sections.1 + sections.2 == length else {
+            throw bad("its sections do not add up to its length")
+        }
+        var descs: [(rgb: Range<Int>, alpha: Range<Int>?)] = []
+        for i in 0..<images {
+            let at = offset + 20 + 20 * i
+            guard f.u32(at) & 0x2 == 0 else { throw bad("image \(i) is a P-frame (texpipe reads no animation)") }
+            let level = levelBytes[i / layers]
+            let (ro, rl, ao, al) = (Int(f.u32(at + 4)), Int(f.u32(at + 8)), Int(f.u32(at + 12)), Int(f.u32(at + 16)))
+            guard rl > 0, ro <= level, rl <= level - ro, ao <= level, al <= level - ao else {
+                throw bad("image \(i)'s slices lie outside its level")
+            }
+            descs.append((ro..<ro + rl, al > 0 ? ao..<ao + al : nil))
+        }
+        guard descs.allSatisfy({ ($0.alpha != nil) == (descs[0].alpha != nil) }) else {
+            throw bad("some images have an alpha slice and some not")
+        }
+        var at = offset + 20 + 20 * images
+        let endpoints = bytes[at..<at + sections.0]
+        at += sections.0
+        let selectors = bytes[at..<at + sections.1]
+        at += sections.1
+        let tables = bytes[at..<at + sections.2]
+        let global = try ETC1SDecoder.global(
+            endpointCount: endpointCount, selectorCount: selectorCount, endpoints: endpoints, selectors: selectors,
+            tables: tables)
+        return BasisLZData(
+            endpointCount: endpointCount, selectorCount: selectorCount, sectionBytes: sections, images: descs,
+            global: global)
     }
 
     init(dds bytes: [UInt8], maxPixels: Int) throws {
@@ -220,11 +300,13 @@ public struct TextureFile: Sendable {
     /// Level n of `layer` as an 8-bit RGBA image, or an HDR one for an HDR format (its alpha state
     /// as the file says).
     public func level(_ n: Int, layer: Int = 0) throws -> Image {
-        try image(of: layerBlocks(try levelBlocks(n), n, layer), level: n)
+        if let basisLZ { return try etc1s(basisLZ, level: n, layer: layer) }
+        return try image(of: layerBlocks(try levelBlocks(n), n, layer), level: n)
     }
 
     /// Every layer (cube face) of level n, the level's data decompressed once for all of them.
     public func layers(ofLevel n: Int) throws -> [Image] {
+        if let basisLZ { return try (0..<layers).map { try etc1s(basisLZ, level: n, layer: $0) } }
         let blocks = try levelBlocks(n)
         return try (0..<layers).map { try image(of: layerBlocks(blocks, n, $0), level: n) }
     }
@@ -243,6 +325,19 @@ public struct TextureFile: Sendable {
         guard layers > 1 else { return blocks }
         let size = levels[n].uncompressedBytes / layers
         return Array(blocks[(layer * size)..<((layer + 1) * size)])
+    }
+
+    /// One ETC1S image: its slices' blocks through the codebooks.
+    func etc1s(_ b: BasisLZData, level n: Int, layer: Int) throws -> Image {
+        let l = levels[n]
+        let (bw, bh) = ((l.width + 3) / 4, (l.height + 3) / 4)
+        let desc = b.images[n * layers + layer]
+        let rgb = try ETC1SDecoder.indices(data[n][desc.rgb], blocksX: bw, blocksY: bh, b.global)
+        let alpha = try desc.alpha.map { try ETC1SDecoder.indices(data[n][$0], blocksX: bw, blocksY: bh, b.global) }
+        let texels = ETC1SDecoder.texels(rgb: rgb, alpha: alpha, width: l.width, height: l.height, b.global)
+        return Image(
+            width: l.width, height: l.height, pixels: .rgba8(texels),
+            alpha: alphaMode == "premultiplied" ? .premultiplied : .straight)
     }
 
     /// One layer of level n decoded.

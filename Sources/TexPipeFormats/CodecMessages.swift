@@ -45,6 +45,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case textureShape(String)
     case tooManyLevels(Int, Int, Int, Int)
     case unknownSupercompression(UInt32)
+    /// A BasisLZ/ETC1S structure problem, already worded ("BasisLZ: data ends early").
+    case basisLZ(String)
     case badDFD(Int, Int)
     case rangePastTheEnd(String)
     case levelSize(Int, Int, Int)
@@ -97,7 +99,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .tooManyLevels(let n, let w, let h, let most):
             "\(n) levels for \(w)×\(h): at most \(most) (⌊log2 of the larger side⌋ + 1)"
         case .unknownSupercompression(let scheme):
-            "KTX2 supercompressionScheme \(scheme) is not one texpipe reads (0 none, 2 zstd)"
+            "KTX2 supercompressionScheme \(scheme) is not one texpipe reads (0 none, 1 BasisLZ with ETC1S, 2 zstd)"
+        case .basisLZ(let what): what
         case .badDFD(let offset, let length):
             "KTX2 data format descriptor at \(offset), \(length) bytes, is not a valid one (past the end, before the level index, or its total size disagrees)"
         case .rangePastTheEnd(let what): "\(what) past the end of the file"

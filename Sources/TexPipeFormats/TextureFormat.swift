@@ -58,7 +58,7 @@ public struct TextureFormatInfo: Sendable {
         switch codec {
         case .bc(let v): v == .bc1 || v == .bc3 || v == .bc7
         case .uastc: true
-        case .uncompressed, .astc, .etc, .half, .bc6h: false
+        case .uncompressed, .astc, .etc, .half, .bc6h, .etc1s: false
         }
     }
 
@@ -101,6 +101,10 @@ public enum TextureCodec: Sendable, Equatable {
     case uastc
     /// texpipe's own BC6H encoder (`BC6H.swift`) and decoder (`BC6H+Decode.swift`), unsigned: HDR.
     case bc6h
+    /// texpipe's own Basis Universal ETC1S encoder (`ETC1S.swift`) with BasisLZ
+    /// (`ETC1S+BasisLZ.swift`) and decoder (`ETC1S+Decode.swift`): one pair of codebooks for every
+    /// image of a file, so its blocks are made for the whole file at once.
+    case etc1s
 }
 
 /// The ETC formats texpipe encodes: ETC2 RGB, ETC2 RGBA (EAC alpha block, then the colour
@@ -147,6 +151,7 @@ extension TextureSettings.Format {
         case .eacR11: Rows.eacR11
         case .eacRG11: Rows.eacRG11
         case .uastc: Rows.uastc
+        case .etc1s: Rows.etc1s
         case .bc6h: Rows.bc6h
         case .rgba16f: Rows.rgba16f
         }
@@ -251,6 +256,15 @@ private enum Rows {
         block: (4, 4), blockBytes: 16, vulkan: (0, 0), dxgi: nil, colorModel: 166,
         samples: [.init(bitOffset: 0, bitLength: 128, channel: 3, upper: .max)], containers: [.ktx2], hdr: false,
         channels: .rgba, codec: .uastc, familyName: "UASTC")
+
+    /// Basis Universal ETC1S with BasisLZ: KTX2 only, `VK_FORMAT_UNDEFINED` (the descriptor's
+    /// transfer function says sRGB or linear), colour model KHR_DF_MODEL_ETC1S (163), one 64-bit
+    /// sample of KHR_DF_CHANNEL_ETC1S_RGB (0) and, when the image has alpha below max, a second of
+    /// KHR_DF_CHANNEL_ETC1S_AAA (15) at bit 64 (the writer adds it); `bytesPlane0` 0 (supercompressed).
+    static let etc1s = TextureFormatInfo(
+        block: (4, 4), blockBytes: 8, vulkan: (0, 0), dxgi: nil, colorModel: 163,
+        samples: [.init(bitOffset: 0, bitLength: 64, channel: 0, upper: .max)], containers: [.ktx2], hdr: false,
+        channels: .rgba, codec: .etc1s, familyName: "ETC1S")
 
     /// BC6H unsigned (HDR RGB): `VK_FORMAT_BC6H_UFLOAT_BLOCK` (143), `DXGI_FORMAT_BC6H_UF16` (95);
     /// linear only. Colour model KHR_DF_MODEL_BC6H (133), one 128-bit unsigned-float sample of

@@ -16,6 +16,7 @@ public struct TextureSettings: Sendable, Equatable {
         case eacR11 = "eac-r11"
         case eacRG11 = "eac-rg11"
         case uastc
+        case etc1s
         case bc6h
         case rgba16f
     }
@@ -46,13 +47,15 @@ public struct TextureSettings: Sendable, Equatable {
     public var zstdLevel: Int
     /// nil: off.
     public var rdo: RDO?
+    /// `etc1s`'s codebook sizes, 1…255 (nil: 128, as toktx's and basisu's default).
+    public var qlevel: Int?
 
     public static let standard = TextureSettings(
         format: .rgba8, colorSpace: .srgb, quality: .medium, supercompression: .none, zstdLevel: 9)
 
     public init(
         format: Format, colorSpace: ColorSpace, quality: Quality, supercompression: Supercompression, zstdLevel: Int,
-        rdo: RDO? = nil
+        rdo: RDO? = nil, qlevel: Int? = nil
     ) {
         self.format = format
         self.colorSpace = colorSpace
@@ -60,6 +63,7 @@ public struct TextureSettings: Sendable, Equatable {
         self.supercompression = supercompression
         self.zstdLevel = zstdLevel
         self.rdo = rdo
+        self.qlevel = qlevel
     }
 
     /// Whether the sRGB variant is written: asked for, and the format has one.
@@ -89,6 +93,9 @@ extension TextureSettings {
                     doc: "dB: the largest λ whose PSNR loss against no RDO stays within this, per level"),
             ]), .optional(absentDoc: "off"),
             doc: "rate-distortion optimisation (bc1, bc3, bc7, uastc): blocks that repeat, smaller after zstd"),
+        Parameter(
+            "qlevel", .integer(1...255), .optional(absentDoc: "128"),
+            doc: "etc1s only: the endpoint and selector codebooks' size; higher is larger and better"),
     ]
 
     /// The settings a `texture` block asks for, or every rule among its values it breaks: one
@@ -105,8 +112,20 @@ extension TextureSettings {
             format: a.choice("format", as: Format.self), colorSpace: a.choice("colorSpace", as: ColorSpace.self),
             quality: a.choice("quality", as: Quality.self),
             supercompression: a.choice("supercompression", as: Supercompression.self),
-            zstdLevel: a.integer("zstdLevel"), rdo: rdo)
+            zstdLevel: a.integer("zstdLevel"), rdo: rdo, qlevel: a.optionalInteger("qlevel"))
         var problems: [SettingsProblem] = []
+        if qlevel != nil && format != .etc1s {
+            problems.append(
+                SettingsProblem(
+                    "qlevel", "qlevel sets etc1s's codebooks, not \(format.rawValue)'s (remove qlevel or use etc1s)"))
+        }
+        // "none" is harmless (a variant table may name it for every format); zstd is not BasisLZ.
+        if format == .etc1s && supercompression != .none {
+            problems.append(
+                SettingsProblem(
+                    "supercompression",
+                    "etc1s is always BasisLZ-supercompressed: remove supercompression (zstd does not apply)"))
+        }
         if let o = rdoArgs {
             let given = ["lambda", "maxLoss"].filter(o.has)
             if given.count != 1 {

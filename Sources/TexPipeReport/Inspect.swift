@@ -74,6 +74,21 @@ public struct TextureFacts: Codable, Sendable, Equatable {
     public var layers: [LayerFacts]?
     /// A cube map (six faces per level, +X … −Z); nil for anything else.
     public var cube: Bool?
+    /// An ETC1S file's BasisLZ global data; nil for anything else.
+    public var basisLZ: BasisLZFacts?
+
+    public struct BasisLZFacts: Codable, Sendable, Equatable {
+        public var endpoints: Int
+        public var selectors: Int
+        /// Bytes of the endpoint codebook, the selector codebook and the slices' Huffman tables.
+        public var endpointBytes: Int
+        public var selectorBytes: Int
+        public var tableBytes: Int
+        /// Slices per image: 1 (RGB) or 2 (RGB and alpha).
+        public var slicesPerImage: Int
+        /// The whole file's bits per texel of every image (levels, layers, faces).
+        public var bitsPerTexel: Double
+    }
 
     public struct LayerFacts: Codable, Sendable, Equatable {
         public var index: Int
@@ -146,11 +161,18 @@ public enum Inspector {
         f.texture = TextureFacts(
             container: t.container.name, format: t.format.rawValue,
             colorSpace: t.srgb ? "srgb" : "linear",
-            alphaMode: t.alphaMode, supercompression: t.supercompression.rawValue,
+            alphaMode: t.alphaMode, supercompression: t.basisLZ != nil ? "basislz" : t.supercompression.rawValue,
             levels: t.levels.map {
                 .init(width: $0.width, height: $0.height, bytes: $0.bytes, uncompressedBytes: $0.uncompressedBytes)
             })
         if t.isCube { f.texture!.cube = true }
+        if let b = t.basisLZ {
+            let texels = t.levels.reduce(0) { $0 + $1.width * $1.height } * t.layers
+            f.texture!.basisLZ = .init(
+                endpoints: b.endpointCount, selectors: b.selectorCount, endpointBytes: b.sectionBytes.endpoints,
+                selectorBytes: b.sectionBytes.selectors, tableBytes: b.sectionBytes.tables,
+                slicesPerImage: b.hasAlpha ? 2 : 1, bitsPerTexel: Double(bytes.count * 8) / Double(texels))
+        }
         if t.isArray {
             let names = layerNames(beside: path, count: t.layers)
             f.texture!.layers = (0..<t.layers).map { k in
@@ -231,10 +253,17 @@ public enum Inspector {
             + (t.supercompression == "none" ? "" : ", \(t.supercompression)")
         if let mismatch = f.extensionMismatch { head += " (\(mismatch))" }
         var lines = [head, "  alpha: \(t.alphaMode)"]
+        if let b = t.basisLZ {
+            lines.append(
+                "  BasisLZ: \(count(b.endpoints)) endpoints (\(count(b.endpointBytes)) bytes), "
+                    + "\(count(b.selectors)) selectors (\(count(b.selectorBytes)) bytes), "
+                    + "tables \(count(b.tableBytes)) bytes; \(b.slicesPerImage == 2 ? "RGB and alpha slices" : "RGB slices"); "
+                    + String(format: "%.2f bits per texel", b.bitsPerTexel))
+        }
         for (n, l) in t.levels.enumerated() {
             lines.append(
                 "  level \(n): \(l.width)×\(l.height), \(count(l.bytes)) bytes"
-                    + (l.bytes == l.uncompressedBytes
+                    + (l.bytes == l.uncompressedBytes || t.basisLZ != nil
                         ? "" : " (\(count(l.uncompressedBytes)) before \(t.supercompression))"))
         }
         if let hdr = f.hdr {

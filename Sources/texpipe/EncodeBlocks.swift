@@ -20,12 +20,13 @@ struct EncodeBlocks: ParsableCommand {
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
     @Option(help: "rdo with this λ (bc1, bc3, bc7, uastc).") var rdoLambda: Double?
     @Option(help: "rdo: the largest λ losing at most this many dB (bc1, bc3, bc7, uastc).") var rdoMaxLoss: Double?
+    @Option(help: "etc1s: the codebooks' size, 1…255.") var qlevel: Int?
     @Option(help: "Cores to encode on, lent as the engine lends them to one large job.") var cores = 1
     @Flag(help: "bc6h: decode the input's blocks into raw Float32 RGBA instead.") var decode = false
     @Argument(help: "Raw RGBA8 input.") var input: String
     @Argument var width: Int
     @Argument var height: Int
-    @Argument(help: "Where the blocks go.") var output: String
+    @Argument(help: "Where the blocks go (etc1s: a KTX2 file).") var output: String
 
     func run() throws {
         // Any block format, through the one door (`TextureCodecs`): this command knows no family.
@@ -38,7 +39,12 @@ struct EncodeBlocks: ParsableCommand {
         }
         let rgba = Array(data)
         let t = DispatchTime.now().uptimeNanoseconds
-        let blocks = try TextureCodecs.encode(rgba, width, height, settings, rows: rows)
+        // A whole-file family (etc1s) is one KTX2 file, its global data and its one level.
+        let blocks =
+            TextureCodecs.isWholeFile(format.info.codec)
+            ? try TextureEncoder.encode(
+                [Image(width: width, height: height, pixels: .rgba8(rgba))], settings, container: .ktx2, rows: rows)
+            : try TextureCodecs.encode(rgba, width, height, settings, rows: rows)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
         try Data(blocks).write(to: URL(fileURLWithPath: output))
         print(seconds)
@@ -51,6 +57,7 @@ struct EncodeBlocks: ParsableCommand {
         s.format = format
         s.quality = quality
         s.rdo = rdoLambda.map { .lambda($0) } ?? rdoMaxLoss.map { .maxLoss($0) }
+        s.qlevel = qlevel
         return s
     }
 

@@ -7,6 +7,9 @@ basisu's own encoder (alktx2) and transcoder (opengl-basisu), what web engines r
       basisu's UASTC (quality 100) of raw RGBA8 as a KTX2 file.
   basisu_reference.py transcode FILE.ktx2 TARGET OUT
       level 0 of a KTX2 file transcoded to TARGET (rgba8, bc7, etc2, astc_4x4, …), raw bytes.
+  basisu_reference.py transcode-all FILE.ktx2 TARGET OUT
+      every image of a KTX2 file (level by level; layer, then face, within a level) transcoded to
+      TARGET, raw bytes one after another; first a line "CODEC LEVELS LAYERS FACES HAS_ALPHA".
 """
 import struct
 import sys
@@ -40,6 +43,15 @@ def main():
                                            effort=int(effort), srgb=False, linear=True, check_for_alpha=False,
                                            force_alpha=True)
         open(out, "wb").write(k)
+    elif sys.argv[1] == "transcode-all":
+        path, target, out = sys.argv[2:5]
+        t = opengl_basisu.open(open(path, "rb").read())
+        with open(out, "wb") as f:
+            f.write(f"{t.codec} {t.levels} {t.layers} {t.faces} {int(t.has_alpha)}\n".encode())
+            for level in range(t.levels):
+                for layer in range(max(1, t.layers)):
+                    for face in range(t.faces):
+                        f.write(t.transcode(target, level=level, layer=layer, face=face).data.tobytes())
     elif sys.argv[1] == "transcode":
         path, target, out = sys.argv[2:5]
         image = opengl_basisu.open(open(path, "rb").read()).transcode(target, level=0)

@@ -91,4 +91,37 @@ struct SettingsRulesTests {
             ])
         ) { try TextureSettings(try decode(#"{ "format": "bc4", "colorSpace": "srgb", "rdo": {} }"#)) }
     }
+
+    /// `etc1s`'s rules: KTX2 only, always BasisLZ (no `supercompression`, no `rdo`); `qlevel` is
+    /// its alone.
+    @Test func etc1sRules() {
+        func errors(_ texture: String, output: String = "{file}.ktx2") -> [String] {
+            Self.errors(
+                #"{ "name": "p", "inputs": ["in/*.png"], "output": ""# + output + #"", "texture": "# + texture
+                    + #", "stages": [] }"#)
+        }
+        let at = "error: $T/pipeline.json: pipelines[0].texture."
+        #expect(errors(#"{ "format": "etc1s", "qlevel": 200 }"#).isEmpty)
+        #expect(
+            errors(#"{ "format": "bc7", "qlevel": 200 }"#) == [
+                at + "qlevel: qlevel sets etc1s's codebooks, not bc7's (remove qlevel or use etc1s)"
+            ])
+        #expect(
+            errors(#"{ "format": "etc1s", "supercompression": "zstd" }"#) == [
+                at
+                    + "supercompression: etc1s is always BasisLZ-supercompressed: remove supercompression (zstd does not apply)"
+            ])
+        #expect(
+            errors(#"{ "format": "etc1s" }"#, output: "{file}.dds") == [
+                at + "format: etc1s is KTX2 only: DDS cannot hold ETC1S (use a .ktx2 template)"
+            ])
+        #expect(
+            errors(#"{ "format": "etc1s", "rdo": { "lambda": 1 } }"#) == [
+                at + "rdo: rdo applies to bc1, bc3, bc7, uastc, not etc1s (remove rdo or change the format)"
+            ])
+        #expect(
+            errors(#"{ "format": "etc1s", "qlevel": 0 }"#) == [
+                at + "qlevel: expected an integer in 1…255, found 0"
+            ])
+    }
 }

@@ -56,8 +56,8 @@ struct TextureFileTests {
     }
 
     /// A vkFormat of 0 (VK_FORMAT_UNDEFINED) is named by the descriptor: colour model 166 is UASTC,
-    /// its transfer function (byte 14 of the descriptor: 2 sRGB, 1 linear) the colour space; another
-    /// model (ETC1S, 163) is no format texpipe writes.
+    /// its transfer function (byte 14 of the descriptor: 2 sRGB, 1 linear) the colour space. Model
+    /// 163 is ETC1S, which is BasisLZ or nothing; another model is no format texpipe writes.
     @Test func uastcIsNamedByItsDescriptor() throws {
         let good = try Self.valid(.uastc, container: .ktx2)
         let file = try TextureFile(good)
@@ -68,7 +68,10 @@ struct TextureFileTests {
         #expect(try TextureFile(linear).srgb == false)
         var etc1s = good
         etc1s[dfd + 12] = 163
-        #expect(Self.message(etc1s) == "KTX2 vkFormat 0 with DFD colour model 163 is not one texpipe writes")
+        #expect(Self.message(etc1s) == "KTX2 ETC1S without BasisLZ supercompression (supercompressionScheme 0)")
+        var other = good
+        other[dfd + 12] = 164
+        #expect(Self.message(other) == "KTX2 vkFormat 0 with DFD colour model 164 is not one texpipe writes")
     }
 
     /// Level index entry n of a KTX2 file starts at 80 + 24 n: byteOffset, byteLength,
@@ -99,7 +102,7 @@ struct TextureFileTests {
             ),
             (
                 mutated { Self.put32(&$0, 44, 1) },
-                "KTX2 supercompressionScheme 1 is not one texpipe reads (0 none, 2 zstd)"
+                "KTX2 BasisLZ supercompression of rgba8 (BasisLZ holds ETC1S only)"
             ),
             (mutated { Self.put64(&$0, level0.0, UInt64(good.count)) }, "KTX2 level 0 past the end"),
             (mutated { Self.put64(&$0, level0.0, .max - 3) }, "KTX2 level 0 past the end"),

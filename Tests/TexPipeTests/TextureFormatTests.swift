@@ -23,6 +23,8 @@ struct TextureFormatTests {
         .eacR11: ([153], nil), .eacRG11: ([155], nil),
         // UASTC: VK_FORMAT_UNDEFINED in either colour space (KTX 2.0 §3.1: Basis Universal payloads).
         .uastc: ([0, 0], nil),
+        // ETC1S with BasisLZ: VK_FORMAT_UNDEFINED too, named by its colour model (163).
+        .etc1s: ([0, 0], nil),
         // VK_FORMAT_R16G16B16A16_SFLOAT, DXGI_FORMAT_R16G16B16A16_FLOAT: no sRGB codes.
         .rgba16f: ([97], [10]),
         // VK_FORMAT_BC6H_UFLOAT_BLOCK, DXGI_FORMAT_BC6H_UF16 (unsigned; no sRGB codes).
@@ -63,8 +65,9 @@ struct TextureFormatTests {
                 }
             }
         }
-        // vkFormat 0 with another model (ETC1S: 163) is no format texpipe knows.
-        #expect(Format.forVulkan(0) == nil && Format.forVulkan(0, model: 163) == nil && Format.forDXGI(0) == nil)
+        // vkFormat 0 names UASTC (166) and ETC1S (163) by colour model; another model is no format.
+        #expect(Format.forVulkan(0, model: 163)?.format == .etc1s && Format.forVulkan(0, model: 166)?.format == .uastc)
+        #expect(Format.forVulkan(0) == nil && Format.forVulkan(0, model: 164) == nil && Format.forDXGI(0) == nil)
     }
 
     @Test func levelBytesCountWholeBlocks() {

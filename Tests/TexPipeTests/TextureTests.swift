@@ -163,6 +163,9 @@ struct TextureTests {
                             )
                         // UASTC (model 166): one 128-bit sample, channel KHR_DF_CHANNEL_UASTC_RGBA (3).
                         case .uastc: (166, 3 | 3 << 8, 16, [[127 << 16 | 3 << 24, 0, 0, 0xFFFF_FFFF]])
+                        // ETC1S (model 163): supercompressed, so bytesPlane0 0; one 64-bit sample of
+                        // KHR_DF_CHANNEL_ETC1S_RGB (0) (an AAA sample follows when the file has alpha).
+                        case .etc1s: (163, 3 | 3 << 8, 0, [[63 << 16, 0, 0, 0xFFFF_FFFF]])
                         // BC6H (model 133): one 128-bit sample of channel 0, FLOAT (0x80), 0.0 to 1.0.
                         case .bc6h: (133, 3 | 3 << 8, 16, [[127 << 16 | 0x80 << 24, 0, 0, 0x3F80_0000]])
                         // Half floats: R, G, B, A of 16 bits, each FLOAT | SIGNED (0xC0), −1.0 to 1.0.

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+import TexPipeBlocks
+import TexPipeCodecs
+import TexPipeFormats
+import TexPipePixels
+import TexPipeTestSupport
+
+/// texpipe's ETC1S files against the Basis Universal transcoder (opengl-basisu: basisu's own
+/// C++ transcoder, what web engines run): every image of every file it writes transcodes, and to
+/// exactly the texels texpipe's own BasisLZ reader finds, so the bitstream is the one the
+/// specification defines; and the texels are near the image encoded.
+@Suite("ETC1S")
+struct ETC1STests {
+    static var available: Bool { Python.has("opengl_basisu") }
+    static let script = Python.script("basisu_reference.py")
+
+    static func image(_ w: Int, _ h: Int, seed: UInt64, alpha: Bool) -> Image {
+        Image(width: w, height: h, pixels: .rgba8(BlockReference.picture(w, h, seed: seed, alpha: alpha)))
+    }
+
+    /// A mip chain of unrelated pictures of the right sizes (the encoder does not care).
+    static func chain(_ w: Int, _ h: Int, alpha: Bool) -> [Image] {
+        var out: [Image] = []
+        var (lw, lh) = (w, h)
+        var seed: UInt64 = 1
+        while true {
+            out.append(image(lw, lh, seed: seed, alpha: alpha))
+            if lw == 1 && lh == 1 { break }
+            (lw, lh, seed) = (max(1, lw / 2), max(1, lh / 2), seed + 1)
+        }
+        return out
+    }
+
+    static func settings(_ quality: TextureSettings.Quality = .medium, qlevel: Int? = nil) -> TextureSettings {
+        var s = TextureSettings.standard
+        s.format = .etc1s
+        s.quality = quality
+        s.qlevel = qlevel
+        return s
+    }
+
+    /// Every image the transcoder gives for `file` to `target`, and its header line.
+    static func transcoded(_ file: [UInt8], _ target: String, in t: TempDir) throws -> (String, [UInt8]) {
+        t.write("f.ktx2", file)
+        _ = try Python.run([script, "transcode-all", t.path + "/f.ktx2", target, t.path + "/out"])
+        let all = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/out")))
+        let line = try #require(all.firstIndex(of: 10))
+        return (String(decoding: all[..<line], as: UTF8.self), Array(all[(line + 1)...]))
+    }
+
+    static func psnr(_ a: [UInt8], _ b: [UInt8], channels: [Int]) -> Double {
+        var se = 0.0
+        for i in stride(from: 0, to: a.count, by: 4) {
+            for c in channels {
+                let d = Double(a[i + c]) - Double(b[i + c])
+                se += d * d
+            }
+        }
+        let mse = se / Double(a.count / 4 * channels.count)
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    /// A 60 × 44 chain (odd block counts, levels down to 1 × 1), with and without alpha: the
+    /// transcoder's RGBA of every level equals texpipe's reader's, and level 0 is near the image.
+    @Test(Reference.needs(ETC1STests.available, "python3 opengl_basisu"), arguments: [false, true])
+    func everyLevelTranscodesToWhatTexpipeReads(alpha: Bool) throws {
+        let t = TempDir()
+        let levels = Self.chain(60, 44, alpha: alpha)
+        let file = try TextureEncoder.encode(levels, Self.settings(), container: .ktx2)
+        let (header, texels) = try Self.transcoded(file, "rgba8", in: t)
+        // basisu's codec 0 is ETC1S; its alpha flag follows the file's alpha slices.
+        #expect(header == "0 \(levels.count) 1 1 \(alpha ? 1 : 0)")
+        let read = try TextureFile(file)
+        #expect(read.format == .etc1s && read.levels.count == levels.count && read.basisLZ?.hasAlpha == alpha)
+        var at = 0
+        for (n, level) in levels.enumerated() {
+            let ours = try read.level(n)
+            guard case .rgba8(let mine) = ours.pixels else { throw CodecError("not 8-bit") }
+            let theirs = Array(texels[at..<at + mine.count])
+            at += mine.count
+            #expect(mine == theirs, "level \(n) (\(level.width)×\(level.height))")
+            if n == 0, case .rgba8(let source) = level.pixels {
+                let rgb = Self.psnr(source, mine, channels: [0, 1, 2])
+                // The picture is a third noise, which ETC1S's one colour per block cannot follow.
+                #expect(rgb > 26, "level 0 RGB \(rgb) dB")
+                if alpha { #expect(Self.psnr(source, mine, channels: [3]) > 26) }
+            }
+        }
+        #expect(at == texels.count)
+    }
+
+    /// Arrays and cube maps share one pair of codebooks: each layer and face transcodes to what
+    /// texpipe reads.
+    @Test(Reference.needs(ETC1STests.available, "python3 opengl_basisu"))
+    func layersAndFacesShareTheCodebooks() throws {
+        let t = TempDir()
+        let layers = (0..<3).map { k in [Self.image(20, 12, seed: UInt64(k + 7), alpha: false)] }
+        let array = try TextureEncoder.encode(layers: layers, Self.settings(), container: .ktx2).bytes
+        let (header, texels) = try Self.transcoded(array, "rgba8", in: t)
+        #expect(header == "0 1 3 1 0")
+        let read = try TextureFile(array)
+        var ours: [UInt8] = []
+        for k in 0..<3 {
+            guard case .rgba8(let p) = try read.level(0, layer: k).pixels else { throw CodecError("not 8-bit") }
+            ours += p
+        }
+        #expect(ours == texels)
+        let faces = (0..<6).map { k in [Self.image(16, 16, seed: UInt64(k + 20), alpha: false)] }
+        let cube = try TextureEncoder.encode(layers: faces, array: false, cube: true, Self.settings(), container: .ktx2)
+            .bytes
+        let (cubeHeader, cubeTexels) = try Self.transcoded(cube, "rgba8", in: t)
+        #expect(cubeHeader == "0 1 1 6 0")
+        let readCube = try TextureFile(cube)
+        var cubeOurs: [UInt8] = []
+        for k in 0..<6 {
+            guard case .rgba8(let p) = try readCube.level(0, layer: k).pixels else { throw CodecError("not 8-bit") }
+            cubeOurs += p
+        }
+        #expect(cubeOurs == cubeTexels)
+    }
+
+    /// `qlevel` sizes the codebooks: more entries and a higher PSNR at 255 than at 1; every
+    /// quality level writes a file the transcoder reads.
+    @Test(Reference.needs(ETC1STests.available, "python3 opengl_basisu"))
+    func qlevelSizesTheCodebooks() throws {
+        let t = TempDir()
+        let img = Self.image(256, 192, seed: 3, alpha: false)
+        guard case .rgba8(let source) = img.pixels else { return }
+        var results: [(endpoints: Int, selectors: Int, psnr: Double)] = []
+        for (q, quality) in [(1, TextureSettings.Quality.fast), (128, .medium), (255, .thorough)] {
+            let file = try TextureEncoder.encode([img], Self.settings(quality, qlevel: q), container: .ktx2)
+            let read = try TextureFile(file)
+            let b = try #require(read.basisLZ)
+            let (_, texels) = try Self.transcoded(file, "rgba8", in: t)
+            results.append((b.endpointCount, b.selectorCount, Self.psnr(source, texels, channels: [0, 1, 2])))
+        }
+        #expect(results[0].endpoints == 32 && results[0].selectors == 32)
+        #expect(results[1].endpoints > results[0].endpoints && results[2].endpoints > results[1].endpoints)
+        #expect(results[0].psnr < results[1].psnr && results[1].psnr < results[2].psnr, "\(results)")
+    }
+
+    /// The same image and settings write the same bytes.
+    @Test func bytesAreDeterministic() throws {
+        let levels = Self.chain(40, 28, alpha: true)
+        let a = try TextureEncoder.encode(levels, Self.settings(), container: .ktx2)
+        let b = try TextureEncoder.encode(levels, Self.settings(), container: .ktx2)
+        #expect(a == b)
+    }
+
+    /// A file's BasisLZ sections damaged anywhere are a one-line error, never a crash.
+    @Test func damagedGlobalDataIsAnError() throws {
+        let file = try TextureEncoder.encode(Self.chain(24, 24, alpha: false), Self.settings(), container: .ktx2)
+        let sgd = Int(file[64]) | Int(file[65]) << 8
+        let sgdLength = Int(file[72]) | Int(file[73]) << 8
+        var failures = 0
+        for k in stride(from: sgd, to: sgd + sgdLength, by: 3) {
+            var bad = file
+            bad[k] ^= 0x5A
+            do {
+                let read = try TextureFile(bad)
+                for n in 0..<read.levels.count { _ = try read.level(n) }
+            } catch let e as CodecError {
+                #expect(!e.message.contains("\n"))
+                failures += 1
+            }
+        }
+        #expect(failures > 0)
+    }
+
+    /// The file's layout read here from the KTX 2.0 specification, sharing nothing with texpipe's
+    /// reader: `supercompressionScheme` 1, `vkFormat` 0, levels' `uncompressedByteLength` 0; the
+    /// descriptor's colour model 163, `bytesPlane0` 0, samples RGB (0) then AAA (15) at bit 64;
+    /// the global data's length exactly its header, 20 bytes per image and its three sections, no
+    /// extended data; every slice inside its level, the levels' slices back to back; the selector
+    /// section's two reserved bits zero; each section's first Huffman table header in range.
+    @Test(arguments: [false, true])
+    func theFileFollowsTheSpecificationsLayout(alpha: Bool) throws {
+        let levels = Self.chain(36, 20, alpha: alpha)
+        let f = try TextureEncoder.encode(levels, Self.settings(), container: .ktx2)
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(f[at + $1]) << (8 * $1) } }
+        func u64(_ at: Int) -> Int { u32(at) | u32(at + 4) << 32 }
+        #expect(u32(12) == 0 && u32(44) == 1 && u32(40) == levels.count)
+        let dfd = u32(48)
+        let samples = (u32(dfd + 8) >> 16 - 24) / 16
+        #expect(f[dfd + 12] == 163 && u32(dfd + 20) == 0 && samples == (alpha ? 2 : 1))
+        #expect(f[dfd + 31] == 0 && u32(dfd + 28) & 0xFFFF == 0 && (u32(dfd + 28) >> 16) & 0xFF == 63)
+        if alpha { #expect(f[dfd + 47] == 15 && u32(dfd + 44) & 0xFFFF == 64) }
+        let (sgd, sgdLength) = (u64(64), u64(72))
+        #expect(sgd % 8 == 0)
+        let images = levels.count
+        let (endpointBytes, selectorBytes, tableBytes) = (u32(sgd + 4), u32(sgd + 8), u32(sgd + 12))
+        #expect(u32(sgd + 16) == 0)
+        #expect(sgdLength == 20 + 20 * images + endpointBytes + selectorBytes + tableBytes)
+        #expect(u32(sgd) & 0xFFFF > 0 && u32(sgd) >> 16 > 0)
+        for n in 0..<images {
+            let (offset, length, raw) = (u64(80 + 24 * n), u64(88 + 24 * n), u64(96 + 24 * n))
+            #expect(raw == 0 && offset >= sgd + sgdLength && offset + length <= f.count)
+            let d = sgd + 20 + 20 * n
+            let (flags, ro, rl, ao, al) = (u32(d), u32(d + 4), u32(d + 8), u32(d + 12), u32(d + 16))
+            #expect(flags == 0 && ro == 0 && rl > 0)
+            if alpha {
+                #expect(ao == rl && al > 0 && ao + al == length, "level \(n)")
+            } else {
+                #expect(ao == 0 && al == 0 && rl == length, "level \(n)")
+            }
+        }
+        // Bits least significant first: a Huffman table begins with 14 bits of used symbols (1…16383)
+        // and 5 of code-length codes (1…21).
+        func tableHeader(_ at: Int, skip: Int = 0) -> (Int, Int) {
+            let bits = (0..<8).reduce(0) { $0 | Int(f[at + $1]) << (8 * $1) } >> skip
+            return (bits & 0x3FFF, (bits >> 14) & 31)
+        }
+        let endpoints = sgd + 20 + 20 * images
+        for (at, skip) in [(endpoints, 0), (endpoints + endpointBytes + selectorBytes, 0)] {
+            let (used, codes) = tableHeader(at, skip: skip)
+            #expect((1...16383).contains(used) && (1...21).contains(codes))
+        }
+        let selectors = endpoints + endpointBytes
+        #expect(f[selectors] & 3 == 0, "the selector section's reserved bits")
+        if f[selectors] & 4 == 0 {
+            let (used, codes) = tableHeader(selectors, skip: 3)
+            #expect((1...256).contains(used) && (1...21).contains(codes))
+        }
+    }
+}
