@@ -15,6 +15,7 @@ extension Reference {
             ("python3 OpenEXR", Python.has("OpenEXR")), ("python3 PIL (pillow)", Python.has("PIL")),
             ("python3 ispc_texcomp", Python.has("ispc_texcomp")), ("python3 py360convert", Python.has("py360convert")),
             ("python3 numpy", Python.has("numpy")), ("python3 freetype-py", Python.has("freetype")),
+            ("chromium (WebGL 2)", FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")),
         ]
     }
 }

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TexPipeCodecs
+import TexPipeFormats
+import TexPipePixels
+import TexPipeTestSupport
+
+/// texpipe's KTX2 files in a real client: WebGL 2 in headless Chromium (ANGLE on SwiftShader,
+/// whose block decoders are its own). Every level of a 60 × 44 chain, down to 1 × 1, is uploaded
+/// with `compressedTexImage2D` and read back with `texelFetch` (`webgl_reference.py`), and must
+/// equal an independent decoder's texels within 2 units: texture2ddecoder for BC and ETC2/EAC,
+/// for ASTC too. An sRGB format is compared in linear light, as the GPU returns it.
+@Suite("WebGL 2 in Chromium")
+struct WebGLTests {
+    static var available: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") && BlockReference.hasDecoder
+    }
+    static let script = Python.script("webgl_reference.py")
+
+    /// Format, colour space and texture2ddecoder's decoder for it.
+    static let cases: [(TextureSettings.Format, TextureSettings.ColorSpace, String)] = [
+        (.bc1, .srgb, "bc1"), (.bc1, .linear, "bc1"), (.bc3, .srgb, "bc3"), (.bc3, .linear, "bc3"),
+        (.etc2RGB, .srgb, "etc2"), (.etc2RGB, .linear, "etc2"), (.etc2RGBA, .srgb, "etc2a8"),
+        (.etc2RGBA, .linear, "etc2a8"), (.eacR11, .linear, "eacr"), (.eacRG11, .linear, "eacrg"),
+        (.astc4x4, .srgb, "astc"), (.astc4x4, .linear, "astc"), (.astc6x6, .srgb, "astc"), (.astc8x8, .linear, "astc"),
+    ]
+
+    /// The 8-bit value an sRGB-encoded 8-bit value becomes in linear light (IEC 61966-2-1).
+    static func linear(_ v: UInt8) -> Int {
+        let c = Double(v) / 255
+        let l = c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        return Int((l * 255).rounded())
+    }
+
+    /// texture2ddecoder's texels of one level (ASTC through its `decode_astc` with the block size).
+    static func reference(_ blocks: [UInt8], _ format: TextureSettings.Format, _ decoder: String, _ w: Int, _ h: Int)
+        throws -> [UInt8]
+    {
+        guard decoder == "astc" else { return try BlockReference.reference(blocks, decoder: decoder, w, h) }
+        let (bw, bh) = format.info.block
+        let t = TempDir()
+        t.write("b.bin", blocks)
+        let (pw, ph) = ((w + bw - 1) / bw * bw, (h + bh - 1) / bh * bh)
+        let bgra = try Python.run(
+            "import sys, texture2ddecoder as t; d = open(sys.argv[1], 'rb').read(); "
+                + "sys.stdout.buffer.write(t.decode_astc(d, *map(int, sys.argv[2:6])))",
+            t.path + "/b.bin", String(pw), String(ph), String(bw), String(bh))
+        var out = [UInt8](repeating: 0, count: w * h * 4)
+        for y in 0..<h {
+            for x in 0..<w {
+                let s = (y * pw + x) * 4
+                let d = (y * w + x) * 4
+                (out[d], out[d + 1], out[d + 2], out[d + 3]) = (bgra[s + 2], bgra[s + 1], bgra[s], bgra[s + 3])
+            }
+        }
+        return out
+    }
+
+    @Test(Reference.needs(WebGLTests.available, "chromium and texture2ddecoder"), arguments: 0..<14)
+    func everyLevelDrawsAsTheDecoderSays(_ k: Int) throws {
+        let (format, colorSpace, decoder) = Self.cases[k]
+        let alpha = format.info.channels == .rgba
+        var levels: [Image] = []
+        var (w, h, seed) = (60, 44, UInt64(k + 1))
+        while true {
+            levels.append(
+                Image(width: w, height: h, pixels: .rgba8(BlockReference.picture(w, h, seed: seed, alpha: alpha))))
+            if w == 1 && h == 1 { break }
+            (w, h, seed) = (max(1, w / 2), max(1, h / 2), seed + 1)
+        }
+        var settings = TextureSettings.standard
+        settings.format = format
+        settings.colorSpace = colorSpace
+        settings.quality = .fast
+        let file = try TextureEncoder.encode(levels, settings, container: .ktx2)
+        let t = TempDir()
+        t.write("t.ktx2", file)
+        _ = try Python.run([Self.script, t.path + "/t.ktx2", t.path + "/out"])
+        let drawn = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/out")))
+        let ktx = try #require(KTX2File(file))
+        let srgb = colorSpace == .srgb && !format.info.isData
+        var at = 0
+        for (n, level) in levels.enumerated() {
+            let expected = try Self.reference(ktx.levelData(n), format, decoder, level.width, level.height)
+            let count = level.width * level.height * 4
+            try #require(at + count <= drawn.count)
+            var worst = 0
+            for i in 0..<count {
+                let e = srgb && i % 4 != 3 ? Self.linear(expected[i]) : Int(expected[i])
+                // One- and two-channel EAC formats: the GPU returns 0 for the absent channels and 1 for alpha.
+                let want =
+                    format == .eacR11 && i % 4 == 1 || (format == .eacR11 || format == .eacRG11) && i % 4 == 2
+                    ? 0 : (format == .eacR11 || format == .eacRG11) && i % 4 == 3 ? 255 : e
+                worst = max(worst, abs(Int(drawn[at + i]) - want))
+            }
+            #expect(
+                worst <= 2, "\(format.rawValue) \(colorSpace) level \(n) (\(level.width)×\(level.height)): \(worst)")
+            at += count
+        }
+        #expect(at == drawn.count)
+    }
+}
