@@ -223,4 +223,42 @@ struct ETC1STests {
             #expect((1...256).contains(used) && (1...21).contains(codes))
         }
     }
+
+    /// Every GPU target the transcoder has, for every level: the right number of bytes, ETC1 and
+    /// ETC2's colour exactly the RGBA transcode (ETC1S is a subset of ETC1), the lossy targets
+    /// (BC1, BC3, BC7, ASTC 4×4) near it, each decoded by texture2ddecoder; and the ETC1 transcode
+    /// drawn by WebGL 2 in Chromium (`WEBGL_compressed_texture_etc1`) is that RGBA too.
+    @Test(
+        Reference.needs(ETC1STests.available && WebGLTests.available, "opengl_basisu, texture2ddecoder, chromium"),
+        arguments: [false, true])
+    func everyGPUTargetTranscodesAndETC1Draws(alpha: Bool) throws {
+        let t = TempDir()
+        let levels = Self.chain(60, 44, alpha: alpha)
+        let file = try TextureEncoder.encode(levels, Self.settings(), container: .ktx2)
+        t.write("f.ktx2", file)
+        let report = String(
+            decoding: try Python.run([Self.script, "targets", t.path + "/f.ktx2", t.path + "/etc1.ktx2"]),
+            as: UTF8.self)
+        let rows = report.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.count == 6 * levels.count)
+        for row in rows {
+            let (target, n) = (row[0], Int(row[1])!)
+            let blocks = ((levels[n].width + 3) / 4) * ((levels[n].height + 3) / 4)
+            #expect(Int(row[2]) == blocks * (target == "etc1" || target == "bc1" ? 8 : 16), "\(row)")
+            if target == "etc1" || target == "etc2" {
+                #expect(row[3] == "0", "\(target) level \(n) is lossless: \(row)")
+            } else {
+                #expect(Double(row[4])! >= 25, "\(target) level \(n): \(row)")
+            }
+        }
+        let (_, rgba) = try Self.transcoded(file, "rgba8", in: t)
+        _ = try Python.run([WebGLTests.script, t.path + "/etc1.ktx2", t.path + "/drawn", "--etc1"])
+        let drawn = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/drawn")))
+        #expect(drawn.count == rgba.count)
+        var worst = 0
+        for i in 0..<min(drawn.count, rgba.count) where i % 4 != 3 {
+            worst = max(worst, abs(Int(drawn[i]) - Int(rgba[i])))
+        }
+        #expect(worst <= 1, "WebGL's ETC1 against the RGBA transcode: \(worst)")
+    }
 }

@@ -10,6 +10,11 @@ basisu's own encoder (alktx2) and transcoder (opengl-basisu), what web engines r
   basisu_reference.py transcode-all FILE.ktx2 TARGET OUT
       every image of a KTX2 file (level by level; layer, then face, within a level) transcoded to
       TARGET, raw bytes one after another; first a line "CODEC LEVELS LAYERS FACES HAS_ALPHA".
+  basisu_reference.py targets FILE.ktx2 ETC1_OUT.ktx2
+      every level transcoded to each GPU target (etc1, etc2, bc1, bc3, bc7, astc_4x4), decoded by
+      texture2ddecoder and compared with the rgba8 transcode: one line per target and level,
+      "TARGET LEVEL BYTES RGB_MAX_DIFF RGB_PSNR ALPHA_MAX_DIFF"; the etc1 transcode also written as
+      a KTX2 of ETC1 blocks (vkFormat 147: ETC1 is a subset of ETC2 RGB) for a client to draw.
 """
 import struct
 import sys
@@ -52,6 +57,46 @@ def main():
                 for layer in range(max(1, t.layers)):
                     for face in range(t.faces):
                         f.write(t.transcode(target, level=level, layer=layer, face=face).data.tobytes())
+    elif sys.argv[1] == "targets":
+        import numpy as np
+        import texture2ddecoder as t2d
+        path, etc1_out = sys.argv[2:4]
+        t = opengl_basisu.open(open(path, "rb").read())
+        # The etc2 target is ETC2 RGBA (EAC alpha, then colour) with or without alpha.
+        decoders = {"etc1": t2d.decode_etc1, "etc2": t2d.decode_etc2a8,
+                    "bc1": t2d.decode_bc1, "bc3": t2d.decode_bc3, "bc7": t2d.decode_bc7,
+                    "astc_4x4": lambda d, w, h: t2d.decode_astc(d, w, h, 4, 4)}
+        etc1_levels = []
+        for level in range(t.levels):
+            ref = t.transcode("rgba8", level=level)
+            w, h = ref.width, ref.height
+            want = np.frombuffer(ref.data.tobytes(), dtype=np.uint8).reshape(h, w, 4).astype(np.int64)
+            pw, ph = (w + 3) // 4 * 4, (h + 3) // 4 * 4
+            for target, decode in decoders.items():
+                blocks = t.transcode(target, level=level).data.tobytes()
+                if target == "etc1":
+                    etc1_levels.append(blocks)
+                got = np.frombuffer(decode(blocks, pw, ph), dtype=np.uint8).reshape(ph, pw, 4)[:h, :w]
+                got = got[..., [2, 1, 0, 3]].astype(np.int64)
+                diff = np.abs(got[..., :3] - want[..., :3])
+                mse = float((diff ** 2).mean())
+                alpha = int(np.abs(got[..., 3] - want[..., 3]).max()) if target not in ("etc1", "bc1") else 0
+                psnr = 99.0 if mse == 0 else 10 * np.log10(255 * 255 / mse)
+                print(f"{target} {level} {len(blocks)} {int(diff.max())} {psnr:.2f} {alpha}")
+        # A minimal KTX2 of the ETC1 levels (vkFormat 147, linear DFD as an ETC2 RGB file would have).
+        w, h = t.width, t.height
+        dfd = struct.pack("<IIIIIII", 44, 0, 2 | 40 << 16, 161 | 1 << 8 | 1 << 16, 3 | 3 << 8, 8, 0)
+        dfd += struct.pack("<IIII", 63 << 16 | 2 << 24, 0, 0, 0xFFFFFFFF)
+        n = len(etc1_levels)
+        head_len = 80 + 24 * n
+        offset = head_len + len(dfd)
+        index = b""
+        for blocks in etc1_levels:
+            index += struct.pack("<QQQ", offset, len(blocks), len(blocks))
+            offset += len(blocks)
+        head = b"\xabKTX 20\xbb\r\n\x1a\n" + struct.pack("<IIIIIIIII", 147, 1, w, h, 0, 0, 1, n, 0)
+        head += struct.pack("<IIIIQQ", head_len, len(dfd), 0, 0, 0, 0)
+        open(etc1_out, "wb").write(head + index + dfd + b"".join(etc1_levels))
     elif sys.argv[1] == "transcode":
         path, target, out = sys.argv[2:5]
         image = opengl_basisu.open(open(path, "rb").read()).transcode(target, level=0)

@@ -1,11 +1,13 @@
 """A real client for the texture tests (Scripts/setup installs Debian's chromium): WebGL 2 in
 headless Chromium, on ANGLE over SwiftShader, whose block decoders are its own.
 
-  webgl_reference.py FILE.ktx2 OUT
+  webgl_reference.py FILE.ktx2 OUT [--etc1]
       Every level of a KTX2 file (no supercompression, or zstd) uploaded with
       compressedTexImage2D under the GL format its vkFormat names, each read back with texelFetch
       into an RGBA8 framebuffer; OUT gets the texels, level 0 first, raw RGBA8 rows top to bottom.
-      Exit status 1 with the browser's words on stderr when the page reports an error.
+      Exit status 1 with the browser's words on stderr when the page reports an error. With
+      `--etc1`, a vkFormat 147 file is drawn as ETC1 (WEBGL_compressed_texture_etc1, ETC1_RGB8_OES):
+      the Basis Universal transcoder's ETC1 output.
 
 The KTX2 header is read here from the KTX 2.0 specification (the level index at byte 80, 24 bytes
 a level), sharing nothing with texpipe.
@@ -124,6 +126,8 @@ def main():
     if vk not in FORMATS:
         raise SystemExit(f"vkFormat {vk} has no WebGL format here")
     extension, fmt = FORMATS[vk]
+    if "--etc1" in sys.argv[3:]:
+        extension, fmt = "WEBGL_compressed_texture_etc1", 0x8D64
     with tempfile.TemporaryDirectory() as tmp:
         page = os.path.join(tmp, "page.html")
         open(page, "w").write(PAGE % json.dumps({"extension": extension, "format": fmt, "levels": lv}))
