@@ -249,4 +249,42 @@ struct UASTCTests {
         }
         #expect(checked[0]! > 10 && checked[5]! > 10, "\(checked)")
     }
+
+    /// Every GPU target the transcoder has, for every level of a texpipe UASTC file (a 60 × 44 chain
+    /// down to 1 × 1): the right number of bytes; ASTC 4×4 — UASTC's lossless transcode — within 1
+    /// of the UASTC decode (the RGBA transcode) and BC7, the transcode texpipe's weights are chosen
+    /// for, at 35 dB or more of it, each decoded by texture2ddecoder. ETC1/ETC2 and BC1/BC3 follow
+    /// the transcoder's own re-encoding from hints; on this noisy picture they reach 13–30 dB, so
+    /// their floor (10 dB) only says the file decodes as its format — their quality is measured
+    /// on the corpus (`Benchmarks/uastc.sh`).
+    @Test(Reference.needs(UASTCTests.available, "python3 alktx2 and opengl_basisu"), arguments: [false, true])
+    func everyGPUTargetTranscodes(alpha: Bool) throws {
+        var levels: [Image] = []
+        var (w, h, seed) = (60, 44, UInt64(5))
+        while true {
+            levels.append(Image(width: w, height: h, pixels: .rgba8(Self.image(w, h, seed: seed, alpha: alpha))))
+            if w == 1 && h == 1 { break }
+            (w, h, seed) = (max(1, w / 2), max(1, h / 2), seed + 1)
+        }
+        var settings = TextureSettings.standard
+        settings.format = .uastc
+        settings.quality = .fast
+        let t = TempDir()
+        t.write("f.ktx2", try TextureEncoder.encode(levels, settings, container: .ktx2))
+        let report = String(
+            decoding: try Python.run([Self.script, "targets", t.path + "/f.ktx2", t.path + "/etc1.ktx2"]), as: UTF8.self
+        )
+        let rows = report.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.count == 6 * levels.count)
+        for row in rows {
+            let (target, n) = (row[0], Int(row[1])!)
+            let blocks = ((levels[n].width + 3) / 4) * ((levels[n].height + 3) / 4)
+            #expect(Int(row[2]) == blocks * (target == "etc1" || target == "bc1" ? 8 : 16), "\(row)")
+            if target == "astc_4x4" {
+                #expect(Int(row[3])! <= 1 && Int(row[5])! <= 1, "ASTC level \(n) is the UASTC decode: \(row)")
+            } else {
+                #expect(Double(row[4])! >= (target == "bc7" ? 35 : 10), "\(target) level \(n): \(row)")
+            }
+        }
+    }
 }
