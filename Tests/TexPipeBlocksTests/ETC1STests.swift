@@ -49,18 +49,6 @@ struct ETC1STests {
         return (String(decoding: all[..<line], as: UTF8.self), Array(all[(line + 1)...]))
     }
 
-    static func psnr(_ a: [UInt8], _ b: [UInt8], channels: [Int]) -> Double {
-        var se = 0.0
-        for i in stride(from: 0, to: a.count, by: 4) {
-            for c in channels {
-                let d = Double(a[i + c]) - Double(b[i + c])
-                se += d * d
-            }
-        }
-        let mse = se / Double(a.count / 4 * channels.count)
-        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
-    }
-
     /// A 60 × 44 chain (odd block counts, levels down to 1 × 1), with and without alpha: the
     /// transcoder's RGBA of every level equals texpipe's reader's, and level 0 is near the image.
     @Test(Reference.needs(ETC1STests.available, "python3 opengl_basisu"), arguments: [false, true])
@@ -81,10 +69,10 @@ struct ETC1STests {
             at += mine.count
             #expect(mine == theirs, "level \(n) (\(level.width)×\(level.height))")
             if n == 0, case .rgba8(let source) = level.pixels {
-                let rgb = Self.psnr(source, mine, channels: [0, 1, 2])
+                let rgb = psnr(source, mine, channels: [0, 1, 2])
                 // The picture is a third noise, which ETC1S's one colour per block cannot follow.
                 #expect(rgb > 26, "level 0 RGB \(rgb) dB")
-                if alpha { #expect(Self.psnr(source, mine, channels: [3]) > 26) }
+                if alpha { #expect(psnr(source, mine, channels: [3]) > 26) }
             }
         }
         #expect(at == texels.count)
@@ -133,7 +121,7 @@ struct ETC1STests {
             let read = try TextureFile(file)
             let b = try #require(read.basisLZ)
             let (_, texels) = try Self.transcoded(file, "rgba8", in: t)
-            results.append((b.endpointCount, b.selectorCount, Self.psnr(source, texels, channels: [0, 1, 2])))
+            results.append((b.endpointCount, b.selectorCount, psnr(source, texels, channels: [0, 1, 2])))
         }
         #expect(results[0].endpoints == 32 && results[0].selectors == 32)
         #expect(results[1].endpoints > results[0].endpoints && results[2].endpoints > results[1].endpoints)

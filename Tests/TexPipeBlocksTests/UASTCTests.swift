@@ -26,18 +26,6 @@ struct UASTCTests {
         _ = try Python.run([script] + args)
     }
 
-    static func psnr(_ a: [UInt8], _ b: [UInt8], channels: [Int] = [0, 1, 2]) -> Double {
-        var se = 0.0
-        for i in stride(from: 0, to: a.count, by: 4) {
-            for c in channels {
-                let d = Double(a[i + c]) - Double(b[i + c])
-                se += d * d
-            }
-        }
-        let mse = se / Double(a.count / 4 * channels.count)
-        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
-    }
-
     @Test(Reference.needs(UASTCTests.available, "python3 alktx2 and opengl_basisu"), arguments: [false, true])
     func decoderMatchesTheTranscoderOnBasisusBlocks(alpha: Bool) throws {
         let t = TempDir()
@@ -99,7 +87,7 @@ struct UASTCTests {
                 let most = zip(decodedASTC, ours).map { abs(Int($0) - Int($1)) }.max() ?? 0
                 #expect(most <= 1, "\(w)×\(h) \(quality) alpha \(alpha): ASTC 4×4 transcode off by \(most)")
                 // (The 5×3 image is one block of three crossing gradients: no single line holds it.)
-                let own = Self.psnr(ours, pixels)
+                let own = psnr(ours, pixels)
                 #expect(w < 37 || own > 33, "\(w)×\(h): \(own) dB")
                 if w == 64 {
                     // The transcoder's BC7 and ETC2 (decoded by texture2ddecoder) of this file, and
@@ -112,7 +100,7 @@ struct UASTCTests {
                             let data = Array(try Data(contentsOf: URL(fileURLWithPath: t.path + "/" + target)))
                             // ETC2 with an EAC alpha block when the file says RGBA (16 bytes a block).
                             let decoder = target == "bc7" ? "bc7" : data.count == w * h ? "etc2a8" : "etc2"
-                            return Self.psnr(try BlockReference.reference(data, decoder: decoder, w, h), pixels)
+                            return psnr(try BlockReference.reference(data, decoder: decoder, w, h), pixels)
                         }
                         let ours = try transcoded("out.ktx2")
                         let theirs = try transcoded("basisu.ktx2")

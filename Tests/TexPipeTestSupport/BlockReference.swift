@@ -14,16 +14,20 @@ public enum BlockReference {
         try reference(blocks, decoder: format.rawValue, w, h)
     }
 
-    /// The same through texture2ddecoder's `decode_<decoder>` (`etc2`, `eacr`, …), as RGBA.
-    public static func reference(_ blocks: [UInt8], decoder: String, _ w: Int, _ h: Int) throws -> [UInt8] {
+    /// The same through texture2ddecoder's `decode_<decoder>` (`etc2`, `eacr`, …), as RGBA; `astc`
+    /// with the format's block size (`block`).
+    public static func reference(
+        _ blocks: [UInt8], decoder: String, _ w: Int, _ h: Int, block: (Int, Int) = (4, 4)
+    ) throws -> [UInt8] {
         let t = TempDir()
         t.write("blocks.bin", blocks)
-        let pw = (w + 3) / 4 * 4
-        let ph = (h + 3) / 4 * 4
+        let pw = (w + block.0 - 1) / block.0 * block.0
+        let ph = (h + block.1 - 1) / block.1 * block.1
         let bgra = try Python.run(
             "import sys, texture2ddecoder as t; d = open(sys.argv[1], 'rb').read(); "
-                + "sys.stdout.buffer.write(getattr(t, 'decode_' + sys.argv[2])(d, int(sys.argv[3]), int(sys.argv[4])))",
-            t.path + "/blocks.bin", decoder, String(pw), String(ph))
+                + "f = getattr(t, 'decode_' + sys.argv[2]); w, h, bw, bh = map(int, sys.argv[3:7]); "
+                + "sys.stdout.buffer.write(f(d, w, h, bw, bh) if sys.argv[2] == 'astc' else f(d, w, h))",
+            t.path + "/blocks.bin", decoder, String(pw), String(ph), String(block.0), String(block.1))
         #expect(bgra.count == pw * ph * 4)
         var out = [UInt8](repeating: 0, count: w * h * 4)
         for y in 0..<h {
