@@ -15,82 +15,78 @@ extension Runner {
         rows: any RowScheduler, loader: ResourceLoader
     ) -> (result: JobResult, bytes: [[UInt8]]) {
         let layers = job.layers!
-        let start = prepared.start
-        var result = prepared.result
-        var encoded: [[UInt8]] = []
-        let base = plan.manifest.directory
-        func fail(_ message: String, stage: String? = nil) -> (JobResult, [[UInt8]]) {
-            (failed(job, result, message, stage: stage, start: start), [])
-        }
-        var t = DispatchTime.now().uptimeNanoseconds
-        var chains: [[Image]] = []
-        var context = stageContext(job, options, rows: rows)
-        for (k, spec) in layers.enumerated() {
-            if let failure = spec.failure {
-                return fail(EngineMessage.layer(spec.display, failure), stage: spec.failureStage)
-            }
-            guard let data = inputs.files[k] else {
-                return fail(EngineMessage.layer(spec.display, inputs.errors[k] ?? EngineMessage.unreadableInput))
-            }
-            var image: Image
-            do {
-                image = try ImageDecoder.decode(data, path: spec.path, maxPixels: options.maxPixels)
-            } catch {
-                return fail(EngineMessage.layer(spec.display, "\(error)"), stage: "decode")
-            }
-            image.alpha = job.inputAlpha
-            switch applyStages(
-                spec.stages, to: [image], &context, options, loader: loader, result: &result, timed: false,
-                prefix: spec.name + ": ")
-            {
-            case .success(let out):
-                if let first = chains.first {
-                    let same =
-                        out.count == first.count
-                        && zip(out, first).allSatisfy { $0.width == $1.width && $0.height == $1.height }
-                    guard same else {
-                        return fail(
-                            EngineMessage.layerSize(
-                                spec.display, (out[0].width, out[0].height), levels: out.count,
-                                first: (first[0].width, first[0].height), firstLevels: first.count), stage: "array")
-                    }
+        return groupRun(job, plan, options, prepared, inputs) { result, encoded, base in
+            func fail(_ message: String, stage: String? = nil) -> GroupFailure? { GroupFailure(message, stage) }
+            var t = DispatchTime.now().uptimeNanoseconds
+            var chains: [[Image]] = []
+            var context = stageContext(job, options, rows: rows)
+            for (k, spec) in layers.enumerated() {
+                if let failure = spec.failure {
+                    return fail(EngineMessage.layer(spec.display, failure), stage: spec.failureStage)
                 }
-                chains.append(out)
-            case .failure(let f): return fail(EngineMessage.layer(spec.display, f.message), stage: f.stage)
+                guard let data = inputs.files[k] else {
+                    return fail(EngineMessage.layer(spec.display, inputs.errors[k] ?? EngineMessage.unreadableInput))
+                }
+                var image: Image
+                do {
+                    image = try ImageDecoder.decode(data, path: spec.path, maxPixels: options.maxPixels)
+                } catch {
+                    return fail(EngineMessage.layer(spec.display, "\(error)"), stage: "decode")
+                }
+                image.alpha = job.inputAlpha
+                switch applyStages(
+                    spec.stages, to: [image], &context, options, loader: loader, result: &result, timed: false,
+                    prefix: spec.name + ": ")
+                {
+                case .success(let out):
+                    if let first = chains.first {
+                        let same =
+                            out.count == first.count
+                            && zip(out, first).allSatisfy { $0.width == $1.width && $0.height == $1.height }
+                        guard same else {
+                            return fail(
+                                EngineMessage.layerSize(
+                                    spec.display, (out[0].width, out[0].height), levels: out.count,
+                                    first: (first[0].width, first[0].height), firstLevels: first.count), stage: "array")
+                        }
+                    }
+                    chains.append(out)
+                case .failure(let f): return fail(EngineMessage.layer(spec.display, f.message), stage: f.stage)
+                }
             }
-        }
-        result.timings.append(("layers", elapsed(since: t)))
+            result.timings.append(("layers", elapsed(since: t)))
 
-        t = DispatchTime.now().uptimeNanoseconds
-        let output = job.outputs[0]
-        guard case .texture(let container) = output.format else { return fail("an array is written as .ktx2 or .dds") }
-        let info = job.texture.format.info
-        let measure = (job.check?.minPSNR != nil || options.measureQuality) && info.codec != .uncompressed
-        let bytes: [UInt8]
-        let quality: [LevelQuality]
-        do {
-            (bytes, quality) = try TextureEncoder.encode(
-                layers: chains, job.texture, container: container, rows: rows, measure: measure)
-        } catch {
-            return fail(EngineMessage.output(output.relative, error))
+            t = DispatchTime.now().uptimeNanoseconds
+            let output = job.outputs[0]
+            guard case .texture(let container) = output.format else {
+                return fail("an array is written as .ktx2 or .dds")
+            }
+            let info = job.texture.format.info
+            let measure = (job.check?.minPSNR != nil || options.measureQuality) && info.codec != .uncompressed
+            let bytes: [UInt8]
+            let quality: [LevelQuality]
+            do {
+                (bytes, quality) = try TextureEncoder.encode(
+                    layers: chains, job.texture, container: container, rows: rows, measure: measure)
+            } catch {
+                return fail(EngineMessage.output(output.relative, error))
+            }
+            let gpu = chains[0].reduce(0) { $0 + info.levelBytes($1.width, $1.height) } * chains.count
+            chains = []
+            let encode = DispatchTime.now().uptimeNanoseconds - t
+            do {
+                try record(
+                    bytes, output, options, base: base, &result, &encoded,
+                    measure: Measure(format: job.texture.format.rawValue, gpuBytes: gpu, psnr: measure ? quality : nil))
+                let index = Self.layerIndex(layers.map(\.name), texture: PathText.lastComponent(output.relative))
+                try record(index, job.outputs[1], options, base: base, &result, &encoded)
+            } catch {
+                return fail(EngineMessage.output(output.relative, error))
+            }
+            result.timings.append(("encode", Double(encode) / 1e9))
+            result.timings.append(("write", elapsed(since: t) - Double(encode) / 1e9))
+            return nil
         }
-        let gpu = chains[0].reduce(0) { $0 + info.levelBytes($1.width, $1.height) } * chains.count
-        chains = []
-        let encode = DispatchTime.now().uptimeNanoseconds - t
-        do {
-            try record(
-                bytes, output, options, base: base, &result, &encoded,
-                measure: Measure(format: job.texture.format.rawValue, gpuBytes: gpu, psnr: measure ? quality : nil))
-            let index = Self.layerIndex(layers.map(\.name), texture: PathText.lastComponent(output.relative))
-            try record(index, job.outputs[1], options, base: base, &result, &encoded)
-        } catch {
-            return fail(EngineMessage.output(output.relative, error))
-        }
-        result.timings.append(("encode", Double(encode) / 1e9))
-        result.timings.append(("write", elapsed(since: t) - Double(encode) / 1e9))
-        options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded, base: base)
-        result.seconds = elapsed(since: start)
-        return (result, encoded)
     }
 
     /// `{"texture": "terrain.ktx2", "layerCount": 16, "layers": {"00-grass": 0, …}}`, names in

@@ -14,113 +14,108 @@ extension Runner {
         rows: any RowScheduler, loader: ResourceLoader
     ) -> (result: JobResult, bytes: [[UInt8]]) {
         let atlas = job.atlas!
-        let start = prepared.start
-        var result = prepared.result
-        var encoded: [[UInt8]] = []
-        let base = plan.manifest.directory
-        func fail(_ message: String, stage: String? = nil) -> (JobResult, [[UInt8]]) {
-            (failed(job, result, message, stage: stage, start: start), [])
-        }
-        var t = DispatchTime.now().uptimeNanoseconds
-        let n = atlas.sprites.count
-        var made = [AtlasSprite?](repeating: nil, count: n)
-        var problems = [StageFailure?](repeating: nil, count: n)
-        var notes = [[String]](repeating: [], count: n)
-        made.withUnsafeMutableBufferPointer { made in
-            problems.withUnsafeMutableBufferPointer { problems in
-                notes.withUnsafeMutableBufferPointer { notes in
-                    // Sprites as the rows of a band: each band writes only its own sprites' slots.
-                    rows.forEachBand(rows: n, pixelsPerRow: max(1, job.pixels / max(1, n))) { range in
-                        for k in range {
-                            switch sprite(k, job, inputs, options, loader: loader) {
-                            case .success(let (s, said)):
-                                made[k] = s
-                                notes[k] = said
-                            case .failure(let f): problems[k] = f
+        return groupRun(job, plan, options, prepared, inputs) { result, encoded, base in
+            func fail(_ message: String, stage: String? = nil) -> GroupFailure? { GroupFailure(message, stage) }
+            var t = DispatchTime.now().uptimeNanoseconds
+            let n = atlas.sprites.count
+            var made = [AtlasSprite?](repeating: nil, count: n)
+            var problems = [StageFailure?](repeating: nil, count: n)
+            var notes = [[String]](repeating: [], count: n)
+            made.withUnsafeMutableBufferPointer { made in
+                problems.withUnsafeMutableBufferPointer { problems in
+                    notes.withUnsafeMutableBufferPointer { notes in
+                        // Sprites as the rows of a band: each band writes only its own sprites' slots.
+                        rows.forEachBand(rows: n, pixelsPerRow: max(1, job.pixels / max(1, n))) { range in
+                            for k in range {
+                                switch sprite(k, job, inputs, options, loader: loader) {
+                                case .success(let (s, said)):
+                                    made[k] = s
+                                    notes[k] = said
+                                case .failure(let f): problems[k] = f
+                                }
                             }
                         }
                     }
                 }
             }
-        }
-        if let k = problems.firstIndex(where: { $0 != nil }), let f = problems[k] {
-            return fail(EngineMessage.sprite(atlas.sprites[k].display, f.message), stage: f.stage)
-        }
-        result.notes += notes.flatMap { $0 }
-        let sprites = made.map { $0! }
-        result.timings.append(("sprites", elapsed(since: t)))
+            if let k = problems.firstIndex(where: { $0 != nil }), let f = problems[k] {
+                return fail(EngineMessage.sprite(atlas.sprites[k].display, f.message), stage: f.stage)
+            }
+            result.notes += notes.flatMap { $0 }
+            let sprites = made.map { $0! }
+            result.timings.append(("sprites", elapsed(since: t)))
 
-        t = DispatchTime.now().uptimeNanoseconds
-        let packer = Packer(atlas.settings)
-        let pages: [Packer.Page]
-        switch packer.pack(sprites.map { Packer.Size(width: $0.image.width, height: $0.image.height) }) {
-        case .success(let p): pages = p
-        case .failure(.tooLarge(let k, let size, let needs, let page)):
-            return fail(
-                EngineMessage.spriteTooLarge(
-                    sprites[k].name, atlas.sprites[k].display, size: (size.width, size.height),
-                    needs: (needs.width, needs.height), page: (page.width, page.height)), stage: "atlas")
-        }
-        if pages.count > 1 && !atlas.numbered {
-            return fail(EngineMessage.pagesWithoutNumber(pages.count, template: atlas.template), stage: "atlas")
-        }
-        result.timings.append(("pack", elapsed(since: t)))
-
-        var clock = WriteClock()
-        var libGDXPages: [(page: Packer.Page, image: String)] = []
-        var libGDX: PlannedOutput?
-        let alpha = sprites.first?.image.alpha ?? job.inputAlpha
-        var context = stageContext(job, options, rows: rows)
-        var pageTime: UInt64 = 0
-        for (k, page) in pages.enumerated() {
             t = DispatchTime.now().uptimeNanoseconds
-            let sheet = Sheet.draw(page, sprites: sprites, extrude: atlas.settings.extrude, alpha: alpha)
-            let images: [Image]
-            switch applyStages(
-                atlas.pageStages, to: [sheet], &context, options, loader: loader, result: &result, timed: false,
-                prefix: "page \(k): ")
-            {
-            case .success(let out): images = out
-            case .failure(let f): return fail("page \(k): " + f.message, stage: f.stage)
+            let packer = Packer(atlas.settings)
+            let pages: [Packer.Page]
+            switch packer.pack(sprites.map { Packer.Size(width: $0.image.width, height: $0.image.height) }) {
+            case .success(let p): pages = p
+            case .failure(.tooLarge(let k, let size, let needs, let page)):
+                return fail(
+                    EngineMessage.spriteTooLarge(
+                        sprites[k].name, atlas.sprites[k].display, size: (size.width, size.height),
+                        needs: (needs.width, needs.height), page: (page.width, page.height)), stage: "atlas")
             }
-            pageTime += DispatchTime.now().uptimeNanoseconds - t
-            let outputs: [PlannedOutput]
-            switch atlas.outputs(page: k, images: images) {
-            case .success(let o): outputs = o
-            case .failure(let f): return fail(f.description, stage: "atlas")
+            if pages.count > 1 && !atlas.numbered {
+                return fail(EngineMessage.pagesWithoutNumber(pages.count, template: atlas.template), stage: "atlas")
             }
-            if let message = write(images, to: outputs, job, options, rows: rows, base: base, &result, &encoded, &clock)
-            {
-                return fail(message)
-            }
-            guard let first = outputs.first else { continue }
-            if k == 0, atlas.settings.data.contains(.libgdx) { libGDX = atlas.libGDXOutput(first: images[0]) }
-            if atlas.settings.data.contains(.json) {
-                let data = AtlasData.jsonHash(
-                    page, sprites: sprites, image: PathText.lastComponent(first.relative),
-                    version: TexPipeVersion.string)
-                let out = atlas.jsonOutput(beside: first)
-                do { try record(data, out, options, base: base, &result, &encoded) } catch {
-                    return fail(EngineMessage.output(out.relative, error))
+            result.timings.append(("pack", elapsed(since: t)))
+
+            var clock = WriteClock()
+            var libGDXPages: [(page: Packer.Page, image: String)] = []
+            var libGDX: PlannedOutput?
+            let alpha = sprites.first?.image.alpha ?? job.inputAlpha
+            var context = stageContext(job, options, rows: rows)
+            var pageTime: UInt64 = 0
+            for (k, page) in pages.enumerated() {
+                t = DispatchTime.now().uptimeNanoseconds
+                let sheet = Sheet.draw(page, sprites: sprites, extrude: atlas.settings.extrude, alpha: alpha)
+                let images: [Image]
+                switch applyStages(
+                    atlas.pageStages, to: [sheet], &context, options, loader: loader, result: &result, timed: false,
+                    prefix: "page \(k): ")
+                {
+                case .success(let out): images = out
+                case .failure(let f): return fail("page \(k): " + f.message, stage: f.stage)
+                }
+                pageTime += DispatchTime.now().uptimeNanoseconds - t
+                let outputs: [PlannedOutput]
+                switch atlas.outputs(page: k, images: images) {
+                case .success(let o): outputs = o
+                case .failure(let f): return fail(f.description, stage: "atlas")
+                }
+                if let message = write(
+                    images, to: outputs, job, options, rows: rows, base: base, &result, &encoded, &clock)
+                {
+                    return fail(message)
+                }
+                guard let first = outputs.first else { continue }
+                if k == 0, atlas.settings.data.contains(.libgdx) { libGDX = atlas.libGDXOutput(first: images[0]) }
+                if atlas.settings.data.contains(.json) {
+                    let data = AtlasData.jsonHash(
+                        page, sprites: sprites, image: PathText.lastComponent(first.relative),
+                        version: TexPipeVersion.string)
+                    let out = atlas.jsonOutput(beside: first)
+                    do { try record(data, out, options, base: base, &result, &encoded) } catch {
+                        return fail(EngineMessage.output(out.relative, error))
+                    }
+                }
+                if let libGDX {
+                    libGDXPages.append((page, PathText.relative(first.path, to: PathText.parent(libGDX.path))))
                 }
             }
             if let libGDX {
-                libGDXPages.append((page, PathText.relative(first.path, to: PathText.parent(libGDX.path))))
+                do {
+                    try record(
+                        AtlasData.libGDX(libGDXPages, sprites: sprites), libGDX, options, base: base, &result, &encoded)
+                } catch {
+                    return fail(EngineMessage.output(libGDX.relative, error))
+                }
             }
+            result.timings.append(("pages", Double(pageTime) / 1e9))
+            clock.report(into: &result)
+            return nil
         }
-        if let libGDX {
-            do {
-                try record(
-                    AtlasData.libGDX(libGDXPages, sprites: sprites), libGDX, options, base: base, &result, &encoded)
-            } catch {
-                return fail(EngineMessage.output(libGDX.relative, error))
-            }
-        }
-        result.timings.append(("pages", Double(pageTime) / 1e9))
-        clock.report(into: &result)
-        options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded, base: base)
-        result.seconds = elapsed(since: start)
-        return (result, encoded)
     }
 
     /// One sprite: decoded, through its stages (serially: the sprites are what runs in parallel),

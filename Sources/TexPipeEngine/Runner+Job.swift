@@ -117,6 +117,31 @@ extension Runner {
         return result
     }
 
+    /// Why a job that writes several outputs (an atlas, an array) failed, and at which stage.
+    struct GroupFailure {
+        var message: String
+        var stage: String?
+        init(_ message: String, _ stage: String?) { (self.message, self.stage) = (message, stage) }
+    }
+
+    /// The frame atlas and array runs share: `body` does the work with the job's result so far, the
+    /// bytes it writes and the manifest's folder, and says why it failed (nil: it did not); then the
+    /// cache entry and the job's time, or the failure with nothing kept.
+    static func groupRun(
+        _ job: Job, _ plan: Plan, _ options: RunOptions, _ prepared: Prepared, _ inputs: JobInputs,
+        _ body: (inout JobResult, inout [[UInt8]], String) -> GroupFailure?
+    ) -> (result: JobResult, bytes: [[UInt8]]) {
+        var result = prepared.result
+        var encoded: [[UInt8]] = []
+        let base = plan.manifest.directory
+        if let f = body(&result, &encoded, base) {
+            return (failed(job, result, f.message, stage: f.stage, start: prepared.start), [])
+        }
+        options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded, base: base)
+        result.seconds = elapsed(since: prepared.start)
+        return (result, encoded)
+    }
+
     /// The local cache check: which files changed, whether the job is up to date.
     static func prepare(_ job: Job, in plan: Plan, _ options: RunOptions, loader: ResourceLoader) -> Prepared {
         let start = DispatchTime.now().uptimeNanoseconds
