@@ -40,6 +40,36 @@ public enum BlockReference {
         return out
     }
 
+    /// One level of a Basis Universal file transcoded to one GPU target by the transcoder,
+    /// decoded by texture2ddecoder and held against the RGBA transcode (`basisu_reference.py
+    /// targets`).
+    public struct Transcoded {
+        public var target: String
+        public var level: Int
+        public var bytes: Int
+        public var rgbMaxDiff: Int
+        public var rgbPSNR: Double
+        public var alphaMaxDiff: Int
+
+        /// The bytes the target's 4 × 4 blocks take for a w × h level (8 for ETC1 and BC1, else 16).
+        public func expectedBytes(_ w: Int, _ h: Int) -> Int {
+            ((w + 3) / 4) * ((h + 3) / 4) * (target == "etc1" || target == "bc1" ? 8 : 16)
+        }
+    }
+
+    /// Every level of the KTX2 at `path` to every GPU target the transcoder has; its ETC1
+    /// transcode also written at `etc1` as a KTX2 a client can draw.
+    public static func transcodedTargets(_ path: String, etc1: String) throws -> [Transcoded] {
+        let report = String(
+            decoding: try Python.run([Python.script("basisu_reference.py"), "targets", path, etc1]), as: UTF8.self)
+        return report.split(separator: "\n").map { line in
+            let f = line.split(separator: " ").map(String.init)
+            return Transcoded(
+                target: f[0], level: Int(f[1])!, bytes: Int(f[2])!, rgbMaxDiff: Int(f[3])!, rgbPSNR: Double(f[4])!,
+                alphaMaxDiff: Int(f[5])!)
+        }
+    }
+
     /// A test picture: gradients, edges and noise in red and green, a blue ramp, and (with
     /// `alpha`) a soft-edged disc of coverage.
     public static func picture(_ w: Int, _ h: Int, seed: UInt64, alpha: Bool = false) -> [UInt8] {
