@@ -36,8 +36,8 @@ enum ETC1S {
         var color: SIMD3<Int32> { SIMD3(ETC1S.expand5(r), ETC1S.expand5(g), ETC1S.expand5(b)) }
     }
 
-    /// One image's blocks, gathered: 16 texels × RGB (bytes) a block, blocks row by row. An alpha
-    /// slice holds the alpha channel in all three.
+    /// One image's blocks, gathered: 48 bytes a block, its 16 texels' red (row by row), then their
+    /// green, then their blue; blocks row by row. An alpha slice holds the alpha channel in all three.
     struct Slice {
         var blocksX: Int
         var blocksY: Int
@@ -70,7 +70,7 @@ enum ETC1S {
                             let x = min(bx * 4 + t % 4, width - 1)
                             let y = min(by * 4 + t / 4, height - 1)
                             let s = (y * width + x) * 4
-                            for c in 0..<3 { dst[block + t * 3 + c] = alpha ? src[s + 3] : src[s + c] }
+                            for c in 0..<3 { dst[block + c * 16 + t] = alpha ? src[s + 3] : src[s + c] }
                         }
                     }
                 }
@@ -104,9 +104,34 @@ enum ETC1S {
         return r * sum
     }
 
+    /// How hard each pass searches, by `quality`.
+    struct Effort {
+        /// 2-means steps per split, and least-squares alternations per fit.
+        var iterations: Int
+        /// Intensity tables tried per fit.
+        var tables: Int
+        /// Refinement rounds (pass 4).
+        var refinements: Int
+        /// Intensity tables tried for each block's own fit (pass 1), which only places it for the
+        /// clustering.
+        var blockTables: Int
+        /// The nearest clusters each refinement tries a block in, besides its own.
+        var near: Int
+
+        init(_ quality: TextureSettings.Quality) {
+            (iterations, tables, refinements, blockTables, near) =
+                switch quality {
+                case .fast: (1, 2, 1, 1, 4)
+                case .medium: (2, 3, 1, 2, 8)
+                default: (4, 8, 3, 8, 8)
+                }
+        }
+    }
+
     /// Encodes every slice of a file against one pair of codebooks. Every per-block pass runs in
-    /// bands of blocks across the cores `rows` lends, each band writing only its blocks' entries,
-    /// and every per-cluster pass likewise by cluster: the bytes never depend on the cores.
+    /// bands of blocks across the cores `rows` lends, each band writing only its blocks' entries;
+    /// every per-cluster pass likewise by cluster, and the trees split several clusters at once
+    /// (`TreeQuantizer`): the bytes never depend on the cores.
     static func encode(
         _ slices: [Slice], qlevel: Int, quality: TextureSettings.Quality, rows: any RowScheduler = SerialRows()
     ) -> Encoded {
@@ -115,9 +140,7 @@ enum ETC1S {
         var texels = [UInt8]()
         texels.reserveCapacity(total * 48)
         for s in slices { texels += s.texels }
-        let iterations = quality == .fast ? 1 : quality == .medium ? 2 : 4
-        let tableTrials = quality == .fast ? 2 : quality == .medium ? 3 : 8
-        let refinements = quality == .fast ? 0 : quality == .medium ? 1 : 3
+        let effort = Effort(quality)
         return texels.withUnsafeBufferPointer { buffer in
             let t = buffer.baseAddress!
             // 1. Each block's own fit, and its colour line (low and high texel colours) to cluster.
@@ -125,71 +148,90 @@ enum ETC1S {
             lines.withUnsafeMutableBufferPointer { out in
                 bands(total, rows) { range in
                     for b in range {
-                        let e = fit(t + b * 48, tables: tableTrials, iterations: iterations).endpoint
-                        let c = e.color
+                        let e = bestFit(
+                            CollectionOfOne(Texels(t + b * 48)), tables: effort.blockTables,
+                            iterations: effort.iterations
+                        ).endpoint
+                        let c = SIMD3<Float>(e.color)
                         let m = modifiers[Int(e.inten)]
-                        for k in 0..<3 {
-                            out[b][k] = Float(c[k] + m[0])
-                            out[b][3 + k] = Float(c[k] + m[3])
-                        }
+                        let lo = c + Float(m[0])
+                        let hi = c + Float(m[3])
+                        out[b] = SIMD8(lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, 0, 0)
                     }
                 }
             }
             // 2. Endpoint clusters, each given the endpoint that suits all its blocks best.
             let size = codebookSize(qlevel: qlevel, blocks: total)
-            let endpointTree = TreeQuantizer.clusters(lines, count: size, iterations: iterations)
+            let endpointTree = TreeQuantizer.clusters(lines, count: size, iterations: effort.iterations, rows: rows)
             var blockEndpoint = endpointTree.assignment
-            var endpoints = perCluster(groups(blockEndpoint, count: endpointTree.count), rows) { members in
-                bestFit(t, blocks: members, tables: tableTrials, iterations: iterations).endpoint
+            var endpoints = perCluster(groups(blockEndpoint, count: endpointTree.count), rows) { _, members in
+                bestFit(t, members: members, tables: effort.tables, iterations: effort.iterations, sample: 64).endpoint
             }
             // 3. Selector clusters from each block's best selectors under its endpoint.
+            var palettes = endpoints.map(Palette.init)
             var features = [SIMD16<Float>](repeating: SIMD16(), count: total)
             features.withUnsafeMutableBufferPointer { out in
-                blockEndpoint.withUnsafeBufferPointer { be in
-                    bands(total, rows) { range in
-                        for b in range {
-                            let s = selectors(t + b * 48, endpoints[Int(be[b])])
-                            for i in 0..<16 { out[b][i] = Float((s >> (2 * UInt32(i))) & 3) }
-                        }
+                bands(total, rows) { range in
+                    for b in range {
+                        let s = selectors(Texels(t + b * 48), palettes[Int(blockEndpoint[b])])
+                        out[b] = SIMD16<Float>(Selection.lanes(s))
                     }
                 }
             }
-            let selectorTree = TreeQuantizer.clusters(features, count: size, iterations: iterations)
+            let selectorTree = TreeQuantizer.clusters(
+                features, count: size, iterations: effort.iterations, rows: rows)
             var blockSelector = selectorTree.assignment
-            var codebook = perCluster(groups(blockSelector, count: selectorTree.count), rows) { members in
-                bestSelector(t, blocks: members, endpoints, blockEndpoint)
+            var codebook = perCluster(groups(blockSelector, count: selectorTree.count), rows) { _, members in
+                bestSelector(t, blocks: members, palettes, blockEndpoint)
             }
             // 4. Refinement: each block's selector and endpoint chosen again among its cluster's and
             // the nearest clusters', each cluster's entry fitted again to the blocks it now has.
-            if refinements > 0 {
-                let nearEndpoints = endpointTree.neighbourTable()
-                let nearSelectors = selectorTree.neighbourTable()
-                for _ in 0..<refinements {
-                    let e0 = endpoints
-                    let be0 = blockEndpoint
+            if effort.refinements > 0 {
+                let nearEndpoints = endpointTree.neighbourTable(effort.near)
+                let nearSelectors = selectorTree.neighbourTable(effort.near)
+                for _ in 0..<effort.refinements {
+                    let be = blockEndpoint
+                    let p0 = palettes
                     let cb0 = codebook
-                    reassign(
-                        &blockSelector, total, rows, candidates: { nearSelectors[Int(selectorTree.assignment[$0])] }
-                    ) {
-                        b, k in error(t + b * 48, e0[Int(be0[b])], cb0[k])
+                    let selections = codebook.map(Selection.init)
+                    blockSelector.withUnsafeMutableBufferPointer { out in
+                        bands(total, rows) { range in
+                            for b in range {
+                                let x = Texels(t + b * 48)
+                                let pal = p0[Int(be[b])]
+                                out[b] = UInt16(
+                                    least(Int(out[b]), nearSelectors[Int(selectorTree.assignment[b])]) {
+                                        error(x, pal, selections[$0])
+                                    })
+                            }
+                        }
                     }
-                    let bs1 = blockSelector
-                    codebook = perCluster(groups(bs1, count: codebook.count), rows) { members in
-                        members.isEmpty ? 0 : bestSelector(t, blocks: members, e0, be0)
+                    let bs = blockSelector
+                    codebook = perCluster(groups(bs, count: codebook.count), rows) { k, members in
+                        members.isEmpty ? cb0[k] : bestSelector(t, blocks: members, p0, be)
                     }
                     let cb1 = codebook
-                    reassign(
-                        &blockEndpoint, total, rows, candidates: { nearEndpoints[Int(endpointTree.assignment[$0])] }
-                    ) {
-                        b, k in error(t + b * 48, e0[k], cb1[Int(bs1[b])])
+                    blockEndpoint.withUnsafeMutableBufferPointer { out in
+                        bands(total, rows) { range in
+                            for b in range {
+                                let x = Texels(t + b * 48)
+                                let sel = Selection(cb1[Int(bs[b])])
+                                out[b] = UInt16(
+                                    least(Int(out[b]), nearEndpoints[Int(endpointTree.assignment[b])]) {
+                                        error(x, p0[$0], sel)
+                                    })
+                            }
+                        }
                     }
-                    endpoints = perCluster(groups(blockEndpoint, count: endpoints.count), rows) { members in
+                    let e0 = endpoints
+                    endpoints = perCluster(groups(blockEndpoint, count: endpoints.count), rows) { k, members in
                         members.isEmpty
-                            ? Endpoint(r: 0, g: 0, b: 0, inten: 0)
-                            : bestEndpoint(t, blocks: members, selectors: members.map { cb1[Int(bs1[$0])] })
+                            ? e0[k] : bestEndpoint(t, blocks: members, selectors: members.map { cb1[Int(bs[$0])] })
                     }
+                    palettes = endpoints.map(Palette.init)
                 }
             }
+            reorder(&endpoints, &blockEndpoint, slices)
             // Split the indices back into slices.
             var endpointIndices: [[UInt16]] = []
             var selectorIndices: [[UInt16]] = []
@@ -205,44 +247,116 @@ enum ETC1S {
         }
     }
 
+    /// The endpoint codebook reordered so that the index deltas BasisLZ codes are small: a block
+    /// whose endpoint is not its left, upper or upper-left neighbour's is coded as the difference
+    /// from the previous block's index. The pairs of endpoints met that way are counted, and the
+    /// order is a chain: from the most used endpoint, each next is the unplaced one met most often
+    /// beside the last (the lower index on ties), or, when none is, the next unplaced in order of
+    /// colour. The blocks' indices are renumbered to match.
+    static func reorder(_ endpoints: inout [Endpoint], _ index: inout [UInt16], _ slices: [Slice]) {
+        let n = endpoints.count
+        guard n > 2 else { return }
+        var pairs: [UInt32: Int] = [:]
+        var uses = [Int](repeating: 0, count: n)
+        var start = 0
+        for s in slices {
+            let bw = s.blocksX
+            var previous = 0
+            for y in 0..<s.blocksY {
+                for x in 0..<bw {
+                    let b = start + y * bw + x
+                    let e = Int(index[b])
+                    uses[e] += 1
+                    let predicted =
+                        (x > 0 && Int(index[b - 1]) == e) || (y > 0 && Int(index[b - bw]) == e)
+                        || (x > 0 && y > 0 && Int(index[b - bw - 1]) == e)
+                    if !predicted && e != previous {
+                        pairs[UInt32(min(e, previous)) << 16 | UInt32(max(e, previous)), default: 0] += 1
+                    }
+                    previous = e
+                }
+            }
+            start += s.blockCount
+        }
+        // Each endpoint's partners, the most met first.
+        var partners = [[(count: Int, other: Int)]](repeating: [], count: n)
+        for (key, count) in pairs {
+            let a = Int(key >> 16)
+            let b = Int(key & 0xFFFF)
+            partners[a].append((count, b))
+            partners[b].append((count, a))
+        }
+        for k in 0..<n { partners[k].sort { $0.count > $1.count || ($0.count == $1.count && $0.other < $1.other) } }
+        // The fallback: a list in order of colour, placed endpoints unlinked.
+        let byColour = (0..<n).sorted { a, b in
+            let ea = endpoints[a]
+            let eb = endpoints[b]
+            let ka = (Int(ea.r) + Int(ea.g) + Int(ea.b), ea.inten, a)
+            let kb = (Int(eb.r) + Int(eb.g) + Int(eb.b), eb.inten, b)
+            return ka < kb
+        }
+        var next = [Int](repeating: -1, count: n)
+        var prev = [Int](repeating: -1, count: n)
+        for (p, k) in byColour.enumerated() {
+            if p > 0 { prev[k] = byColour[p - 1] }
+            if p + 1 < n { next[k] = byColour[p + 1] }
+        }
+        var head = byColour[0]
+        var placed = [Bool](repeating: false, count: n)
+        var order: [Int] = []
+        order.reserveCapacity(n)
+        var after = -1
+        func place(_ k: Int) {
+            placed[k] = true
+            order.append(k)
+            if prev[k] >= 0 { next[prev[k]] = next[k] } else { head = next[k] }
+            if next[k] >= 0 { prev[next[k]] = prev[k] }
+            after = next[k] >= 0 ? next[k] : head
+        }
+        var first = 0
+        for k in 1..<n where uses[k] > uses[first] { first = k }
+        place(first)
+        while order.count < n {
+            let last = order[order.count - 1]
+            if let p = partners[last].first(where: { !placed[$0.other] }) {
+                place(p.other)
+            } else {
+                place(after >= 0 ? after : head)
+            }
+        }
+        var newIndex = [UInt16](repeating: 0, count: n)
+        for (p, k) in order.enumerated() { newIndex[k] = UInt16(p) }
+        endpoints = order.map { endpoints[$0] }
+        for b in index.indices { index[b] = newIndex[Int(index[b])] }
+    }
+
     /// `body` over 0..<n in bands of the cores `rows` lends.
     @inline(__always) static func bands(_ n: Int, _ rows: any RowScheduler, _ body: (Range<Int>) -> Void) {
         rows.forEachBand(rows: n, pixelsPerRow: 16, body)
     }
 
-    /// One entry per cluster, each from its members, clusters in bands.
-    static func perCluster<T>(_ members: [[Int]], _ rows: any RowScheduler, _ entry: ([Int]) -> T) -> [T] {
-        guard let first = members.first.map(entry) else { return [] }
+    /// One entry per cluster, each from its index and members, clusters in bands.
+    static func perCluster<T>(_ members: [[Int]], _ rows: any RowScheduler, _ entry: (Int, [Int]) -> T) -> [T] {
+        guard let first = members.first.map({ entry(0, $0) }) else { return [] }
         var out = [T](repeating: first, count: members.count)
         out.withUnsafeMutableBufferPointer { o in
             rows.forEachBand(rows: members.count, pixelsPerRow: 256) { range in
-                for k in range { o[k] = entry(members[k]) }
+                for k in range where k > 0 { o[k] = entry(k, members[k]) }
             }
         }
         return out
     }
 
-    /// Each block's index chosen again: its current one or a candidate, whichever costs least.
-    static func reassign(
-        _ index: inout [UInt16], _ n: Int, _ rows: any RowScheduler, candidates: (Int) -> [Int],
-        _ cost: (Int, Int) -> Int32
-    ) {
-        index.withUnsafeMutableBufferPointer { out in
-            bands(n, rows) { range in
-                for b in range {
-                    var best = Int(out[b])
-                    var bestCost = cost(b, best)
-                    for k in candidates(b) {
-                        let c = cost(b, k)
-                        if c < bestCost {
-                            bestCost = c
-                            best = k
-                        }
-                    }
-                    out[b] = UInt16(best)
-                }
-            }
+    /// Of `current` and `candidates`, the one that costs least (the current one on ties, then the
+    /// first).
+    @inline(__always) static func least(_ current: Int, _ candidates: [Int], _ cost: (Int) -> Float) -> Int {
+        var best = current
+        var bestCost = cost(current)
+        for k in candidates {
+            let c = cost(k)
+            if c < bestCost { (best, bestCost) = (k, c) }
         }
+        return best
     }
 
     /// Block indices by cluster.
@@ -273,113 +387,196 @@ enum ETC1S {
         return UInt8(best)
     }
 
-    /// The four colours an endpoint decodes to, one lane per selector, channel by channel.
+    /// A block's texels as floats, one vector a channel (`Slice`'s layout). Every error of one
+    /// block is a sum of at most 16 × 3 × 255² and so exact in a Float.
+    struct Texels {
+        var r: SIMD16<Float>
+        var g: SIMD16<Float>
+        var b: SIMD16<Float>
+
+        @inline(__always) init(_ block: UnsafePointer<UInt8>) {
+            let raw = UnsafeRawPointer(block)
+            r = Self.float(raw.loadUnaligned(as: SIMD16<UInt8>.self))
+            g = Self.float(raw.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self))
+            b = Self.float(raw.loadUnaligned(fromByteOffset: 32, as: SIMD16<UInt8>.self))
+        }
+
+        @inline(__always) static func float(_ v: SIMD16<UInt8>) -> SIMD16<Float> {
+            SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: v))
+        }
+
+        /// Each channel's sum.
+        var sum: SIMD3<Double> { SIMD3(Double(r.lanesSum), Double(g.lanesSum), Double(b.lanesSum)) }
+        /// Each texel's r + g + b.
+        var grey: SIMD16<Float> { r + g + b }
+    }
+
+    /// The four colours an endpoint decodes to, one lane per selector, channel by channel, and its
+    /// table's modifiers.
     struct Palette {
-        var r: SIMD4<Int32>
-        var g: SIMD4<Int32>
-        var b: SIMD4<Int32>
+        var r: SIMD4<Float>
+        var g: SIMD4<Float>
+        var b: SIMD4<Float>
+        var m: SIMD4<Float>
 
         @inline(__always) init(_ e: Endpoint) {
             let m = ETC1S.modifiers[Int(e.inten)]
             let lo = SIMD4<Int32>(repeating: 0)
             let hi = SIMD4<Int32>(repeating: 255)
-            r = (SIMD4(repeating: ETC1S.expand5(e.r)) &+ m).clamped(lowerBound: lo, upperBound: hi)
-            g = (SIMD4(repeating: ETC1S.expand5(e.g)) &+ m).clamped(lowerBound: lo, upperBound: hi)
-            b = (SIMD4(repeating: ETC1S.expand5(e.b)) &+ m).clamped(lowerBound: lo, upperBound: hi)
+            func lane(_ c: UInt8) -> SIMD4<Float> {
+                SIMD4<Float>((SIMD4(repeating: ETC1S.expand5(c)) &+ m).clamped(lowerBound: lo, upperBound: hi))
+            }
+            (r, g, b, self.m) = (lane(e.r), lane(e.g), lane(e.b), SIMD4<Float>(m))
         }
 
-        /// One texel's squared error under each selector.
-        @inline(__always) func errors(_ p: UnsafePointer<UInt8>) -> SIMD4<Int32> {
-            let dr = r &- Int32(p[0])
-            let dg = g &- Int32(p[1])
-            let db = b &- Int32(p[2])
-            return dr &* dr &+ dg &* dg &+ db &* db
-        }
-
-        /// One texel's squared error under selector `s`.
-        @inline(__always) func error(_ p: UnsafePointer<UInt8>, _ s: Int) -> Int32 {
-            let dr = r[s] &- Int32(p[0])
-            let dg = g[s] &- Int32(p[1])
-            let db = b[s] &- Int32(p[2])
-            return dr &* dr &+ dg &* dg &+ db &* db
+        /// Every texel's squared error under selector `s`.
+        @inline(__always) func distance(_ x: Texels, _ s: Int) -> SIMD16<Float> {
+            let dr = x.r - r[s]
+            let dg = x.g - g[s]
+            let db = x.b - b[s]
+            return dr * dr + dg * dg + db * db
         }
     }
 
-    /// The lane of the least error (the first on ties) and that error.
-    @inline(__always) static func least(_ e: SIMD4<Int32>) -> (selector: Int, error: Int32) {
-        var s = 0
-        var v = e[0]
-        if e[1] < v { (s, v) = (1, e[1]) }
-        if e[2] < v { (s, v) = (2, e[2]) }
-        if e[3] < v { (s, v) = (3, e[3]) }
-        return (s, v)
+    /// A selector codeword unpacked: each texel's selector's low and high bit, and both, as 0 or 1
+    /// (arithmetic rather than lane masks, which the compiler leaves lane by lane).
+    struct Selection {
+        var low: SIMD16<Float>
+        var high: SIMD16<Float>
+        var both: SIMD16<Float>
+
+        /// Texel i's selector in lane i.
+        @inline(__always) static func lanes(_ word: UInt32) -> SIMD16<Int32> {
+            let shifts = SIMD16<Int32>(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+            return (SIMD16(repeating: Int32(bitPattern: word)) &>> shifts) & 3
+        }
+
+        @inline(__always) init(_ word: UInt32) {
+            let v = Self.lanes(word)
+            low = SIMD16<Float>(v & 1)
+            high = SIMD16<Float>(v &>> 1)
+            both = low * high
+        }
+
+        /// Each texel's value of `palette` (one channel's four colours): exact, as every term is an
+        /// integer below 2²⁴.
+        @inline(__always) func pick(_ p: SIMD4<Float>) -> SIMD16<Float> {
+            let d1: Float = p[1] - p[0]
+            let d2: Float = p[2] - p[0]
+            let d3: Float = p[3] - p[2] - d1
+            let v: SIMD16<Float> = low * d1 + high * d2
+            return v + both * d3 + p[0]
+        }
     }
 
-    /// A block's best selectors under `endpoint`.
-    static func selectors(_ block: UnsafePointer<UInt8>, _ endpoint: Endpoint) -> UInt32 {
-        let pal = Palette(endpoint)
-        var out: UInt32 = 0
-        for t in 0..<16 { out |= UInt32(least(pal.errors(block + t * 3)).selector) << (2 * UInt32(t)) }
-        return out
+    /// Every texel at its best selector under `p` (the first on ties): the block's error and the
+    /// sum of the modifiers chosen.
+    @inline(__always) static func best(_ x: Texels, _ p: Palette) -> (error: Float, shift: Float) {
+        var least = p.distance(x, 0)
+        var shift = SIMD16<Float>(repeating: p.m[0])
+        for s in 1..<4 {
+            let e = p.distance(x, s)
+            let less = e .< least
+            least.replace(with: e, where: less)
+            shift.replace(with: p.m[s], where: less)
+        }
+        return (least.lanesSum, shift.lanesSum)
+    }
+
+    /// A block's best selectors under `p` (the first on ties), texel i at bits 2i…2i+1.
+    @inline(__always) static func selectors(_ x: Texels, _ p: Palette) -> UInt32 {
+        var least = p.distance(x, 0)
+        var selector = SIMD16<Int32>()
+        for s in 1..<4 {
+            let e = p.distance(x, s)
+            let less = e .< least
+            least.replace(with: e, where: less)
+            selector.replace(with: Int32(s), where: less)
+        }
+        let shifts = SIMD16<Int32>(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+        return UInt32(bitPattern: (selector &<< shifts).wrappedSum())
+    }
+
+    /// A block's squared error decoded with `p` and `s`.
+    @inline(__always) static func error(_ x: Texels, _ p: Palette, _ s: Selection) -> Float {
+        let dr = x.r - s.pick(p.r)
+        let dg = x.g - s.pick(p.g)
+        let db = x.b - s.pick(p.b)
+        return (dr * dr + dg * dg + db * db).lanesSum
     }
 
     /// A block's squared error decoded with `endpoint` and `selector`.
-    @inline(__always) static func error(_ block: UnsafePointer<UInt8>, _ endpoint: Endpoint, _ selector: UInt32)
-        -> Int32
-    {
-        error(block, Palette(endpoint), selector)
-    }
-
-    @inline(__always) static func error(_ block: UnsafePointer<UInt8>, _ pal: Palette, _ selector: UInt32) -> Int32 {
-        var e: Int32 = 0
-        for t in 0..<16 { e &+= pal.error(block + t * 3, Int((selector >> (2 * UInt32(t))) & 3)) }
-        return e
-    }
-
-    /// A block's own best fit over the `tables` intensity tables nearest its spread.
-    static func fit(_ block: UnsafePointer<UInt8>, tables: Int, iterations: Int) -> Fit {
-        bestFit(block, blocks: CollectionOfOne(0), tables: tables, iterations: iterations)
+    static func error(_ block: UnsafePointer<UInt8>, _ endpoint: Endpoint, _ selector: UInt32) -> Int32 {
+        Int32(error(Texels(block), Palette(endpoint), Selection(selector)))
     }
 
     /// The endpoint that minimises the error of `blocks`' texels at the given selectors (one per
-    /// block): for each table, the least-squares base (mean of texel − modifier) and its neighbours
-    /// one step darker and lighter.
+    /// block). Without clamping, the error of a base colour c and table m is a quadratic in c from
+    /// the texels' moments: Σ|p|² − 2c·Σp − 2Σₛ mₛGₛ + N|c|² + 2(c·1)Σₛ mₛnₛ + 3Σₛ mₛ²nₛ, with nₛ
+    /// texels at selector s whose r + g + b sum to Gₛ; per channel its minimum is the expansion
+    /// nearest the least-squares base. Clamping to 0…255 only lowers a texel's error, so the two
+    /// tables best by that bound are then measured exactly, each with its base one step darker and
+    /// lighter too.
     static func bestEndpoint(_ texels: UnsafePointer<UInt8>, blocks: [Int], selectors: [UInt32]) -> Endpoint {
-        var best = Endpoint(r: 0, g: 0, b: 0, inten: 0)
-        var bestError = Int64.max
-        var sum = SIMD3<Float>()
-        // How often each selector is used: the modifiers' sum for any table.
-        var uses = SIMD4<Int32>()
+        var sum = SIMD3<Double>()
+        var squares: Double = 0
+        var uses = SIMD4<Double>()
+        var greys = SIMD4<Double>()
         for (k, b) in blocks.enumerated() {
-            let s = selectors[k]
-            for t in 0..<16 {
-                let p = texels + b * 48 + t * 3
-                sum += SIMD3(Float(p[0]), Float(p[1]), Float(p[2]))
-                uses[Int((s >> (2 * UInt32(t))) & 3)] += 1
-            }
+            let x = Texels(texels + b * 48)
+            let s = Selection(selectors[k])
+            sum += x.sum
+            squares += Double((x.r * x.r + x.g * x.g + x.b * x.b).lanesSum)
+            let grey = x.grey
+            let g1 = (grey * (s.low - s.both)).lanesSum
+            let g2 = (grey * (s.high - s.both)).lanesSum
+            let g3 = (grey * s.both).lanesSum
+            greys += SIMD4(Double(grey.lanesSum - g1 - g2 - g3), Double(g1), Double(g2), Double(g3))
+            let word = selectors[k]
+            let low = word & 0x5555_5555
+            let high = (word >> 1) & 0x5555_5555
+            let n3 = (low & high).nonzeroBitCount
+            let n2 = (~low & high).nonzeroBitCount
+            let n1 = (low & ~high & 0x5555_5555).nonzeroBitCount
+            uses += SIMD4(Double(16 - n1 - n2 - n3), Double(n1), Double(n2), Double(n3))
         }
-        let count = Float(blocks.count * 16)
+        let count = Double(blocks.count * 16)
+        var estimates: [(error: Double, endpoint: Endpoint)] = []
         for table in 0..<8 {
-            let shift = Float((uses &* modifiers[table]).wrappedSum())
-            let target = (sum - SIMD3(repeating: shift)) / count
-            let base = Endpoint(
+            let m = SIMD4<Double>(modifiers[table])
+            let shift = (uses * m).sum()
+            let target = SIMD3<Float>((sum - SIMD3(repeating: shift)) / count)
+            let e = Endpoint(
                 r: quantize5(target.x), g: quantize5(target.y), b: quantize5(target.z), inten: UInt8(table))
-            for d in -1...1 {
+            let c = SIMD3<Double>(e.color)
+            let bound =
+                squares - 2 * (c * sum).sum() - 2 * (m * greys).sum() + count * (c * c).sum() + 2 * c.sum() * shift
+                + 3 * (m * m * uses).sum()
+            estimates.append((bound, e))
+        }
+        estimates.sort { $0.error < $1.error || ($0.error == $1.error && $0.endpoint.inten < $1.endpoint.inten) }
+        // The two best by the bound, and every table whose colours clamp (its bound too high).
+        let clamps = { (e: Endpoint) -> Bool in
+            let m = modifiers[Int(e.inten)]
+            let c = e.color
+            return c.min() + m[0] - 8 < 0 || c.max() + m[3] + 8 > 255
+        }
+        var best = estimates[0].endpoint
+        var bestError = Float.infinity
+        for (rank, (_, base)) in estimates.enumerated() where rank < 2 || clamps(base) {
+            for d in [0, -1, 1] {
                 let r = Int(base.r) + d
                 let g = Int(base.g) + d
                 let bl = Int(base.b) + d
                 guard (0...31).contains(r), (0...31).contains(g), (0...31).contains(bl) else { continue }
-                let e = Endpoint(r: UInt8(r), g: UInt8(g), b: UInt8(bl), inten: UInt8(table))
+                let e = Endpoint(r: UInt8(r), g: UInt8(g), b: UInt8(bl), inten: base.inten)
                 let pal = Palette(e)
-                var err: Int64 = 0
+                var err: Float = 0
                 for (k, b) in blocks.enumerated() {
-                    err += Int64(error(texels + b * 48, pal, selectors[k]))
+                    err += error(Texels(texels + b * 48), pal, Selection(selectors[k]))
                     if err >= bestError { break }
                 }
-                if err < bestError {
-                    bestError = err
-                    best = e
-                }
+                if err < bestError { (best, bestError) = (e, err) }
             }
         }
         return best
@@ -388,27 +585,21 @@ enum ETC1S {
     /// For each table: from the texels' mean, alternate the best selectors and the least-squares
     /// base colour (the mean of texel − modifier), quantised to 5 bits; the base and its
     /// neighbours one step darker and lighter are tried at the end.
-    static func bestFit(
-        _ texels: UnsafePointer<UInt8>, blocks: some Collection<Int>, tables: Int, iterations: Int
-    ) -> Fit {
-        var sum = SIMD3<Float>()
-        for b in blocks {
-            for t in 0..<16 {
-                let p = texels + b * 48 + t * 3
-                sum += SIMD3(Float(p[0]), Float(p[1]), Float(p[2]))
-            }
+    static func bestFit(_ blocks: some Collection<Texels>, tables: Int, iterations: Int) -> Fit {
+        var sum = SIMD3<Double>()
+        var lowest = Float.infinity
+        var highest = -Float.infinity
+        for x in blocks {
+            sum += x.sum
+            let grey = x.grey
+            lowest = min(lowest, grey.min())
+            highest = max(highest, grey.max())
         }
-        let count = Float(blocks.count * 16)
-        let mean = sum / count
+        let count = Double(blocks.count * 16)
+        let mean = SIMD3<Float>(sum / count)
         // The tables whose ±b is nearest the texels' largest distance from their mean (in grey).
-        var spread: Float = 0
         let grey = (mean.x + mean.y + mean.z) / 3
-        for b in blocks {
-            for t in 0..<16 {
-                let p = texels + b * 48 + t * 3
-                spread = max(spread, abs((Float(p[0]) + Float(p[1]) + Float(p[2])) / 3 - grey))
-            }
-        }
+        let spread = max(highest / 3 - grey, grey - lowest / 3)
         var order = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
         var distance = SIMD8<Float>()
         for k in 0..<8 { distance[k] = abs(Float(modifiers[k][3]) - spread) }
@@ -422,65 +613,110 @@ enum ETC1S {
             }
         }
         var best = Fit()
-        // The error of every texel at its best selector, and the least-squares base for those.
-        func total(_ e: Endpoint) -> (Int64, SIMD3<Float>) {
-            let pal = Palette(e)
-            let m = modifiers[Int(e.inten)]
-            var err: Int64 = 0
-            var shift: Int32 = 0
-            for b in blocks {
-                for t in 0..<16 {
-                    let (s, te) = least(pal.errors(texels + b * 48 + t * 3))
-                    err &+= Int64(te)
-                    shift &+= m[s]
-                }
-            }
-            return (err, (sum - SIMD3(repeating: Float(shift))) / count)
-        }
         for k in 0..<tables {
-            let table = UInt8(order[k])
-            var e = Endpoint(r: quantize5(mean.x), g: quantize5(mean.y), b: quantize5(mean.z), inten: table)
-            var (err, target) = total(e)
-            for _ in 0..<iterations {
-                let next = Endpoint(
-                    r: quantize5(target.x), g: quantize5(target.y), b: quantize5(target.z), inten: table)
-                if next == e { break }
-                let (nextErr, nextTarget) = total(next)
-                if nextErr >= err { break }
-                (e, err, target) = (next, nextErr, nextTarget)
-            }
-            if err < best.error { best = Fit(endpoint: e, error: err) }
+            let start = Endpoint(
+                r: quantize5(mean.x), g: quantize5(mean.y), b: quantize5(mean.z), inten: UInt8(order[k]))
+            let fit = alternate(blocks, from: start, sum: sum, iterations: iterations)
+            if fit.error < best.error { best = fit }
         }
-        // One step darker or lighter on every channel.
-        let base = best.endpoint
+        return neighbours(blocks, of: best)
+    }
+
+    /// A large cluster's fit: the table and base searched on a sample of `sample` blocks spread
+    /// evenly through it, then refined on every block.
+    static func bestFit(
+        _ texels: UnsafePointer<UInt8>, members: [Int], tables: Int, iterations: Int, sample: Int
+    ) -> Fit {
+        let all = members.lazy.map { Texels(texels + $0 * 48) }
+        guard members.count > sample else { return bestFit(all, tables: tables, iterations: iterations) }
+        let chosen = (0..<sample).lazy.map { Texels(texels + members[$0 * members.count / sample] * 48) }
+        let start = bestFit(chosen, tables: tables, iterations: iterations).endpoint
+        var sum = SIMD3<Double>()
+        for x in all { sum += x.sum }
+        return neighbours(all, of: alternate(all, from: start, sum: sum, iterations: iterations))
+    }
+
+    /// The error of every texel at its best selector under `e`, and the least-squares base for
+    /// those selectors (`sum` is the texels' sum).
+    @inline(__always) static func total(_ blocks: some Collection<Texels>, _ e: Endpoint, sum: SIMD3<Double>) -> (
+        error: Int64, target: SIMD3<Float>
+    ) {
+        let pal = Palette(e)
+        var err: Int64 = 0
+        var shift: Double = 0
+        for x in blocks {
+            let (blockError, blockShift) = best(x, pal)
+            err &+= Int64(blockError)
+            shift += Double(blockShift)
+        }
+        return (err, SIMD3<Float>((sum - SIMD3(repeating: shift)) / Double(blocks.count * 16)))
+    }
+
+    /// From `start`, up to `iterations` times: the least-squares base for the best selectors, kept
+    /// while it lowers the error.
+    static func alternate(_ blocks: some Collection<Texels>, from start: Endpoint, sum: SIMD3<Double>, iterations: Int)
+        -> Fit
+    {
+        var e = start
+        var (err, target) = total(blocks, e, sum: sum)
+        for _ in 0..<iterations {
+            let next = Endpoint(r: quantize5(target.x), g: quantize5(target.y), b: quantize5(target.z), inten: e.inten)
+            if next == e { break }
+            let (nextErr, nextTarget) = total(blocks, next, sum: sum)
+            if nextErr >= err { break }
+            (e, err, target) = (next, nextErr, nextTarget)
+        }
+        return Fit(endpoint: e, error: err)
+    }
+
+    /// `fit`, or its base one step darker or lighter on every channel if that is better.
+    static func neighbours(_ blocks: some Collection<Texels>, of fit: Fit) -> Fit {
+        var best = fit
+        let base = fit.endpoint
         for d in [-1, 1] {
             let r = Int(base.r) + d
             let g = Int(base.g) + d
             let b = Int(base.b) + d
             guard (0...31).contains(r), (0...31).contains(g), (0...31).contains(b) else { continue }
             let e = Endpoint(r: UInt8(r), g: UInt8(g), b: UInt8(b), inten: base.inten)
-            let (err, _) = total(e)
+            let err = total(blocks, e, sum: SIMD3()).error
             if err < best.error { best = Fit(endpoint: e, error: err) }
         }
         return best
     }
 
-    /// The selector codeword that minimises the error of `blocks`, each under its own endpoint:
-    /// per texel, the selector with the least error summed over the blocks.
+    /// The selector codeword that minimises the error of `blocks`, each under its own endpoint's
+    /// palette: per texel, the selector with the least error summed over the blocks (the first on
+    /// ties).
     static func bestSelector(
-        _ texels: UnsafePointer<UInt8>, blocks: [Int], _ endpoints: [Endpoint], _ blockEndpoint: [UInt16]
+        _ texels: UnsafePointer<UInt8>, blocks: [Int], _ palettes: [Palette], _ blockEndpoint: [UInt16]
     ) -> UInt32 {
-        // Per texel, 64-bit sums: a cluster may hold every block of a large image.
-        var sums = [SIMD4<Int64>](repeating: SIMD4(), count: 16)
-        for b in blocks {
-            let pal = Palette(endpoints[Int(blockEndpoint[b])])
-            for t in 0..<16 { sums[t] &+= SIMD4<Int64>(truncatingIfNeeded: pal.errors(texels + b * 48 + t * 3)) }
+        // Float sums exact for 64 blocks, then carried in Doubles: a cluster may hold every block.
+        var sums = [Double](repeating: 0, count: 64)
+        var part = (SIMD16<Float>(), SIMD16<Float>(), SIMD16<Float>(), SIMD16<Float>())
+        func flush() {
+            for t in 0..<16 {
+                sums[t] += Double(part.0[t])
+                sums[16 + t] += Double(part.1[t])
+                sums[32 + t] += Double(part.2[t])
+                sums[48 + t] += Double(part.3[t])
+            }
+            part = (SIMD16(), SIMD16(), SIMD16(), SIMD16())
         }
+        for (k, b) in blocks.enumerated() {
+            let x = Texels(texels + b * 48)
+            let pal = palettes[Int(blockEndpoint[b])]
+            part.0 += pal.distance(x, 0)
+            part.1 += pal.distance(x, 1)
+            part.2 += pal.distance(x, 2)
+            part.3 += pal.distance(x, 3)
+            if k % 64 == 63 { flush() }
+        }
+        flush()
         var out: UInt32 = 0
         for t in 0..<16 {
-            let e = sums[t]
             var s = 0
-            for k in 1..<4 where e[k] < e[s] { s = k }
+            for k in 1..<4 where sums[16 * k + t] < sums[16 * s + t] { s = k }
             out |= UInt32(s) << (2 * UInt32(t))
         }
         return out
@@ -491,17 +727,22 @@ enum ETC1S {
 /// two (2-means from its two mutually farthest members) until there are `count` clusters or none
 /// can split. Deterministic: no random start, ties broken by index. Vectors are SIMD lanes (unused
 /// lanes zero), so each distance is a few vector instructions.
+///
+/// The vectors are copied and kept ordered by cluster, so each cluster is one contiguous range
+/// that a split partitions in place. Splits are computed ahead for the eight largest clusters at a
+/// time, on the lent cores; a cluster's split depends only on its own members, so whichever of
+/// them the greedy order then takes, and when, the clusters are the same at any core count.
 enum TreeQuantizer {
-    struct Result<V: SIMD> where V.Scalar == Float {
+    struct Result<V: FloatLanes> where V: FloatLanes {
         /// Each vector's cluster.
         var assignment: [UInt16]
         var centroids: [V]
         var count: Int { centroids.count }
 
-        /// For every cluster, up to eight others whose centroids are nearest its own: searched among
+        /// For every cluster, up to `size` others whose centroids are nearest its own: searched among
         /// the 48 clusters nearest it along the centroids' sum of components (a window in that
         /// order), so the table costs O(count), not O(count²), at 16,128 entries.
-        func neighbourTable() -> [[Int]] {
+        func neighbourTable(_ size: Int) -> [[Int]] {
             let sums = centroids.map { $0.sum() }
             let order = (0..<count).sorted { sums[$0] < sums[$1] || (sums[$0] == sums[$1] && $0 < $1) }
             var position = [Int](repeating: 0, count: count)
@@ -513,101 +754,300 @@ enum TreeQuantizer {
                     near.append((TreeQuantizer.distance(centroids[k], centroids[order[q]]), order[q]))
                 }
                 near.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
-                return near.prefix(8).map(\.1)
+                return near.prefix(size).map(\.1)
             }
         }
     }
 
-    @inline(__always) static func distance<V: SIMD>(_ a: V, _ b: V) -> Float where V.Scalar == Float {
+    /// A cluster: a range of the ordered vectors, its centroid and squared error, and its split
+    /// once computed (the range then already partitioned at `split.mid`).
+    struct Cluster<V: FloatLanes> where V: FloatLanes {
+        var range: Range<Int>
+        var centroid: V
+        var error: Float
+        var splittable: Bool
+        var split: Split<V>?
+    }
+
+    struct Split<V: FloatLanes> where V: FloatLanes {
+        var mid: Int
+        var a: V
+        var b: V
+        var errorA: Float
+        var errorB: Float
+    }
+
+    /// Cluster indices, the largest error first (the lower index on ties): a binary heap.
+    struct Queue {
+        var heap: [(error: Float, index: Int)] = []
+
+        var first: (error: Float, index: Int)? { heap.first }
+
+        @inline(__always) static func before(_ a: (error: Float, index: Int), _ b: (error: Float, index: Int)) -> Bool {
+            a.error > b.error || (a.error == b.error && a.index < b.index)
+        }
+
+        mutating func push(_ error: Float, _ index: Int) {
+            heap.append((error, index))
+            var i = heap.count - 1
+            while i > 0 && Self.before(heap[i], heap[(i - 1) / 2]) {
+                heap.swapAt(i, (i - 1) / 2)
+                i = (i - 1) / 2
+            }
+        }
+
+        mutating func pop() -> (error: Float, index: Int)? {
+            guard let top = heap.first else { return nil }
+            let last = heap.removeLast()
+            guard !heap.isEmpty else { return top }
+            heap[0] = last
+            var i = 0
+            while true {
+                var m = i
+                for c in [2 * i + 1, 2 * i + 2] where c < heap.count && Self.before(heap[c], heap[m]) { m = c }
+                if m == i { break }
+                heap.swapAt(i, m)
+                i = m
+            }
+            return top
+        }
+    }
+
+    /// How many clusters' splits are computed at once.
+    static let ahead = 8
+    /// The members a split sums at a time; a cluster of more than `lone` members is split alone,
+    /// its chunks across the cores.
+    static let chunk = 4096
+    static let lone = 32768
+
+    @inline(__always) static func distance<V: FloatLanes>(_ a: V, _ b: V) -> Float where V: FloatLanes {
         let x = a - b
-        return (x * x).sum()
+        return (x * x).lanesSum
     }
 
-    static func clusters<V: SIMD>(_ vectors: [V], count: Int, iterations: Int) -> Result<V> where V.Scalar == Float {
+    static func clusters<V: FloatLanes>(_ vectors: [V], count: Int, iterations: Int, rows: any RowScheduler) -> Result<
+        V
+    >
+    where V: FloatLanes {
         let n = vectors.count
-        return vectors.withUnsafeBufferPointer { p in
-            var members: [[Int32]] = [(0..<Int32(n)).map { $0 }]
-            var sum = V()
-            var squares: Float = 0
-            for x in p {
-                sum += x
-                squares += (x * x).sum()
-            }
-            let c = sum / Float(max(1, n))
-            var centroids: [V] = [c]
-            var errors: [Float] = [squares - Float(n) * (c * c).sum()]
-            var splittable: [Bool] = [n > 1]
-            while members.count < count {
-                var pick = -1
-                for k in 0..<members.count where splittable[k] && errors[k] > 0 {
-                    if pick < 0 || errors[k] > errors[pick] { pick = k }
-                }
-                guard pick >= 0 else { break }
-                guard let s = split(p, members[pick], centroids[pick], iterations: iterations + 1) else {
-                    splittable[pick] = false
-                    continue
-                }
-                (members[pick], centroids[pick], errors[pick]) = (s.a, s.ca, s.ea)
-                splittable[pick] = s.a.count > 1
-                members.append(s.b)
-                centroids.append(s.cb)
-                errors.append(s.eb)
-                splittable.append(s.b.count > 1)
-            }
-            var assignment = [UInt16](repeating: 0, count: n)
-            for (k, m) in members.enumerated() { for v in m { assignment[Int(v)] = UInt16(k) } }
-            return Result(assignment: assignment, centroids: centroids)
+        var work = vectors
+        var index = (0..<Int32(n)).map { $0 }
+        var side = [Bool](repeating: false, count: n)
+        var sum = V()
+        var squares: Double = 0
+        for x in vectors {
+            sum += x
+            squares += Double((x * x).lanesSum)
         }
+        let c = sum / Float(max(1, n))
+        var list = [
+            Cluster(
+                range: 0..<n, centroid: c, error: Float(max(0, squares - Double(n) * Double((c * c).lanesSum))),
+                splittable: n > 1, split: nil)
+        ]
+        work.withUnsafeMutableBufferPointer { w in
+            index.withUnsafeMutableBufferPointer { ix in
+                side.withUnsafeMutableBufferPointer { sd in
+                    var queue = Queue()
+                    if list[0].splittable && list[0].error > 0 { queue.push(list[0].error, 0) }
+                    while list.count < count, let top = queue.first {
+                        guard let s = list[top.index].split else {
+                            // Compute the splits of the largest clusters not yet split, at once.
+                            var popped: [(error: Float, index: Int)] = []
+                            var batch: [Int] = []
+                            while batch.count < ahead, let e = queue.pop() {
+                                popped.append(e)
+                                if list[e.index].split == nil { batch.append(e.index) }
+                            }
+                            var results = [Split<V>?](repeating: nil, count: batch.count)
+                            if list[batch[0]].range.count > lone {
+                                batch = [batch[0]]
+                                popped =
+                                    [popped.first { $0.index == batch[0] }!]
+                                    + popped.filter { $0.index != batch[0] }
+                                let cl = list[batch[0]]
+                                results = [
+                                    split(w, ix, sd, cl.range, cl.centroid, iterations: iterations + 1, rows: rows)
+                                ]
+                            } else {
+                                let members = batch.reduce(0) { $0 + list[$1].range.count }
+                                results.withUnsafeMutableBufferPointer { out in
+                                    rows.forEachBand(rows: batch.count, pixelsPerRow: members / batch.count) { r in
+                                        for i in r {
+                                            let cl = list[batch[i]]
+                                            out[i] = split(
+                                                w, ix, sd, cl.range, cl.centroid, iterations: iterations + 1,
+                                                rows: SerialRows())
+                                        }
+                                    }
+                                }
+                            }
+                            for (i, k) in batch.enumerated() {
+                                list[k].split = results[i]
+                                if results[i] == nil { list[k].splittable = false }
+                            }
+                            for e in popped where list[e.index].splittable { queue.push(e.error, e.index) }
+                            continue
+                        }
+                        _ = queue.pop()
+                        let range = list[top.index].range
+                        let halves = [
+                            Cluster(
+                                range: range.lowerBound..<s.mid, centroid: s.a, error: s.errorA,
+                                splittable: s.mid - range.lowerBound > 1, split: nil),
+                            Cluster(
+                                range: s.mid..<range.upperBound, centroid: s.b, error: s.errorB,
+                                splittable: range.upperBound - s.mid > 1, split: nil),
+                        ]
+                        list[top.index] = halves[0]
+                        list.append(halves[1])
+                        for (k, cl) in [(top.index, halves[0]), (list.count - 1, halves[1])]
+                        where cl.splittable && cl.error > 0 {
+                            queue.push(cl.error, k)
+                        }
+                    }
+                }
+            }
+        }
+        var assignment = [UInt16](repeating: 0, count: n)
+        for (k, cl) in list.enumerated() { for i in cl.range { assignment[Int(index[i])] = UInt16(k) } }
+        return Result(assignment: assignment, centroids: list.map(\.centroid))
     }
 
-    /// Two halves by 2-means with their centroids and squared errors, or nil when every member is
-    /// the same vector.
-    static func split<V: SIMD>(
-        _ p: UnsafeBufferPointer<V>, _ members: [Int32], _ centroid: V, iterations: Int
-    ) -> (a: [Int32], b: [Int32], ca: V, cb: V, ea: Float, eb: Float)? where V.Scalar == Float {
-        var far = Int(members[0])
-        var farD: Float = -1
-        for m in members {
-            let d = distance(p[Int(m)], centroid)
-            if d > farD { (far, farD) = (Int(m), d) }
-        }
-        var c1 = p[far]
-        var other = far
-        var otherD: Float = -1
-        for m in members {
-            let d = distance(p[Int(m)], c1)
-            if d > otherD { (other, otherD) = (Int(m), d) }
-        }
-        guard otherD > 0 else { return nil }
-        var c2 = p[other]
-        var a: [Int32] = []
-        var b: [Int32] = []
-        a.reserveCapacity(members.count)
-        b.reserveCapacity(members.count)
-        var (qa, qb): (Float, Float) = (0, 0)
-        for _ in 0..<iterations {
-            a.removeAll(keepingCapacity: true)
-            b.removeAll(keepingCapacity: true)
-            var (sa, sb) = (V(), V())
-            (qa, qb) = (0, 0)
-            for m in members {
-                let x = p[Int(m)]
-                if distance(x, c1) <= distance(x, c2) {
-                    a.append(m)
-                    sa += x
-                    qa += (x * x).sum()
-                } else {
-                    b.append(m)
-                    sb += x
-                    qb += (x * x).sum()
+    /// The range split in two by 2-means and partitioned in place (the first half nearer the first
+    /// centroid), with the halves' centroids and squared errors; nil when every member is the same
+    /// vector.
+    static func split<V: FloatLanes>(
+        _ w: UnsafeMutableBufferPointer<V>, _ index: UnsafeMutableBufferPointer<Int32>,
+        _ side: UnsafeMutableBufferPointer<Bool>, _ range: Range<Int>, _ centroid: V, iterations: Int,
+        rows: any RowScheduler
+    ) -> Split<V>? {
+        // Every pass sums fixed chunks of the range, then the chunks in order: the same sums
+        // whether the chunks run on one core or several.
+        let chunks = (range.count + chunk - 1) / chunk
+        func each<T>(_ body: (Range<Int>) -> T) -> [T] {
+            let first = body(range.lowerBound..<min(range.upperBound, range.lowerBound + chunk))
+            var out = [T](repeating: first, count: chunks)
+            out.withUnsafeMutableBufferPointer { o in
+                rows.forEachBand(rows: chunks - 1, pixelsPerRow: chunk * 16) { r in
+                    for k in r {
+                        let lo = range.lowerBound + (k + 1) * chunk
+                        o[k + 1] = body(lo..<min(range.upperBound, lo + chunk))
+                    }
                 }
             }
-            guard !a.isEmpty, !b.isEmpty else { return nil }
-            c1 = sa / Float(a.count)
-            c2 = sb / Float(b.count)
+            return out
         }
-        return (
-            a, b, c1, c2, max(0, qa - Float(a.count) * (c1 * c1).sum()), max(0, qb - Float(b.count) * (c2 * c2).sum())
-        )
+        // The member farthest from `from` (the first on ties).
+        func farthest(from c: V) -> (index: Int, distance: Float) {
+            var best = (index: range.lowerBound, distance: Float(-1))
+            for part in each({ r -> (index: Int, distance: Float) in
+                var far = (index: r.lowerBound, distance: Float(-1))
+                for i in r {
+                    let d = distance(w[i], c)
+                    if d > far.distance { far = (i, d) }
+                }
+                return far
+            }) where part.distance > best.distance {
+                best = part
+            }
+            return best
+        }
+        var all = V()
+        var squares: Double = 0
+        for part in each({ r -> (V, Double) in
+            var sum = V()
+            var q: Double = 0
+            for i in r {
+                sum += w[i]
+                q += Double((w[i] * w[i]).lanesSum)
+            }
+            return (sum, q)
+        }) {
+            all += part.0
+            squares += part.1
+        }
+        var c1 = w[farthest(from: centroid).index]
+        let other = farthest(from: c1)
+        guard other.distance > 0 else { return nil }
+        var c2 = w[other.index]
+        var nb: Float = 0
+        var qb: Double = 0
+        let n = Float(range.count)
+        for step in 0..<iterations {
+            // Nearer c2 exactly when x·(c2 − c1) > (|c2|² − |c1|²) / 2; sums without a branch.
+            let axis = c2 - c1
+            let threshold = ((c2 * c2).lanesSum - (c1 * c1).lanesSum) / 2
+            let last = step == iterations - 1
+            var sb = V()
+            nb = 0
+            qb = 0
+            for part in each({ r -> (V, Float, Double) in
+                var sum = V()
+                var count: Float = 0
+                var q: Double = 0
+                if last {
+                    for i in r {
+                        let x = w[i]
+                        let toB = (x * axis).lanesSum > threshold
+                        side[i] = toB
+                        let f: Float = toB ? 1 : 0
+                        sum += x * f
+                        count += f
+                        q += Double(f * (x * x).lanesSum)
+                    }
+                } else {
+                    for i in r {
+                        let x = w[i]
+                        let f: Float = (x * axis).lanesSum > threshold ? 1 : 0
+                        sum += x * f
+                        count += f
+                    }
+                }
+                return (sum, count, q)
+            }) {
+                sb += part.0
+                nb += part.1
+                qb += part.2
+            }
+            guard nb > 0, nb < n else { return nil }
+            c1 = (all - sb) / (n - nb)
+            c2 = sb / nb
+        }
+        let (na, qa) = (n - nb, squares - qb)
+        // Partition: the first half's members first.
+        var i = range.lowerBound
+        var j = range.upperBound - 1
+        while i <= j {
+            if !side[i] {
+                i += 1
+            } else if side[j] {
+                j -= 1
+            } else {
+                w.swapAt(i, j)
+                index.swapAt(i, j)
+                side.swapAt(i, j)
+            }
+        }
+        return Split(
+            mid: i, a: c1, b: c2, errorA: Float(max(0, qa - Double(na) * Double((c1 * c1).lanesSum))),
+            errorB: Float(max(0, qb - Double(nb) * Double((c2 * c2).lanesSum))))
     }
+}
+
+/// Float vectors summed as a tree of halves: a few vector adds, where `sum()` adds lane by lane.
+protocol FloatLanes: SIMD where Scalar == Float {
+    var lanesSum: Float { get }
+}
+
+extension SIMD8: FloatLanes where Scalar == Float {
+    @inline(__always) var lanesSum: Float {
+        let q = lowHalf + highHalf
+        let h = q.lowHalf + q.highHalf
+        return h.x + h.y
+    }
+}
+
+extension SIMD16: FloatLanes where Scalar == Float {
+    @inline(__always) var lanesSum: Float { (lowHalf + highHalf).lanesSum }
 }

@@ -1,4 +1,5 @@
 import Testing
+import TexPipeCodecs
 import TexPipeTestSupport
 
 @testable import TexPipeBlocks
@@ -20,5 +21,34 @@ struct BandTests {
         }
         let blocks = BC6H.encode(image, width: w, height: h, quality: quality, rows: SerialRows())
         #expect(BC6H.encode(image, width: w, height: h, quality: quality, rows: ThreadedRows()) == blocks)
+    }
+
+    /// ETC1S: every per-block and per-cluster pass in bands, and the trees' splits several at
+    /// a time.
+    @Test(arguments: TextureSettings.Quality.allCases)
+    func etc1sFilesDoNotDependOnTheCores(_ quality: TextureSettings.Quality) throws {
+        let (w, h) = (96, 72)
+        var r = SeededRandom(seed: 5)
+        let rgba = (0..<(w * h * 4)).map { k in k % 4 == 3 ? UInt8(255) : UInt8(r.int(0...255) / (k % 3 + 1)) }
+        var settings = TextureSettings.standard
+        settings.format = .etc1s
+        settings.quality = quality
+        settings.qlevel = 200
+        let image = Image(width: w, height: h, pixels: .rgba8(rgba))
+        let one = try TextureEncoder.encode([image], settings, container: .ktx2, rows: SerialRows())
+        #expect(try TextureEncoder.encode([image], settings, container: .ktx2, rows: ThreadedRows()) == one)
+    }
+
+    /// The tree quantiser splits a cluster of more than `lone` members alone, its chunks summed on
+    /// several cores; the clusters are the same as on one.
+    @Test func treeQuantizerDoesNotDependOnTheCores() {
+        var r = SeededRandom(seed: 11)
+        let n = TreeQuantizer.lone + 5000
+        let vectors = (0..<n).map { _ in SIMD8<Float>((0..<8).map { _ in Float(r.int(0...255)) }) }
+        let one = TreeQuantizer.clusters(vectors, count: 40, iterations: 2, rows: SerialRows())
+        let many = TreeQuantizer.clusters(vectors, count: 40, iterations: 2, rows: ThreadedRows())
+        #expect(one.count == 40)
+        #expect(many.assignment == one.assignment)
+        #expect(many.centroids == one.centroids)
     }
 }
