@@ -145,55 +145,74 @@ enum ETC1S {
     /// bands of blocks across the cores `rows` lends, each band writing only its blocks' entries;
     /// every per-cluster pass likewise by cluster, and the trees split several clusters at once
     /// (`TreeQuantizer`): the bytes never depend on the cores.
+    ///
+    /// Memory: the slices' texels are moved into one array (a lone slice's without a copy), and
+    /// each pass's vectors live only until its tree has clustered them.
     static func encode(
-        _ slices: [Slice], qlevel: Int, quality: TextureSettings.Quality, rows: any RowScheduler = SerialRows()
+        _ slices: consuming [Slice], qlevel: Int, quality: TextureSettings.Quality,
+        rows: any RowScheduler = SerialRows()
     ) -> Encoded {
         let total = slices.reduce(0) { $0 + $1.blockCount }
         // All blocks in one array: slice after slice.
-        var texels = [UInt8]()
-        texels.reserveCapacity(total * 48)
-        for s in slices { texels += s.texels }
+        var texels: [UInt8] = []
+        if slices.count == 1 {
+            swap(&texels, &slices[0].texels)
+        } else {
+            texels.reserveCapacity(total * 48)
+            for k in slices.indices {
+                texels += slices[k].texels
+                slices[k].texels = []
+            }
+        }
+        let slices = slices
         let effort = Effort(quality)
         let lambda = rateWeight(qlevel: qlevel)
         return texels.withUnsafeBufferPointer { buffer in
             let t = buffer.baseAddress!
             // 1. Each block's own fit, and its colour line (low and high texel colours) to cluster.
-            var lines = [SIMD8<Float>](repeating: SIMD8(), count: total)
-            lines.withUnsafeMutableBufferPointer { out in
-                bands(total, rows) { range in
-                    for b in range {
-                        let e = bestFit(
-                            CollectionOfOne(Texels(t + b * 48)), tables: effort.blockTables,
-                            iterations: effort.iterations
-                        ).endpoint
-                        let c = SIMD3<Float>(e.color)
-                        let m = modifiers[Int(e.inten)]
-                        let lo = c + Float(m[0])
-                        let hi = c + Float(m[3])
-                        out[b] = SIMD8(lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, 0, 0)
+            let size = codebookSize(qlevel: qlevel, blocks: total)
+            let endpointTree: TreeQuantizer.Result<SIMD8<Float>>
+            do {
+                var lines = [SIMD8<Float>](repeating: SIMD8(), count: total)
+                lines.withUnsafeMutableBufferPointer { out in
+                    bands(total, rows) { range in
+                        for b in range {
+                            let e = bestFit(
+                                CollectionOfOne(Texels(t + b * 48)), tables: effort.blockTables,
+                                iterations: effort.iterations
+                            ).endpoint
+                            let c = SIMD3<Float>(e.color)
+                            let m = modifiers[Int(e.inten)]
+                            let lo = c + Float(m[0])
+                            let hi = c + Float(m[3])
+                            out[b] = SIMD8(lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, 0, 0)
+                        }
                     }
                 }
+                // 2. Endpoint clusters, each given the endpoint that suits all its blocks best.
+                endpointTree = TreeQuantizer.clusters(
+                    consume lines, count: size, iterations: effort.iterations, rows: rows)
             }
-            // 2. Endpoint clusters, each given the endpoint that suits all its blocks best.
-            let size = codebookSize(qlevel: qlevel, blocks: total)
-            let endpointTree = TreeQuantizer.clusters(lines, count: size, iterations: effort.iterations, rows: rows)
             var blockEndpoint = endpointTree.assignment
             var endpoints = perCluster(groups(blockEndpoint, count: endpointTree.count), rows) { _, members in
                 bestFit(t, members: members, tables: effort.tables, iterations: effort.iterations, sample: 64).endpoint
             }
             // 3. Selector clusters from each block's best selectors under its endpoint.
             var palettes = endpoints.map(Palette.init)
-            var features = [SIMD16<Float>](repeating: SIMD16(), count: total)
-            features.withUnsafeMutableBufferPointer { out in
-                bands(total, rows) { range in
-                    for b in range {
-                        let s = selectors(Texels(t + b * 48), palettes[Int(blockEndpoint[b])])
-                        out[b] = SIMD16<Float>(Selection.lanes(s))
+            let selectorTree: TreeQuantizer.Result<SIMD16<Float>>
+            do {
+                var features = [SIMD16<Float>](repeating: SIMD16(), count: total)
+                features.withUnsafeMutableBufferPointer { out in
+                    bands(total, rows) { range in
+                        for b in range {
+                            let s = selectors(Texels(t + b * 48), palettes[Int(blockEndpoint[b])])
+                            out[b] = SIMD16<Float>(Selection.lanes(s))
+                        }
                     }
                 }
+                selectorTree = TreeQuantizer.clusters(
+                    consume features, count: size, iterations: effort.iterations, rows: rows)
             }
-            let selectorTree = TreeQuantizer.clusters(
-                features, count: size, iterations: effort.iterations, rows: rows)
             var blockSelector = selectorTree.assignment
             var codebook = perCluster(groups(blockSelector, count: selectorTree.count), rows) { _, members in
                 bestSelector(t, blocks: members, palettes, blockEndpoint)

@@ -46,15 +46,18 @@ public enum TextureCodecs {
         guard settings.format.info.codec == .etc1s else {
             throw CodecError(.encoderFailed(format: settings.format.rawValue, why: "not a whole-file format"))
         }
-        let alpha = images.contains { img in stride(from: 3, to: img.rgba.count, by: 4).contains { img.rgba[$0] < 255 }
+        let alpha = images.contains { img in
+            img.rgba.withUnsafeBufferPointer { p in stride(from: 3, to: p.count, by: 4).contains { p[$0] < 255 } }
         }
         var slices: [ETC1S.Slice] = []
         for img in images {
             slices.append(ETC1S.slice(img.rgba, width: img.width, height: img.height, alpha: false))
             if alpha { slices.append(ETC1S.slice(img.rgba, width: img.width, height: img.height, alpha: true)) }
         }
-        let encoded = ETC1S.encode(slices, qlevel: settings.qlevel ?? 128, quality: settings.quality, rows: rows)
-        let coded = BasisLZ.code(encoded, blocksX: slices.map(\.blocksX))
+        let blocksX = slices.map(\.blocksX)
+        let encoded = ETC1S.encode(
+            consume slices, qlevel: settings.qlevel ?? 128, quality: settings.quality, rows: rows)
+        let coded = BasisLZ.code(encoded, blocksX: blocksX)
         let global = try ETC1SDecoder.global(
             endpointCount: coded.endpointCount, selectorCount: coded.selectorCount, endpoints: coded.endpoints[...],
             selectors: coded.selectors[...], tables: coded.tables[...])

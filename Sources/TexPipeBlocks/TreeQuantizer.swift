@@ -102,17 +102,17 @@ enum TreeQuantizer {
         return (x * x).lanesSum
     }
 
-    static func clusters<V: FloatLanes>(_ vectors: [V], count: Int, iterations: Int, rows: any RowScheduler) -> Result<
-        V
-    >
-    where V: FloatLanes {
-        let n = vectors.count
-        var work = vectors
+    /// The vectors are taken (`consuming`): the caller's last use of them lends their memory.
+    static func clusters<V: FloatLanes>(
+        _ vectors: consuming [V], count: Int, iterations: Int, rows: any RowScheduler
+    ) -> Result<V> {
+        var work = consume vectors
+        let n = work.count
         var index = (0..<Int32(n)).map { $0 }
         var side = [Bool](repeating: false, count: n)
         var sum = V()
         var squares: Double = 0
-        for x in vectors {
+        for x in work {
             sum += x
             squares += Double((x * x).lanesSum)
         }
