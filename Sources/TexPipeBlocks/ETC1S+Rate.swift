@@ -1,5 +1,3 @@
-internal import TexPipePixels
-
 /// What ETC1S's blocks cost once BasisLZ codes them (`ETC1S+BasisLZ.swift`), and the choices that
 /// make them cheaper: the endpoint codebook's order, and blocks that take a neighbour's endpoint or
 /// a recent selector when that costs little error.
