@@ -161,8 +161,9 @@ def plot(results, path):
         pts.sort()
         ax.plot([b for b, _ in pts], [p for _, p in pts], marker="o", label=key)
     ax.set_xlabel("bits per texel (whole KTX2 file)")
-    ax.set_ylabel("mean RGB PSNR (dB), through the Basis Universal transcoder")
-    ax.set_title("ETC1S on the corpus: texpipe and basisu")
+    ax.set_ylabel("mean RGB PSNR (dB)")
+    ax.set_title("ETC1S on the corpus: texpipe and basisu (decoded by the Basis Universal transcoder)",
+                 fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
