@@ -292,7 +292,10 @@ struct RemoteCacheTests {
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
         #expect(w2.files(under: "out") == plain.files(under: "out"))
-        #expect(stderr.contains("warning: remote cache \(lagging): cannot connect; jobs run locally\n"), "\(stderr)")
+        // The requests in flight when it stops fail part-way (libcurl error 18) or find nothing to
+        // connect to, whichever the timing gives: either way a warning that the jobs run locally.
+        let warning = stderr.split(separator: "\n").first { $0.hasPrefix("warning: remote cache \(lagging): ") }
+        #expect(warning?.hasSuffix("; jobs run locally") == true, "\(stderr)")
     }
 
     /// The 13 cards padded in `variants` ways (one small job each), and what a run without any
