@@ -182,6 +182,15 @@ def load(path):
     return w, h, px
 
 
+def corpus_images(limit=0):
+    """The corpus's first `limit` images (0: all), loaded, and their megapixels."""
+    files = compare_peers.corpus()
+    if limit:
+        files = files[:limit]
+    images = [load(f) for f in files]
+    return images, sum(w * h for w, h, _ in images) / 1e6
+
+
 def references(fmt):
     """name → function(rgba, w, h) → blocks."""
     out = {}
@@ -207,11 +216,7 @@ def main():
     except Exception:
         pass
     os.environ["OMP_NUM_THREADS"] = "1"
-    files = compare_peers.corpus()
-    if args.limit:
-        files = files[:args.limit]
-    images = [load(f) for f in files]
-    images = [i for i in images if i[0] >= 4 and i[1] >= 4]
+    images = [i for i in corpus_images(args.limit)[0] if i[0] >= 4 and i[1] >= 4]
     mp = sum(w * h for w, h, _ in images) / 1e6
     print(f"{len(images)} images, {mp:.1f} MP, each cropped to a multiple of 4\n")
     print("| format | encoder | MP/s (1 core) | mean PSNR | worst PSNR | alpha mean | texpipe − better ref "

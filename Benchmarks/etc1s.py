@@ -25,7 +25,6 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import alktx2  # noqa: E402
 import compare_encoders as ce  # noqa: E402
-import compare_peers  # noqa: E402
 import numpy as np  # noqa: E402
 import opengl_basisu  # noqa: E402
 
@@ -86,11 +85,7 @@ def main():
     ap.add_argument("--two-cores", action="store_true")
     ap.add_argument("--plot", default="")
     args = ap.parse_args()
-    files = compare_peers.corpus()
-    if args.limit:
-        files = files[:args.limit]
-    images = [ce.load(f) for f in files]
-    mp = sum(w * h for w, h, _ in images) / 1e6
+    images, mp = ce.corpus_images(args.limit)
     print(f"{len(images)} images, {mp:.1f} MP, one core\n")
     print("| encoder | MP/s (1 core) | bits per texel | mean RGB PSNR |")
     print("| --- | --- | --- | --- |")

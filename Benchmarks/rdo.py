@@ -25,7 +25,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import compare_encoders as ce  # noqa: E402
-import compare_peers  # noqa: E402
 import zstandard  # noqa: E402
 
 SETTINGS = [("no rdo", [])] + [(f"λ {l:g}", ["--rdo-lambda", str(l)]) for l in (2, 8, 32, 128, 512)] + [
@@ -53,11 +52,7 @@ def main():
                     title = line.split(",")[0:2]
             plot.update(rows)
         return draw(plot, f"texpipe rdo, {title[0].split()[0]} textures ({title[1].strip()}), medium")
-    files = compare_peers.corpus()
-    if args.limit:
-        files = files[:args.limit]
-    images = [ce.load(f) for f in files]
-    mp = sum(w * h for w, h, _ in images) / 1e6
+    images, mp = ce.corpus_images(args.limit)
     print(f"{len(images)} images, {mp:.1f} MP, one core, medium effort\n")
     print("| format | setting | s | mean PSNR | zstd-19 bytes | vs no rdo | Deflate-9 bytes | vs no rdo |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")

@@ -27,7 +27,6 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import alktx2  # noqa: E402
 import compare_encoders as ce  # noqa: E402
-import compare_peers  # noqa: E402
 import numpy as np  # noqa: E402
 import opengl_basisu  # noqa: E402
 import texture2ddecoder  # noqa: E402
@@ -84,11 +83,7 @@ def main():
                     help="rate-distortion rows instead: texpipe medium with rdo λ 2, 8, 32, 128 and maxLoss 1, "
                          "basisu effort 2 with uastc_rdo_lambda 0.5, 1, 2, 4 (none with --efforts '')")
     args = ap.parse_args()
-    files = compare_peers.corpus()
-    if args.limit:
-        files = files[:args.limit]
-    images = [ce.load(f) for f in files]
-    mp = sum(w * h for w, h, _ in images) / 1e6
+    images, mp = ce.corpus_images(args.limit)
     print(f"{len(images)} images, {mp:.1f} MP, one core\n")
     print("| encoder | MP/s (1 core) | mean PSNR | worst PSNR | BC7 transcode mean | ETC2 transcode mean | zstd-19 bytes |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
