@@ -1,3 +1,4 @@
+internal import Foundation
 internal import TexPipeFormats
 internal import TexPipePixels
 
@@ -86,7 +87,7 @@ enum ETC1S {
     /// Codebook sizes for `qlevel`: 32 entries at 1, doubling every 28 levels, 16,128 at most
     /// (basisu's limit), never more than there are blocks.
     static func codebookSize(qlevel: Int, blocks: Int) -> Int {
-        let size = Int((32 * pow2(Double(qlevel - 1) / 28)).rounded())
+        let size = Int((32 * exp2(Double(qlevel - 1) / 28)).rounded())
         return max(1, min(size, 16128, blocks))
     }
 
@@ -95,24 +96,6 @@ enum ETC1S {
     /// quality and the lower ones their bits sparingly.
     static func rateWeight(qlevel: Int) -> Float {
         20 + 100 * Float(min(127, max(0, 255 - qlevel))) / 127
-    }
-
-    static func pow2(_ x: Double) -> Double {
-        var r = 1.0
-        var e = x
-        while e >= 1 {
-            r *= 2
-            e -= 1
-        }
-        // 2^e for e in [0, 1): a short series is exact enough for a size.
-        let ln2 = 0.6931471805599453
-        var term = 1.0
-        var sum = 1.0
-        for k in 1..<12 {
-            term *= e * ln2 / Double(k)
-            sum += term
-        }
-        return r * sum
     }
 
     /// How hard each pass searches, by `quality`.
@@ -458,11 +441,6 @@ enum ETC1S {
         let dg = x.g - s.pick(p.g)
         let db = x.b - s.pick(p.b)
         return (dr * dr + dg * dg + db * db).lanesSum
-    }
-
-    /// A block's squared error decoded with `endpoint` and `selector`.
-    static func error(_ block: UnsafePointer<UInt8>, _ endpoint: Endpoint, _ selector: UInt32) -> Int32 {
-        Int32(error(Texels(block), Palette(endpoint), Selection(selector)))
     }
 
     /// The endpoint that minimises the error of `blocks`' texels at the given selectors (one per

@@ -87,25 +87,24 @@ struct ETC1STests {
         let array = try TextureEncoder.encode(layers: layers, Self.settings(), container: .ktx2).bytes
         let (header, texels) = try Self.transcoded(array, "rgba8", in: t)
         #expect(header == "0 1 3 1 0")
-        let read = try TextureFile(array)
-        var ours: [UInt8] = []
-        for k in 0..<3 {
-            guard case .rgba8(let p) = try read.level(0, layer: k).pixels else { throw CodecError("not 8-bit") }
-            ours += p
-        }
-        #expect(ours == texels)
+        #expect(try Self.levelZero(array, layers: 3) == texels)
         let faces = (0..<6).map { k in [Self.image(16, 16, seed: UInt64(k + 20), alpha: false)] }
         let cube = try TextureEncoder.encode(layers: faces, array: false, cube: true, Self.settings(), container: .ktx2)
             .bytes
         let (cubeHeader, cubeTexels) = try Self.transcoded(cube, "rgba8", in: t)
         #expect(cubeHeader == "0 1 1 6 0")
-        let readCube = try TextureFile(cube)
-        var cubeOurs: [UInt8] = []
-        for k in 0..<6 {
-            guard case .rgba8(let p) = try readCube.level(0, layer: k).pixels else { throw CodecError("not 8-bit") }
-            cubeOurs += p
+        #expect(try Self.levelZero(cube, layers: 6) == cubeTexels)
+    }
+
+    /// Level 0 of every layer (or face) of `file` as texpipe's reader decodes it, one after another.
+    static func levelZero(_ file: [UInt8], layers: Int) throws -> [UInt8] {
+        let read = try TextureFile(file)
+        var out: [UInt8] = []
+        for k in 0..<layers {
+            guard case .rgba8(let p) = try read.level(0, layer: k).pixels else { throw CodecError("not 8-bit") }
+            out += p
         }
-        #expect(cubeOurs == cubeTexels)
+        return out
     }
 
     /// `qlevel` sizes the codebooks: more entries and a higher PSNR at 255 than at 1; every
