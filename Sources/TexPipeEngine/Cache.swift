@@ -119,6 +119,8 @@ public final class Cache: Sendable {
         case outputModified(String)
         /// Up to date, but recorded without what the job's gates measure (PSNR, GPU bytes).
         case unmeasured
+        /// A job it waits for runs (a model's texture): its own inputs change with it.
+        case prerequisiteRuns(String)
 
         public var isHit: Bool { self == .hit }
 
@@ -133,6 +135,7 @@ public final class Cache: Sendable {
             case .outputMissing(let p): "output missing: \(p)"
             case .outputModified(let p): "output modified: \(p)"
             case .unmeasured: "not measured for its check"
+            case .prerequisiteRuns(let what): "\(what) runs first"
             }
         }
     }

@@ -2,6 +2,11 @@ internal import TexPipePlan
 
 /// The engine's wording, in one place (STYLE 10): job failures, write errors, cache warnings.
 enum EngineMessage {
+    static func prerequisiteFailed(_ what: String) -> String { "not rewritten: \(what) failed" }
+    static func modelChanged(_ what: String) -> String {
+        "the model changed while texpipe ran (\(what)); run again"
+    }
+    static func textureMissing(_ what: String, _ why: String) -> String { "\(what): \(why)" }
     /// The one line a failed job prints: `Samples/cards/7h.png (variant "reds"): rotate: why`.
     static func jobLine(input: String, variant: String?, stage: String?, _ message: String) -> String {
         input + (variant.map { " (variant \"\($0)\")" } ?? "") + ": " + (stage.map { $0 + ": " } ?? "") + message

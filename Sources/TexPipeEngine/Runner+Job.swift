@@ -32,8 +32,15 @@ struct JobInputs {
         let own = job.atlas?.sprites.count ?? job.layers?.count ?? 1
         read = ReadBytes(count: own)
         errors = Array(repeating: nil, count: own)
+        // An image a model embeds: its bytes came with the job, its digest stands in for a file's.
+        var ownReads = own
+        if let embedded = job.embedded {
+            read.files[0] = embedded.bytes
+            digests.append((embedded.name, Cache.sha256(embedded.bytes)))
+            ownReads = 0
+        }
         for (k, path) in job.reads.enumerated() {
-            if k < own {
+            if k < ownReads {
                 if let cache {
                     let digest = cache.digest(of: path, bytes: &read.files[k])
                     if digest == nil, case .failure(let message) = FileReader.read(path) {
@@ -301,6 +308,7 @@ extension Runner {
         if job.layers != nil {
             return runArray(job, in: plan, options, prepared, inputs, rows: rows, loader: loader)
         }
+        if job.model != nil { return runModel(job, in: plan, options, prepared, inputs) }
         guard let data = inputs.read.files[0] else {
             return fail(inputs.inputError ?? EngineMessage.unreadableInput)
         }
@@ -320,6 +328,11 @@ extension Runner {
         switch applyStages(job.stages, to: consume images, &context, options, loader: loader, result: &result) {
         case .success(let out): images = out
         case .failure(let f): return fail(f.message, stage: f.stage)
+        }
+        // A glTF texture with a fallback: level 0 again, as the plain image after the KTX2.
+        if job.plainCopy, var first = images.first {
+            first.textureLevel = nil
+            images.append(first)
         }
         // An output takes one image, or a GPU texture's whole chain (`levels` images); a cube map's
         // six face files take one image between them.

@@ -92,8 +92,25 @@ public enum Runner {
             var fetched: [(Int, Prepared, [(RemoteCache.Blob, [UInt8])])] = []
             /// Remote lookups in flight.
             var parked = 0
+            /// Per job, how many of the jobs it waits for (`Job.after`) have not finished; jobs
+            /// met in order while still waiting, and those whose wait is over.
+            var waiting: [Int]
+            var blocked: Set<Int> = []
+            var unblocked: [Int] = []
         }
-        let state = Mutex(State(results: Array(repeating: nil, count: jobs.count)))
+        // A model's rewrite waits for its textures (`Job.after`, plan indices).
+        let position = Dictionary(jobs.indices.map { (jobs[$0].index, $0) }, uniquingKeysWith: { a, _ in a })
+        var dependents = [[Int]](repeating: [], count: jobs.count)
+        var waiting = [Int](repeating: 0, count: jobs.count)
+        for i in jobs.indices {
+            for d in jobs[i].after {
+                guard let k = position[d] else { continue }
+                dependents[k].append(i)
+                waiting[i] += 1
+            }
+        }
+        let waitedOnBy = dependents
+        let state = Mutex(State(results: Array(repeating: nil, count: jobs.count), waiting: waiting))
         let wake = NSCondition()
         let workers = min(options.jobs, max(1, jobs.count))
         // Cores without a job (fewer jobs than --jobs, or a worker whose queue ran dry) are lent
@@ -110,7 +127,15 @@ public enum Runner {
         @Sendable func deliver(_ i: Int, _ result: JobResult) {
             var result = result
             Gates.apply(jobs[i], to: &result)
-            state.withLock { s in
+            let freed = state.withLock { s -> Bool in
+                var freed = false
+                for j in waitedOnBy[i] {
+                    s.waiting[j] -= 1
+                    if s.waiting[j] == 0 && s.blocked.remove(j) != nil {
+                        s.unblocked.append(j)
+                        freed = true
+                    }
+                }
                 s.results[i] = result
                 s.done += 1
                 progress(s.done, jobs.count)
@@ -118,6 +143,12 @@ public enum Runner {
                     finished(jobs[s.reported], r)
                     s.reported += 1
                 }
+                return freed
+            }
+            if freed {
+                wake.lock()
+                wake.broadcast()
+                wake.unlock()
             }
         }
         let costs = Mutex(RemoteCosts(workers: workers, lanes: RemoteCache.lanes))
@@ -161,13 +192,20 @@ public enum Runner {
                             let (i, p) = s.ready.removeFirst()
                             return .run(i, p)
                         }
-                        if s.next < jobs.count && s.parked < window {
-                            defer { s.next += 1 }
-                            return .prepare(order[s.next])
+                        if !s.unblocked.isEmpty { return .prepare(s.unblocked.removeFirst()) }
+                        while s.next < jobs.count && s.parked < window {
+                            let i = order[s.next]
+                            s.next += 1
+                            if s.waiting[i] > 0 {
+                                s.blocked.insert(i)
+                                continue
+                            }
+                            return .prepare(i)
                         }
                         return nil
                     }
-                    if step != nil || !state.withLock({ $0.parked > 0 || !$0.fetched.isEmpty }) { break }
+                    let more = state.withLock { $0.parked > 0 || !$0.fetched.isEmpty || !$0.blocked.isEmpty }
+                    if step != nil || !more { break }
                     wake.wait()
                 }
                 wake.unlock()
@@ -191,6 +229,19 @@ public enum Runner {
                         runHere(i, p)
                     }
                 case .prepare(let i):
+                    // A job whose prerequisite failed fails with it, naming it.
+                    let failedFirst = jobs[i].after.compactMap { d -> String? in
+                        guard let k = position[d] else { return nil }
+                        return state.withLock { $0.results[k]?.status == .failed } ? jobs[k].inputDisplay : nil
+                    }
+                    if let first = failedFirst.first {
+                        var r = JobResult(index: jobs[i].index, status: .ok)
+                        r = failed(
+                            jobs[i], r, EngineMessage.prerequisiteFailed(first), stage: "gltf",
+                            start: DispatchTime.now().uptimeNanoseconds)
+                        deliver(i, r)
+                        continue
+                    }
                     let p = prepare(jobs[i], in: plan, options, loader: loader)
                     if p.done {
                         deliver(i, p.result)

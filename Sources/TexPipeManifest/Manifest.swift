@@ -27,9 +27,11 @@ public struct Manifest: Sendable {
     static let topKeys = ["$schema", "version", "output", "pipelines"]
     static let pipelineKeys = [
         "name", "inputs", "exclude", "variants", "distinct", "stages", "output", "inputAlpha", "png", "jpeg",
-        "texture", "atlas", "pageStages", "check", "array",
+        "texture", "atlas", "pageStages", "check", "array", "gltf",
     ]
     public static let defaultTemplate = "{pipeline}/{path}/{file}{suffix}.png"
+    /// A gltf pipeline's: the model as a GLB.
+    public static let defaultModelTemplate = "{pipeline}/{path}/{file}.glb"
     public static let defaultAtlasTemplate = "{pipeline}{page}{suffix}.png"
 }
 
@@ -60,6 +62,8 @@ public struct PipelineSpec: Sendable {
     /// The `array` object (docs/gpu-textures.md "Texture arrays"): the pipeline is one job writing
     /// its inputs as the layers of one texture.
     public var array: ArraySpec? = nil
+    /// The `gltf` object (docs/gltf.md): the inputs are models, each texture processed by its role.
+    public var gltf: GLTFSpec? = nil
 }
 
 public struct StageSpec: Sendable {
@@ -206,9 +210,11 @@ struct ManifestReader {
         let inputs = strings(o, "inputs", at: path, required: true) ?? []
         let exclude = strings(o, "exclude", at: path, required: false) ?? []
         let isAtlas = o["atlas"] != nil
+        let isGLTF = o["gltf"] != nil
         let template =
             o["output"] == nil
-            ? (isAtlas ? Manifest.defaultAtlasTemplate : Manifest.defaultTemplate)
+            ? (isAtlas
+                ? Manifest.defaultAtlasTemplate : isGLTF ? Manifest.defaultModelTemplate : Manifest.defaultTemplate)
             : (string(o, "output", at: path) ?? "")
         var inputAlpha = AlphaState.straight
         if let v = o["inputAlpha"] {
@@ -256,11 +262,16 @@ struct ManifestReader {
             case "check": check = obj
             default:
                 texture = obj
-                textureChecks(obj, args, template: template, at: path.key(key))
+                if isGLTF {
+                    error(path.key(key), Say.gltfTopTexture)
+                } else {
+                    textureChecks(obj, args, template: template, at: path.key(key))
+                }
             }
         }
         // An atlas may pack its inputs as they are: its per-sprite stages are optional.
-        let stages = isAtlas && o["stages"] == nil ? [] : self.stages(o["stages"], at: path, known: known)
+        let stages =
+            (isAtlas || isGLTF) && o["stages"] == nil ? [] : self.stages(o["stages"], at: path, known: known)
         var atlas: JSONObject?
         var pageStages: [StageSpec] = []
         var templateKnown = known
@@ -286,6 +297,11 @@ struct ManifestReader {
                 error(path.key("output"), Say.arrayPlaceholder(name, template))
             }
         }
+        var gltf: GLTFSpec?
+        if let g = o["gltf"] {
+            gltf = gltfChecks(g, template: template, known: known, at: path.key("gltf"))
+            if atlas != nil || o["array"] != nil { error(path.key("gltf"), Say.gltfWithAtlasOrArray) }
+        }
         let valid = diagnostics.count == before
         let unknownNames = Template.names(in: template).filter {
             !templateKnown.contains($0)
@@ -300,6 +316,7 @@ struct ManifestReader {
             valid: valid, templateValid: unknownNames.isEmpty, atlas: atlas, pageStages: pageStages)
         spec.check = check
         spec.array = array
+        spec.gltf = gltf
         return spec
     }
 

@@ -23,6 +23,18 @@ extension Say {
         "an array's output \"\(template)\" names {\(name)}, which no single layer has; use {pipeline}, {variant} or variant keys"
     }
     static let arrayAndAtlas = "a pipeline is an array or an atlas, not both"
+    static func gltfNeedsModel(_ template: String) -> String {
+        "a gltf pipeline writes models: its output must end in .glb or .gltf, not \"\(template)\""
+    }
+    static let gltfTopTexture =
+        "a gltf pipeline's texture settings are per role: put them in gltf.roles (e.g. \"color\": {\"texture\": {…}})"
+    static let gltfWithAtlasOrArray = "a gltf pipeline cannot also be an atlas or an array"
+    static func gltfTextureWithPlainOutput(_ output: String) -> String {
+        "\"output\": \"\(output)\" re-encodes the image in place; texture settings are for KTX2 (remove one of them)"
+    }
+    static func gltfFormat(_ format: String) -> String {
+        "glTF's KHR_texture_basisu takes etc1s or uastc, not \(format) (or say \"output\": \"png\" or \"jpeg\")"
+    }
     static func arrayNeedsTexture(_ template: String) -> String {
         "an array is one texture: its output must end in .ktx2 or .dds, not \"\(template)\""
     }

@@ -40,6 +40,48 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     package static func escape(_ s: String) -> String { ValueText.quoted(s) }
+
+    /// The value as JSON text with object keys in document order: compact, or with `indent` spaces
+    /// per level (what a model's `.gltf` is written as). Numbers in their shortest round-trip form.
+    public func written(indent: Int? = nil) -> String {
+        var out = ""
+        write(into: &out, indent: indent, level: 0)
+        return out
+    }
+
+    private func write(into out: inout String, indent: Int?, level: Int) {
+        func newline(_ level: Int) {
+            guard let indent else { return }
+            out += "\n" + String(repeating: " ", count: indent * level)
+        }
+        switch self {
+        case .null, .bool, .number: out += quoted
+        case .string(let s): out += JSON.escape(s)
+        case .array(let a):
+            guard !a.isEmpty else { return out += "[]" }
+            // Arrays of numbers (matrices, factors) stay on one line.
+            let flat = a.allSatisfy { if case .number = $0 { true } else { false } }
+            out += "["
+            for (k, v) in a.enumerated() {
+                if k > 0 { out += indent != nil && flat ? ", " : "," }
+                if !flat { newline(level + 1) }
+                v.write(into: &out, indent: indent, level: level + 1)
+            }
+            if !flat { newline(level) }
+            out += "]"
+        case .object(let o):
+            guard !o.keys.isEmpty else { return out += "{}" }
+            out += "{"
+            for (k, key) in o.keys.enumerated() {
+                if k > 0 { out += "," }
+                newline(level + 1)
+                out += JSON.escape(key) + (indent == nil ? ":" : ": ")
+                o[key]!.write(into: &out, indent: indent, level: level + 1)
+            }
+            newline(level)
+            out += "}"
+        }
+    }
 }
 
 /// An object's members in document order.
@@ -58,6 +100,11 @@ public struct JSONObject: Sendable, Equatable {
         keys.append(key)
         values[key] = value
         return true
+    }
+
+    /// Sets a member: in its place when the key is there, else at the end.
+    public mutating func set(_ key: String, _ value: JSON) {
+        if values.updateValue(value, forKey: key) == nil { keys.append(key) }
     }
 
     /// Removes a member, if there.

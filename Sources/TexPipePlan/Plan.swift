@@ -20,6 +20,9 @@ public struct PlannedOutput: Sendable, Hashable {
     public var face: Int?
     /// A file a stage made beside the image before it (`irradiance`'s `_sh.json`): its suffix.
     public var sidecar: String?
+    /// A texture a GLB model embeds: written under `.texpipe/gltf/` for the model's rewrite to read,
+    /// not under the output root.
+    public var intermediate = false
 
     public init(path: String, relative: String, format: ImageFormat, levels: Int = 1) {
         self.path = path
@@ -85,11 +88,40 @@ public struct Job: Sendable {
     /// The input's pixels (width × height from its header; 0 when unreadable): the work a shard
     /// is balanced by.
     public var pixels: Int = 0
+    /// A glTF texture job's image when the model embeds it (a GLB's buffer view, a `data:` URI):
+    /// its bytes, read when planning, and the name its digest goes by in the key.
+    public var embedded: (name: String, bytes: [UInt8])?
+    /// The jobs (plan indices) that must finish first: a model's rewrite waits for its textures.
+    public var after: [Int] = []
+    /// Set for a gltf pipeline's model job: what its rewrite needs.
+    public var model: ModelPlan?
+    /// A glTF texture job with a fallback: level 0 is also written as the plain image.
+    public var plainCopy = false
     /// Stable identity across runs: pipeline, input relative to the manifest, variant.
     public var id: String
     /// Every resolved parameter in canonical form (stages, settings, outputs).
     public var parameters: String
 
+}
+
+/// A gltf pipeline's model job (docs/gltf.md): its rewrite reads the model again and the files its
+/// texture jobs wrote.
+public struct ModelPlan: Sendable {
+    public var binary: Bool
+    public var fallback: Bool
+    /// The output's file name without its extension.
+    public var stem: String
+    /// Per texture of the model's layout, in its order.
+    public var textures: [Texture]
+
+    public struct Texture: Sendable {
+        /// The KTX2 and the plain image (PNG or JPEG) its job writes: absolute paths.
+        public var basisu: String?
+        public var plain: String?
+        /// The job (plan index) and how messages name it: `images[2] (normal)`.
+        public var job: Int
+        public var display: String
+    }
 }
 
 public struct Plan: Sendable {

@@ -95,7 +95,7 @@ extension PlanBuilder {
                 }
                 last = folder
                 let at = templatePath[jobs[k].pipeline]
-                if folder.escapes {
+                if folder.escapes && !out.intermediate {
                     error(
                         at, PlanMessage.symlinkEscape(Planner.display(out.path), to: folder.real, root: manifest.output)
                     )

@@ -59,6 +59,11 @@ enum PlanMessage {
         "atlas \"\(pipeline)\" (\(sprites) sprite\(sprites == 1 ? "" : "s"))"
     }
 
+    static let unreadableModel = "cannot read the model"
+    static let unreadableImage = "the model's image cannot be read"
+    static func mixedRoles(_ model: String, image: Int, _ roles: [String]) -> String {
+        "\(model): images[\(image)] is used as \(roles.joined(separator: " and ")), which differ in colour space or kind; it is written once per kind"
+    }
     static func absoluteOutput(_ rendered: String, root: String) -> String {
         "output \"\(rendered)\" is an absolute path; outputs must stay under the output root \"\(root)\""
     }

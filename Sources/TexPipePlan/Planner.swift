@@ -68,6 +68,8 @@ struct PlanBuilder {
     /// A pipeline's decoded stages and settings, when no parameter holds a placeholder (decoding
     /// them per job was a quarter of planning 20,000 sprites).
     var decoded: [Int: DecodedPipeline] = [:]
+    /// glTF texture jobs by their first output: a texture two models share is one job.
+    var gltfTextures: [PathKey: Int] = [:]
     /// Each pipeline's output template, split once.
     var outputTemplates: [Int: Template.Compiled] = [:]
 
@@ -183,6 +185,10 @@ struct PlanBuilder {
         }
         if p.array != nil {
             for v in variants { addArray(p, matches, variant: v) }
+            return
+        }
+        if p.gltf != nil {
+            for v in variants { addGLTF(p, matches, variant: v) }
             return
         }
         // Thousands of inputs: contiguous slices planned on the cores at once, each by its own

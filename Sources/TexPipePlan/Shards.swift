@@ -8,16 +8,24 @@ public enum Shards {
     public static func assign(_ jobs: [Job], count n: Int) -> [Int] {
         precondition(n >= 1)
         var load = [Int](repeating: 0, count: n)
-        var shard = [Int](repeating: 0, count: jobs.count)
-        let order = jobs.indices.sorted { a, b in
-            jobs[a].pixels != jobs[b].pixels ? jobs[a].pixels > jobs[b].pixels : a < b
+        // A model's rewrite and its textures (`Job.after`) are one unit: the rewrite reads their files.
+        var unit = Array(jobs.indices)
+        let position = Dictionary(jobs.indices.map { (jobs[$0].index, $0) }, uniquingKeysWith: { a, _ in a })
+        for i in jobs.indices {
+            for d in jobs[i].after { if let k = position[d] { unit[k] = unit[i] } }
         }
-        for i in order {
+        var weight = [Int](repeating: 0, count: jobs.count)
+        for i in jobs.indices { weight[unit[i]] += max(1, jobs[i].pixels) }
+        var shardOfUnit = [Int](repeating: 0, count: jobs.count)
+        let order = jobs.indices.filter { unit[$0] == $0 }.sorted { a, b in
+            weight[a] != weight[b] ? weight[a] > weight[b] : a < b
+        }
+        for u in order {
             let lightest = load.indices.min { load[$0] != load[$1] ? load[$0] < load[$1] : $0 < $1 }!
-            shard[i] = lightest
-            load[lightest] += max(1, jobs[i].pixels)
+            shardOfUnit[u] = lightest
+            load[lightest] += weight[u]
         }
-        return shard
+        return jobs.indices.map { shardOfUnit[unit[$0]] }
     }
 
     /// The jobs of shard `k` of `n` (1-based), in plan order.

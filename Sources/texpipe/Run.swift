@@ -68,10 +68,25 @@ struct Run: ParsableCommand {
         if dryRun {
             var runs = 0
             let loader = ResourceLoader()
-            for job in plan.jobs {
+            // A model's rewrite runs when one of its textures does (they are its inputs).
+            var decisions: [Int: Cache.Decision] = [:]
+            for job in plan.jobs where job.model == nil {
                 let (decision, warnings) =
                     force ? (.forced, []) : Runner.decision(job, in: plan, cache: cache, loader: loader)
                 for w in warnings { Console.err(CLIMessage.warning(w)) }
+                decisions[job.index] = decision
+            }
+            for job in plan.jobs {
+                var decision = decisions[job.index] ?? .hit
+                if job.model != nil {
+                    if let k = job.after.first(where: { decisions[$0].map { !$0.isHit } ?? false }),
+                        let texture = plan.jobs.first(where: { $0.index == k })
+                    {
+                        decision = .prerequisiteRuns(texture.inputDisplay)
+                    } else {
+                        decision = force ? .forced : Runner.decision(job, in: plan, cache: cache, loader: loader).0
+                    }
+                }
                 if !decision.isHit { runs += 1 }
                 let what = decision.isHit ? "up to date" : "would write"
                 for out in job.outputs {
