@@ -26,6 +26,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case index
     /// A remote cache's `/ac/` entry.
     case remoteEntry = "remote-entry"
+    /// glTF models, `.gltf` JSON or GLB (docs/gltf.md): read and checked, their images found and
+    /// given roles, then rewritten both as a GLB and as a `.gltf` with every used image replaced;
+    /// each rewrite must read back as a model.
+    case gltf
 
     /// The pixel limit the targets run under: a decoder that allocates beyond it is a finding.
     package static let maxPixels = 1 << 22
@@ -131,6 +135,29 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 precondition(
                     again?.map(\.blob) == sorted.map(\.blob) && again?.map(\.contents) == sorted.map(\.contents),
                     "an entry does not read back as written")
+            }
+            case .gltf:
+                let model = try GLTFModel.parse(bytes)
+                let noFiles: (String) -> Result<[UInt8], GLTFError> = { .failure(GLTFError($0, "no files")) }
+                let buffers = try model.buffers(read: noFiles)
+                for k in model.items("images").indices { _ = try? model.imageBytes(k, buffers: buffers, read: noFiles) }
+                for binary in [true, false] {
+                    let layout = try GLTFLayout(model, binary: binary, stem: "fuzz")
+                    let ktx2: [UInt8] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A]
+                    let files = layout.textures.map { t in
+                        GLTFTextureFiles(
+                            basisu: GLTFImageFile(bytes: ktx2, mimeType: "image/ktx2", name: t.name + ".ktx2"),
+                            plain: binary ? nil : GLTFImageFile(bytes: [1, 2, 3], mimeType: "image/png", name: t.name + ".png"))
+                    }
+                    let out = try GLTFRewrite.write(
+                        model, buffers: buffers, layout: layout, files: files, unused: [:], fallback: !binary, binary: binary)
+                    do {
+                        let again = try GLTFModel.parse(out.model)
+                        precondition(again.isBinary == binary, "the rewrite is not the container asked for")
+                    } catch {
+                        preconditionFailure("a rewritten model does not read back: \(error)")
+                    }
+                }
             }
             return "ok"
         } catch let e as ManifestError {

@@ -31,6 +31,8 @@ public struct InspectFacts: Codable, Sendable, Equatable {
     public var texture: TextureFacts?
     /// HDR images (EXR, Radiance, rgba16f textures): the range of the linear values.
     public var hdr: HDRFacts?
+    /// glTF models (`.gltf`, `.glb`): every image with its roles (docs/gltf.md).
+    public var model: ModelFacts?
 }
 
 /// The values of an HDR image: what a tonemap's exposure has to bring into range.
@@ -117,6 +119,7 @@ public enum Inspector {
         if ImageFormat.sniff(bytes)?.container != nil {
             return try textureFacts(bytes, path: path, maxPixels: maxPixels)
         }
+        if isModel(bytes, path: path) { return try modelFacts(bytes, path: path, maxPixels: maxPixels) }
         let h = try ImageDecoder.header(bytes, path: path)
         let image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
         let stats = image.alphaStatistics()
@@ -212,6 +215,7 @@ public enum Inspector {
     /// The facts as `texpipe inspect` prints them.
     public static func text(_ f: InspectFacts) -> String {
         if let t = f.texture { return textureText(f, t) }
+        if let m = f.model { return modelText(f, m) }
         var lines: [String] = []
         var head = "\(f.file): \(f.format) \(f.width)×\(f.height), \(f.colorType) \(f.bitDepth)-bit"
         if let mismatch = f.extensionMismatch { head += " (\(mismatch))" }

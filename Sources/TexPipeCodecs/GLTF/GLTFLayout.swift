@@ -14,7 +14,7 @@ public struct GLTFLayout: Sendable {
         /// Its file's name without extension, unique within the model: the image's URI, else its
         /// `name`, else `image{index}`; `_{role}` added when the image has two kinds.
         public var name: String
-        /// Written into a buffer view (a GLB, or an image that was in a view), not a file beside.
+        /// Written into a buffer view (a GLB), not a file beside (a `.gltf`).
         public var inView: Bool
     }
 
@@ -93,8 +93,8 @@ public struct GLTFLayout: Sendable {
             let imageKinds = kinds[image]!
             let imageRoles = roles[image]!
             if imageKinds.count > 1 { mixed.append((image, imageRoles)) }
-            let inView: Bool
-            if case .view = source { inView = true } else { inView = binary }
+            // A GLB holds every image; a .gltf's are files beside it.
+            let inView = binary
             for kind in imageKinds {
                 let mine = imageRoles.filter { $0.kind == kind }
                 let role = GLTFRole.governing(mine)!

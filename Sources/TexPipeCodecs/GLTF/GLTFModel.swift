@@ -102,7 +102,7 @@ public struct GLTFModel: Sendable {
         return JSONObject()
     }
 
-    static func integer(_ v: JSON?) -> Int? {
+    public static func integer(_ v: JSON?) -> Int? {
         if case .number(let d)? = v, d == d.rounded(), d >= 0, d < 9e15 { return Int(d) }
         return nil
     }

@@ -50,6 +50,8 @@ public enum GLTFRewrite {
         var replaced: [Int: [UInt8]] = [:]
         var added: [(buffer: Int, bytes: [UInt8])] = []
         let firstAdded = views.count
+        // Views whose image became a file beside a `.gltf`: dropped unless something else uses them.
+        var orphaned: Set<Int> = []
 
         func objectAt(_ a: [JSON], _ i: Int) -> JSONObject {
             if case .object(let o) = a[i] { return o }
@@ -70,6 +72,7 @@ public enum GLTFRewrite {
                 o.remove("uri")
                 o.set("bufferView", .number(Double(v)))
             } else {
+                if let reuse { orphaned.insert(reuse) }
                 o.remove("bufferView")
                 o.set("uri", .string(uriEscaped(file.name)))
             }
@@ -173,7 +176,15 @@ public enum GLTFRewrite {
             images[image] = .object(o)
             beside.append((b.name, unused[image] ?? []))
         }
-        // Buffers: those with replaced or added views re-laid; the BIN is buffer 0 of a GLB.
+        // Views no longer used: every `bufferView` key left in the model (accessors, sparse
+        // accessors, images, KHR_draco_mesh_compression, …) is counted.
+        var root0 = root
+        root0.set("images", .array(images))
+        root0.set("textures", .array(textures))
+        root0.set("materials", .array(materials))
+        let stillUsed = Self.viewReferences(.object(root0))
+        let dropped = orphaned.subtracting(stillUsed)
+        // Buffers: those with replaced, added or dropped views re-laid; the BIN is buffer 0 of a GLB.
         var bytes = buffers
         if binary && bytes.isEmpty && !added.isEmpty {
             bytes = [[]]
@@ -186,8 +197,9 @@ public enum GLTFRewrite {
                 GLTFModel.integer(objectAt(views, v)["buffer"]) == k
             }
             let grows = added.contains { $0.buffer == k }
-            guard grows || mine.contains(where: { replaced[$0] != nil }) else { continue }
-            let (laid, offsets) = try relay(bytes[k], views: views, mine: mine, replaced: replaced)
+            guard grows || mine.contains(where: { replaced[$0] != nil || dropped.contains($0) }) else { continue }
+            let (laid, offsets) = try relay(
+                bytes[k], views: views, mine: mine.filter { !dropped.contains($0) }, replaced: replaced)
             var out = laid
             var newViews: [(Int, Int, Int)] = []
             for (n, a) in added.enumerated() where a.buffer == k {
@@ -231,10 +243,20 @@ public enum GLTFRewrite {
             bufferItems[k] = .object(b)
         }
         if !bufferItems.isEmpty { root.set("buffers", .array(bufferItems)) }
-        if !views.isEmpty { root.set("bufferViews", .array(views)) }
         if !images.isEmpty { root.set("images", .array(images)) }
         if !textures.isEmpty { root.set("textures", .array(textures)) }
         if !materials.isEmpty { root.set("materials", .array(materials)) }
+        if !dropped.isEmpty {
+            var renumbered: [Int: Int] = [:]
+            var kept: [JSON] = []
+            for v in views.indices where !dropped.contains(v) {
+                renumbered[v] = kept.count
+                kept.append(views[v])
+            }
+            views = kept
+            if case .object(let o) = Self.renumberViews(.object(root), renumbered) { root = o }
+        }
+        if !views.isEmpty { root.set("bufferViews", .array(views)) } else { root.remove("bufferViews") }
         if usesBasisu {
             declare(&root, "extensionsUsed")
             if !fallback { declare(&root, "extensionsRequired") }
@@ -252,6 +274,39 @@ public enum GLTFRewrite {
     struct ImageKind: Hashable {
         var image: Int
         var kind: GLTFRole.Kind
+    }
+
+    /// Every integer under a `bufferView` key, anywhere in the model.
+    static func viewReferences(_ json: JSON) -> Set<Int> {
+        switch json {
+        case .array(let a): return a.reduce(into: Set<Int>()) { $0.formUnion(viewReferences($1)) }
+        case .object(let o):
+            var out = Set<Int>()
+            for key in o.keys {
+                if key == "bufferView", let v = GLTFModel.integer(o[key]) { out.insert(v) }
+                out.formUnion(viewReferences(o[key]!))
+            }
+            return out
+        default: return []
+        }
+    }
+
+    /// The model with every `bufferView` index mapped through `map` (views dropped, the rest moved up).
+    static func renumberViews(_ json: JSON, _ map: [Int: Int]) -> JSON {
+        switch json {
+        case .array(let a): return .array(a.map { renumberViews($0, map) })
+        case .object(let o):
+            var out = o
+            for key in o.keys {
+                if key == "bufferView", let v = GLTFModel.integer(o[key]), let n = map[v] {
+                    out.set(key, .number(Double(n)))
+                } else {
+                    out.set(key, renumberViews(o[key]!, map))
+                }
+            }
+            return .object(out)
+        default: return json
+        }
     }
 
     static func declare(_ root: inout JSONObject, _ key: String) {
