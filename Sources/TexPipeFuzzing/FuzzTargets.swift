@@ -135,7 +135,6 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 precondition(
                     again?.map(\.blob) == sorted.map(\.blob) && again?.map(\.contents) == sorted.map(\.contents),
                     "an entry does not read back as written")
-            }
             case .gltf:
                 let model = try GLTFModel.parse(bytes)
                 let noFiles: (String) -> Result<[UInt8], GLTFError> = { .failure(GLTFError($0, "no files")) }
@@ -147,10 +146,12 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                     let files = layout.textures.map { t in
                         GLTFTextureFiles(
                             basisu: GLTFImageFile(bytes: ktx2, mimeType: "image/ktx2", name: t.name + ".ktx2"),
-                            plain: binary ? nil : GLTFImageFile(bytes: [1, 2, 3], mimeType: "image/png", name: t.name + ".png"))
+                            plain: binary
+                                ? nil : GLTFImageFile(bytes: [1, 2, 3], mimeType: "image/png", name: t.name + ".png"))
                     }
                     let out = try GLTFRewrite.write(
-                        model, buffers: buffers, layout: layout, files: files, unused: [:], fallback: !binary, binary: binary)
+                        model, buffers: buffers, layout: layout, files: files, unused: [:], fallback: !binary,
+                        binary: binary)
                     do {
                         let again = try GLTFModel.parse(out.model)
                         precondition(again.isBinary == binary, "the rewrite is not the container asked for")

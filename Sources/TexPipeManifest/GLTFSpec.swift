@@ -94,7 +94,10 @@ extension ManifestReader {
         case .string(let s)? where GLTFSpec.RoleSpec.Output(rawValue: s) != nil: output = .init(rawValue: s)!
         case let v?: error(path.key("output"), Say.choice(GLTFSpec.RoleSpec.Output.allCases.map(\.rawValue), found: v))
         }
-        let stagesJSON = entry["stages"] ?? (try? JSONParser.parse(Array(GLTFSpec.defaultStages(kind).utf8)))
+        // A PNG or JPEG holds one image: no default mip chain for it.
+        let stagesJSON =
+            entry["stages"]
+            ?? (output == .ktx2 ? try? JSONParser.parse(Array(GLTFSpec.defaultStages(kind).utf8)) : .array([]))
         var stages = self.stages(stagesJSON, at: path, known: known)
         let space = JSON.string(GLTFSpec.colorSpace(kind))
         for k in stages.indices where stages[k].object["colorSpace"] == nil {
