@@ -38,6 +38,7 @@ public enum ManifestSchema {
             tableSchema(
                 AtlasSettings.parameters,
                 doc: "packs the pipeline's inputs into pages with metadata: one job (docs/atlases.md)"))
+        defs.insert("gltf", gltfSchema)
         defs.insert("variantList", variantListSchema)
         defs.insert("variants", variantsSchema)
         defs.insert("distinct", distinctSchema)
@@ -85,6 +86,7 @@ public enum ManifestSchema {
                 "anyOf": .array([
                     .object(object(["required": .array([.string("stages")])])),
                     .object(object(["required": .array([.string("atlas")])])),
+                    .object(object(["required": .array([.string("gltf")])])),
                 ]),
                 "additionalProperties": .bool(false),
                 "properties": .object(
@@ -153,10 +155,63 @@ public enum ManifestSchema {
                                     ])),
                             ])),
                         "atlas": ref("atlas"),
+                        "gltf": ref("gltf"),
                         "pageStages": .object(
                             object([
                                 "type": .string("array"), "items": ref("stage"),
                                 "description": .string("applied in order to each atlas page (docs/atlases.md)"),
+                            ])),
+                    ])),
+            ]))
+    }
+
+    /// The `gltf` object: `fallback`, and `roles` by role or kind (docs/gltf.md).
+    static var gltfSchema: JSON {
+        let role = JSON.object(
+            object([
+                "type": .string("object"), "additionalProperties": .bool(false),
+                "description": .string("replaces the default's stages and texture settings as a whole"),
+                "properties": .object(
+                    object([
+                        "stages": .object(
+                            object([
+                                "type": .string("array"), "items": ref("stage"),
+                                "description": .string("applied in order to each texture of the role"),
+                            ])),
+                        "texture": ref("texture"),
+                        "output": .object(
+                            object([
+                                "enum": .array(GLTFSpec.RoleSpec.Output.allCases.map { .string($0.rawValue) }),
+                                "default": .string("ktx2"),
+                                "description": .string(
+                                    "ktx2 (etc1s or uastc under KHR_texture_basisu), or the image re-encoded as png or jpeg"
+                                ),
+                            ])),
+                    ])),
+            ]))
+        var roles = JSONObject()
+        for kind in GLTFRole.Kind.allCases { roles.insert(kind.rawValue, role) }
+        for r in GLTFRole.allCases { roles.insert(r.rawValue, role) }
+        return .object(
+            object([
+                "type": .string("object"), "additionalProperties": .bool(false),
+                "description": .string(
+                    "the inputs are glTF models; each texture processed by its role (docs/gltf.md); output .glb or .gltf"
+                ),
+                "properties": .object(
+                    object([
+                        "fallback": .object(
+                            object([
+                                "type": .string("boolean"), "default": .bool(false),
+                                "description": .string(
+                                    "keep the original image (after the role's stages) as the texture's source"),
+                            ])),
+                        "roles": .object(
+                            object([
+                                "type": .string("object"), "additionalProperties": .bool(false),
+                                "description": .string(
+                                    "per role, or per kind (color, normal, data); a role's key wins"),
+                                "properties": .object(roles),
                             ])),
                     ])),
             ]))

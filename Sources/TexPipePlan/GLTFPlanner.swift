@@ -234,6 +234,7 @@ extension PlanBuilder {
             job.embedded = (model.relative + "#images[\(t.image)]", bytes)
         }
         job.plainCopy = role.output == .ktx2 && spec.fallback
+        job.modelTexture = (model.path, what)
         // Two models sharing one texture file, in the same role, share its job.
         if let known = gltfTextures[PathKey(outputs[0].path)], job.embedded == nil, jobs[known].embedded == nil,
             jobs[known].input == job.input, jobs[known].parameters == job.parameters

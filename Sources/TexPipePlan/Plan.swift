@@ -97,6 +97,9 @@ public struct Job: Sendable {
     public var model: ModelPlan?
     /// A glTF texture job with a fallback: level 0 is also written as the plain image.
     public var plainCopy = false
+    /// A glTF texture job: its model (absolute) and which image in which roles (`images[2] (normal)`),
+    /// how reports name it under its model.
+    public var modelTexture: (model: String, image: String)?
     /// Stable identity across runs: pipeline, input relative to the manifest, variant.
     public var id: String
     /// Every resolved parameter in canonical form (stages, settings, outputs).

@@ -70,6 +70,9 @@ public enum Reports {
             var seconds: Double
             /// An atlas job's sprites, in name order.
             var sprites: [Sprite]?
+            /// A glTF texture job: its model, and which image in which roles.
+            var model: String?
+            var image: String?
         }
 
         struct Sprite: Codable {
@@ -92,6 +95,13 @@ public enum Reports {
         PathText.relative(path, to: plan.manifest.directory)
     }
 
+    /// How a report names a job: its input, or for a glTF texture its model and image
+    /// (`models/crate.glb images[1] (normal)`), listed under the model's own job.
+    static func name(_ job: Job, _ plan: Plan) -> String {
+        guard let t = job.modelTexture else { return relative(job.input, plan) }
+        return relative(t.model, plan) + " " + t.image
+    }
+
     public static func json(
         _ plan: Plan, _ results: [JobResult], seconds: Double, remote: RemoteCache? = nil,
         budgets: [Gates.PipelineTotal]? = nil
@@ -105,7 +115,8 @@ public enum Reports {
                 error: r.errorMessage.map { JSONReport.ErrorEntry(stage: r.errorStage, message: $0) },
                 outputs: r.recorded, stages: r.timings.map { .init(name: $0.name, seconds: $0.seconds) },
                 notes: r.notes, seconds: r.seconds,
-                sprites: job.atlas?.sprites.map { .init(name: $0.name, input: relative($0.path, plan)) })
+                sprites: job.atlas?.sprites.map { .init(name: $0.name, input: relative($0.path, plan)) },
+                model: job.modelTexture.map { relative($0.model, plan) }, image: job.modelTexture?.image)
         }
         let failed = results.filter { $0.status == .failed }.count
         let report = JSONReport(
@@ -191,7 +202,7 @@ public enum Reports {
                 }
             }
             for (job, r) in cases {
-                let name = relative(job.input, plan) + (job.variant.map { " [\($0)]" } ?? "")
+                let name = Self.name(job, plan) + (job.variant.map { " [\($0)]" } ?? "")
                 s +=
                     "    <testcase classname=\"\(xml(pipeline))\" name=\"\(xml(name))\" time=\"\(String(format: "%.3f", r.seconds))\""
                 if let message = r.error {
@@ -272,7 +283,7 @@ public enum Reports {
         h += "<main>\n"
         for (job, r) in zip(plan.jobs, results) {
             let title =
-                "\(xml(job.pipeline)) · \(xml(relative(job.input, plan)))" + (job.variant.map { " · \(xml($0))" } ?? "")
+                "\(xml(job.pipeline)) · \(xml(name(job, plan)))" + (job.variant.map { " · \(xml($0))" } ?? "")
             h +=
                 "<section class=\"job\(r.status == .failed ? " failed" : "")\" id=\"job-\(job.index)\"><h2>\(title)</h2>\n"
             if let e = r.error { h += "<p class=\"error\">\(xml(e))</p>\n" }

@@ -549,8 +549,28 @@ struct GLTFTests {
         let one = w.files(under: "out")
         #expect(try CLI.run(["run", "--no-progress", "--jobs", "3", "--force"], in: w.path).status == 0)
         #expect(w.files(under: "out") == one)
-        let again = try CLI.run(["run", "--no-progress"], in: w.path)
+        let again = try CLI.run(["run", "--no-progress", "--report", "report.json"], in: w.path)
         #expect(again.stdout.contains("20 jobs: 20 ok (20 up to date)"), "\(again.stdout)")
+        // Reports list each model's job, then its textures' jobs, named after it.
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path + "/report.json")))
+                as? [String: Any])
+        let inputs = try #require(report["jobs"] as? [[String: Any]]).map { job in
+            (job["model"] as? String).map { $0 + " " + (job["image"] as! String) } ?? job["input"] as! String
+        }
+        #expect(inputs.count == 20)
+        var model = ""
+        for input in inputs {
+            if input.hasSuffix(".gltf") || input.hasSuffix(".glb") {
+                model = input
+            } else {
+                #expect(input.hasPrefix(model + " images["), "\(input) is not under \(model)")
+            }
+        }
+        #expect(
+            inputs.filter { !$0.contains(" images[") } == [
+                "models/quad.gltf", "models/embedded.glb", "models/quad.gltf", "models/embedded.glb",
+            ])
         // One texture edited: its job in each pipeline and the two models that use it run, nothing else.
         try Data(try Self.png(Self.gradient(48, 40, 9))).write(
             to: URL(fileURLWithPath: w.path + "/models/textures/paint.png"))
@@ -558,7 +578,7 @@ struct GLTFTests {
         #expect(
             dry.stdout.contains(
                 "would write out/glb/quad.glb from models/quad.gltf — models/quad.gltf images[0] (baseColor, sheenColor) runs first"
-            ), "\(dry.stdout)")
+            ), "\(dry.stdout) \(dry.stderr)")
         let edited = try CLI.run(["run", "--no-progress"], in: w.path)
         let ran = edited.stdout.split(separator: "\n").filter { $0.hasPrefix("[") && !$0.hasSuffix("(up to date)") }
         #expect(

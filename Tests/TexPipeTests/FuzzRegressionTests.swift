@@ -36,6 +36,19 @@ struct FuzzRegressionTests {
             try answer(.texture, "huge-uncompressed-length.ktx2")
                 == "KTX2 level 0 holds 57420895248973888 bytes of blocks; its format and size need 64")
         #expect(try answer(.texture, "offset-overflows.ktx2") == "KTX2 level 0 past the end")
+        // glTF: a model each way it can lie, and one that rewrites both ways (an image of two kinds).
+        #expect(try answer(.gltf, "valid-two-kinds.glb") == "ok")
+        #expect(try answer(.gltf, "length-lies.glb") == "GLB: the header says 628 bytes; the file has 624")
+        #expect(
+            try answer(.gltf, "view-past-buffer.glb")
+                == "bufferViews[1]: bytes 48…222 lie past the end of buffers[0] (122 bytes)")
+        #expect(
+            try answer(.gltf, "accessor-past-view.glb")
+                == "accessors[0]: reads up to byte 4800 of bufferViews[0], which has 48")
+        #expect(
+            try answer(.gltf, "view-overlaps-image.glb")
+                == "bufferViews[1]: an image's bytes overlap bufferViews[2]; texpipe cannot replace the image alone")
+        #expect(try answer(.gltf, "version-1.gltf") == "asset.version: \"1.0\": texpipe reads glTF 2.x")
         #expect(try answer(.texture, "level-count-huge.ktx2").hasPrefix("4294967295 levels for 4×4"))
         #expect(try answer(.manifest, "deep-nesting.json") == "invalid JSON at line 1, column 513: nested too deeply")
         // Found by `manifest` (9.5 s and 786 MB; 88 s): braces that would expand into gigabytes.
