@@ -176,7 +176,11 @@ extension PlanBuilder {
         var reads: [String] = []
         var fonts: [String: FontFace] = [:]
         var missing: (message: String, stage: String)?
-        if let path = image.path { reads.append(path) }
+        if let path = image.path {
+            reads.append(path)
+            // A texture written over its own source is refused as any output over an input is.
+            inputsRealPaths.insert(PathKey(realFile(path)))
+        }
         guard resolveReads(stages, p.stages + specs, context, &reads, &fonts, missing: &missing) else { return nil }
         // The image's header: its file's, or the embedded bytes'.
         var shape: ImageShape?

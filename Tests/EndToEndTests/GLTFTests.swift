@@ -80,7 +80,9 @@ struct GLTFTests {
     static let quadJSON = #"""
         {
           "asset": {"version": "2.0", "generator": "texpipe tests"},
-          "extensionsUsed": ["KHR_texture_transform", "KHR_materials_sheen", "EXT_unknown_material"],
+          "extensionsUsed": ["KHR_texture_transform", "KHR_materials_sheen", "EXT_unknown_material",
+            "KHR_materials_specular", "KHR_materials_transmission", "KHR_materials_volume",
+            "KHR_materials_iridescence", "KHR_materials_anisotropy", "KHR_materials_clearcoat"],
           "scene": 0,
           "scenes": [{"nodes": [0, 1]}],
           "nodes": [{"mesh": 0, "name": "quad"}, {"camera": 0, "translation": [0, 0, 3.5]}],
@@ -103,7 +105,15 @@ struct GLTFTests {
              "extras": {"keep": "me"}},
             {"name": "cloth",
              "extensions": {"KHR_materials_sheen": {"sheenColorTexture": {"index": 0},
-                                                    "sheenRoughnessTexture": {"index": 2}}}}],
+                                                    "sheenRoughnessTexture": {"index": 2}}}},
+            {"name": "every other role",
+             "extensions": {
+               "KHR_materials_specular": {"specularTexture": {"index": 2}, "specularColorTexture": {"index": 0}},
+               "KHR_materials_transmission": {"transmissionTexture": {"index": 2}},
+               "KHR_materials_volume": {"thicknessTexture": {"index": 2}},
+               "KHR_materials_iridescence": {"iridescenceTexture": {"index": 2}, "iridescenceThicknessTexture": {"index": 2}},
+               "KHR_materials_anisotropy": {"anisotropyTexture": {"index": 2}},
+               "KHR_materials_clearcoat": {"clearcoatTexture": {"index": 2}, "clearcoatRoughnessTexture": {"index": 2}}}}],
           "textures": [{"source": 0, "sampler": 0}, {"source": 1}, {"source": 2}, {"source": 3}],
           "images": [{"uri": "textures/paint.png"}, {"uri": "textures/bump%20map.png"},
                      {"uri": "textures/orm.png"}, {"uri": "textures/glow.png"}, {"uri": "textures/unused.png"}],
@@ -577,7 +587,7 @@ struct GLTFTests {
         let dry = try CLI.run(["run", "--dry-run"], in: w.path)
         #expect(
             dry.stdout.contains(
-                "would write out/glb/quad.glb from models/quad.gltf — models/quad.gltf images[0] (baseColor, sheenColor) runs first"
+                "would write out/glb/quad.glb from models/quad.gltf — models/quad.gltf images[0] (baseColor, sheenColor, specularColor) runs first"
             ), "\(dry.stdout) \(dry.stderr)")
         let edited = try CLI.run(["run", "--no-progress"], in: w.path)
         let ran = edited.stdout.split(separator: "\n").filter { $0.hasPrefix("[") && !$0.hasSuffix("(up to date)") }
@@ -585,13 +595,24 @@ struct GLTFTests {
             ran.map { line in
                 String(line.drop { $0 != " " }.dropFirst().prefix { $0 != "-" }.dropLast())
             }.sorted() == [
-                "models/quad.gltf", "models/quad.gltf", "models/quad.gltf images[0] (baseColor, sheenColor)",
-                "models/quad.gltf images[0] (baseColor, sheenColor)",
+                "models/quad.gltf", "models/quad.gltf",
+                "models/quad.gltf images[0] (baseColor, sheenColor, specularColor)",
+                "models/quad.gltf images[0] (baseColor, sheenColor, specularColor)",
             ], "\(edited.stdout)")
         // inspect lists every texture with its role.
         let i = try CLI.run(["inspect", "out/glb/quad.glb"], in: w.path)
         #expect(i.stdout.contains("images[1] (normal): KTX2 32×32 uastc linear, 6 levels, zstd"), "\(i.stdout)")
-        #expect(i.stdout.contains("images[0] (baseColor, sheenColor): KTX2 48×40 etc1s srgb, 6 levels, basislz"))
+        // Every role in its kind: the colour roles share the sRGB ETC1S, every data role the ORM image's UASTC.
+        #expect(
+            i.stdout.contains(
+                "images[2] (metallicRoughness, occlusion, sheenRoughness, clearcoat, clearcoatRoughness, specular, "
+                    + "transmission, thickness, iridescence, iridescenceThickness, anisotropy): KTX2 32×32 uastc linear"
+            ),
+            "\(i.stdout)")
+        #expect(i.stdout.contains("images[3] (emissive): KTX2 16×16 etc1s srgb"), "\(i.stdout)")
+        #expect(
+            i.stdout.contains(
+                "images[0] (baseColor, sheenColor, specularColor): KTX2 48×40 etc1s srgb, 6 levels, basislz"))
     }
 
     @Test func aBadModelFailsAloneWithItsJSONPath() throws {

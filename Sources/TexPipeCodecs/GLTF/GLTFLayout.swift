@@ -48,17 +48,23 @@ public struct GLTFLayout: Sendable {
             if !roles[image, default: []].contains(use.role) { roles[image, default: []].append(use.role) }
         }
         order.sort()
+        // Names beside the model, lowercased: the model's own, its buffers and copied images, and
+        // each texture's with every extension it may be written with.
         var taken: Set<String> = [stem.lowercased() + (binary ? ".glb" : ".gltf")]
-        func unique(_ name: String) -> String {
-            var n = name
+        /// `name`, or `name_2`, `name_3`, … (before its extension) until no name of `extensions` is taken.
+        func unique(_ name: String, extensions: [String]) -> String {
+            let base = extensions == [""] ? Self.stem(name) : name
+            let ext = extensions == [""] ? String(name.dropFirst(base.count)) : ""
+            var n = base
             var k = 2
-            while taken.contains(n.lowercased()) {
-                n = name + "_\(k)"
+            while extensions.contains(where: { taken.contains((n + (ext.isEmpty ? $0 : ext)).lowercased()) }) {
+                n = base + "_\(k)"
                 k += 1
             }
-            taken.insert(n.lowercased())
-            return n
+            for e in extensions { taken.insert((n + (ext.isEmpty ? e : ext)).lowercased()) }
+            return n + ext
         }
+        func unique(_ name: String) -> String { unique(name, extensions: [""]) }
         // Buffers and unused images beside the model first: their names are the model's own.
         for k in model.items("buffers").indices {
             switch try model.bufferSource(k) {
@@ -98,7 +104,8 @@ public struct GLTFLayout: Sendable {
             for kind in imageKinds {
                 let mine = imageRoles.filter { $0.kind == kind }
                 let role = GLTFRole.governing(mine)!
-                let name = unique(imageKinds.count > 1 ? base + "_" + role.rawValue : base)
+                let name = unique(
+                    imageKinds.count > 1 ? base + "_" + role.rawValue : base, extensions: [".ktx2", ".png", ".jpg"])
                 textures.append(Texture(image: image, kind: kind, role: role, roles: mine, name: name, inView: inView))
             }
         }

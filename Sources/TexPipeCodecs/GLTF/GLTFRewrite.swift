@@ -80,6 +80,9 @@ public enum GLTFRewrite {
             return o
         }
 
+        var counts: [Int: Int] = [:]
+        Self.countViewReferences(.object(model.json), into: &counts)
+        let sharedViews = Set(counts.filter { $0.value > 1 }.keys)
         // Which texture each (texture, kind) uses: the texture's first kind keeps it, another gets a copy.
         var textureFor: [TextureKind: Int] = [:]
         var firstKind: [Int: GLTFRole.Kind] = [:]
@@ -104,7 +107,9 @@ public enum GLTFRewrite {
             base.remove("uri")
             base.remove("bufferView")
             base.remove("mimeType")
-            let originalView = GLTFModel.integer(original["bufferView"])
+            // A view something else reads too (an accessor, another image) keeps its bytes: the
+            // image's new bytes go in a view of their own.
+            let originalView = GLTFModel.integer(original["bufferView"]).flatMap { sharedViews.contains($0) ? nil : $0 }
             let buffer = binary ? 0 : (originalView.map { GLTFModel.integer(objectAt(views, $0)["buffer"]) ?? 0 } ?? 0)
             var slots: (plain: Int?, basisu: Int?) = (nil, nil)
             var first = !placedImage.contains(t.image)
@@ -160,8 +165,9 @@ public enum GLTFRewrite {
         // Images no material uses: a GLB embeds their files; a .gltf copies them beside.
         var beside: [(name: String, bytes: [UInt8])] = []
         for (image, _) in layout.unusedFiles {
+            // An empty file stays a URI: a view holds at least one byte.
+            guard let bytes = unused[image], !bytes.isEmpty else { continue }
             var o = objectAt(images, image)
-            let bytes = unused[image] ?? []
             let mime = mimeType(of: bytes)
             o.remove("uri")
             o.set("bufferView", .number(Double(firstAdded + added.count)))
@@ -226,7 +232,9 @@ public enum GLTFRewrite {
                 while views.count <= v { views.append(.null) }
                 views[v] = .object(o)
             }
-            bytes[k] = out
+            // A buffer that held only images (now files beside a .gltf) keeps four zero bytes: a
+            // buffer's byteLength is at least 1, and its index stays what views and extensions say.
+            bytes[k] = out.isEmpty ? [0, 0, 0, 0] : out
         }
         for k in bytes.indices {
             var b = objectAt(bufferItems, k)
@@ -242,7 +250,7 @@ public enum GLTFRewrite {
             }
             bufferItems[k] = .object(b)
         }
-        if !bufferItems.isEmpty { root.set("buffers", .array(bufferItems)) }
+        if !bufferItems.isEmpty { root.set("buffers", .array(bufferItems)) } else { root.remove("buffers") }
         if !images.isEmpty { root.set("images", .array(images)) }
         if !textures.isEmpty { root.set("textures", .array(textures)) }
         if !materials.isEmpty { root.set("materials", .array(materials)) }
@@ -274,6 +282,19 @@ public enum GLTFRewrite {
     struct ImageKind: Hashable {
         var image: Int
         var kind: GLTFRole.Kind
+    }
+
+    /// How many times each view is named by a `bufferView` key, anywhere in the model.
+    static func countViewReferences(_ json: JSON, into counts: inout [Int: Int]) {
+        switch json {
+        case .array(let a): for v in a { countViewReferences(v, into: &counts) }
+        case .object(let o):
+            for key in o.keys {
+                if key == "bufferView", let v = GLTFModel.integer(o[key]) { counts[v, default: 0] += 1 }
+                countViewReferences(o[key]!, into: &counts)
+            }
+        default: break
+        }
     }
 
     /// Every integer under a `bufferView` key, anywhere in the model.
@@ -399,11 +420,14 @@ public enum GLTFRewrite {
         return out
     }
 
-    /// PNG, JPEG, KTX2 or WebP by their signatures.
+    /// The glTF mimeType of an image's bytes: PNG, JPEG and KTX2 by `ImageFormat.sniff`, WebP
+    /// (EXT_texture_webp) by its RIFF header.
     static func mimeType(of bytes: [UInt8]) -> String? {
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
-        if bytes.starts(with: [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30]) { return "image/ktx2" }
+        if let format = ImageFormat.sniff(bytes) {
+            if format == .png { return "image/png" }
+            if format == .jpeg { return "image/jpeg" }
+            if format == .ktx2 { return "image/ktx2" }
+        }
         if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
             return "image/webp"
         }
