@@ -1,6 +1,5 @@
 internal import Foundation
 internal import TexPipeCodecs
-internal import TexPipePixels
 internal import TexPipePlan
 
 extension Runner {

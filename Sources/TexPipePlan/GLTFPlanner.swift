@@ -211,8 +211,10 @@ extension PlanBuilder {
         }
         func output(_ ext: String, _ format: ImageFormat, levels: Int) -> PlannedOutput {
             let path = directory + "/" + t.name + "." + ext
-            var o = PlannedOutput(
-                path: path, relative: PathText.relative(path, to: manifest.outputRoot), format: format, levels: levels)
+            // A GLB's textures live under .texpipe/gltf/: named from the manifest's folder, so the
+            // name (a remote cache's blob path too) never climbs out of the output root with `..`.
+            let relative = PathText.relative(path, to: t.inView ? manifest.directory : manifest.outputRoot)
+            var o = PlannedOutput(path: path, relative: relative, format: format, levels: levels)
             o.intermediate = t.inView
             return o
         }

@@ -1,7 +1,6 @@
 internal import Foundation
 internal import TexPipeCodecs
 internal import TexPipeFormats
-internal import TexPipePixels
 internal import TexPipePlan
 
 /// What `inspect` says of a glTF model: its counts and every image with its roles.

@@ -252,6 +252,22 @@ struct RemoteCacheTests {
         #expect(try CLI.run([], in: b.path).stdout.contains("1 ok (1 up to date)"))
     }
 
+    /// A glTF model's textures (a GLB's under .texpipe/gltf/) and its rewrite come back from the
+    /// cache in another checkout: every job a hit, the same bytes, and a rerun up to date.
+    @Test func aModelAndItsTexturesComeBackFromTheCache() throws {
+        let nginx = try Nginx()
+        let (a, _) = try GLTFTests.workspace()
+        #expect(
+            try CLI.run(["--quiet", "--remote-cache", nginx.url + "/cache"], in: a.path, env: Self.asking).status == 0)
+        let written = a.files(under: "out")
+        let (b, _) = try GLTFTests.workspace()
+        let rb = try CLI.run(["--remote-cache", nginx.url + "/cache"], in: b.path, env: Self.asking)
+        #expect(rb.status == 0)
+        #expect(rb.stdout.contains("remote cache: 20 hits, 0 misses, 0 uploads"), "\(rb.stdout)")
+        #expect(b.files(under: "out") == written)
+        #expect(try CLI.run([], in: b.path).stdout.contains("20 ok (20 up to date)"))
+    }
+
     @Test func aServerThatIsGoneOrStopsMidRunOnlyCostsTime() throws {
         let nginx = try Nginx()
         let url = nginx.url + "/cache"
