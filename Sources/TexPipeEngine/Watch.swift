@@ -107,13 +107,18 @@ public enum WatchPlan {
     /// The jobs of `new` to run after `changed` paths: those that read a changed file, and those
     /// new to the plan or whose parameters, outputs or files read changed (a new input, an edited
     /// manifest, a sprite added to or gone from an atlas).
+    /// A glTF texture whose model changed (its image may be embedded) runs too, and a model's
+    /// rewrite runs with any of its textures (docs/gltf.md).
     public static func affected(old: Plan?, new: Plan, changed: Set<String>) -> [Job] {
         let before = Dictionary((old?.jobs ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        return new.jobs.filter { job in
-            guard let previous = before[job.id] else { return true }
-            return previous.parameters != job.parameters || previous.reads != job.reads
-                || job.reads.contains(where: changed.contains)
-        }
+        let picked = Set(
+            new.jobs.filter { job in
+                guard let previous = before[job.id] else { return true }
+                return previous.parameters != job.parameters || previous.reads != job.reads
+                    || job.reads.contains(where: changed.contains)
+                    || job.modelTexture.map { changed.contains($0.model) } ?? false
+            }.map(\.index))
+        return new.jobs.filter { picked.contains($0.index) || $0.after.contains(where: picked.contains) }
     }
 
     /// Inputs of `old` that are gone from disk after the change, with the outputs left in place.

@@ -87,6 +87,32 @@ struct WatchTests {
         watcher.process.waitUntilExit()
     }
 
+    /// A model's rewrite follows its textures: an edited texture file reruns its jobs and the
+    /// models' rewrites; an edited GLB reruns the textures it embeds and itself.
+    @Test func aModelFollowsItsTextures() throws {
+        let (w, _) = try GLTFTests.workspace()
+        let watcher = try Watcher(in: w.path)
+        defer { if watcher.process.isRunning { watcher.process.terminate() } }
+        #expect(watcher.waitFor("watch: started → 20 jobs: 20 ok"), "\(watcher.text)")
+        let quad = w.path + "/out/glb/quad.glb"
+        let before = FileManager.default.contents(atPath: quad)
+        try Data(try GLTFTests.png(GLTFTests.gradient(48, 40, 9))).write(
+            to: URL(fileURLWithPath: w.path + "/models/textures/paint.png"))
+        #expect(Self.waitUntil { FileManager.default.contents(atPath: quad) != before }, "\(watcher.text)")
+        #expect(watcher.waitFor("changed → 4 jobs: 4 ok"), "\(watcher.text)")
+        let embedded = w.path + "/out/glb/embedded.glb"
+        let previous = FileManager.default.contents(atPath: embedded)
+        let png = { (image: AtlasCLITests.RGBA) in try GLTFTests.png(image) }
+        try Data(
+            GLTFTests.embedded(
+                paint: try png(GLTFTests.gradient(48, 40, 7)), bump: try png(GLTFTests.normalMap(32)),
+                coat: try png(GLTFTests.gradient(24, 24, 5)))
+        ).write(to: URL(fileURLWithPath: w.path + "/models/embedded.glb"))
+        #expect(Self.waitUntil { FileManager.default.contents(atPath: embedded) != previous }, "\(watcher.text)")
+        kill(watcher.process.processIdentifier, SIGINT)
+        watcher.process.waitUntilExit()
+    }
+
     @Test func rerunsWhatChangedAndStopsCleanly() throws {
         let w = try Workspace()
         w.manifest(Self.manifest)
