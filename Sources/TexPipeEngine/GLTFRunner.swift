@@ -17,9 +17,7 @@ extension Runner {
                 return GroupFailure(inputs.inputError ?? EngineMessage.unreadableInput, nil)
             }
             let folder = PathText.parent(job.input)
-            func read(_ uri: String) -> Result<[UInt8], GLTFError> {
-                FileReader.read(folder + "/" + uri).mapError { GLTFError(uri, "\($0)") }
-            }
+            let read = GLTFModel.files(in: folder)
             let output: GLTFRewrite.Output
             do throws(GLTFError) {
                 let parsed = try GLTFModel.parse(data)
@@ -48,12 +46,6 @@ extension Runner {
                 }
                 var unused: [Int: [UInt8]] = [:]
                 for (image, uri) in layout.unusedFiles { unused[image] = try read(uri).get() }
-                for b in layout.beside {
-                    guard case .image(let image) = b.what, case .file(let uri) = try parsed.imageSource(image) else {
-                        continue
-                    }
-                    unused[image] = try read(uri).get()
-                }
                 output = try GLTFRewrite.write(
                     parsed, buffers: buffers, layout: layout, files: files, unused: unused, fallback: model.fallback,
                     binary: model.binary)

@@ -27,9 +27,12 @@ extension PlanBuilder {
         diagnostics += decoder.diagnostics
         guard decoder.diagnostics.isEmpty, let png = settings.png, let jpeg = settings.jpeg else { return }
         if outputTemplates[p.index] == nil { outputTemplates[p.index] = Template.Compiled(p.output) }
-        guard case .success(let rendered) = outputTemplates[p.index]!.render(values) else {
+        let rendered: String
+        switch outputTemplates[p.index]!.render(values) {
+        case .success(let r): rendered = r
+        case .failure(let u):
             if p.templateValid {
-                error(p.path.key("output"), Say.unresolved("?", in: p.output, known: values.keys.sorted()))
+                error(p.path.key("output"), Say.unresolved(u.name, in: p.output, known: values.keys.sorted()) + context)
             }
             return
         }
@@ -55,9 +58,7 @@ extension PlanBuilder {
         let model: GLTFModel
         let buffers: [[UInt8]]
         let layout: GLTFLayout
-        func read(_ uri: String) -> Result<[UInt8], GLTFError> {
-            FileReader.read(folder + "/" + uri).mapError { GLTFError(uri, "\($0)") }
-        }
+        let read = GLTFModel.files(in: folder)
         do throws(GLTFError) {
             guard case .success(let bytes) = FileReader.read(absolute) else {
                 return failModel(PlanMessage.unreadableModel)
@@ -80,11 +81,6 @@ extension PlanBuilder {
             if case .file(let uri)? = try? model.bufferSource(k) { reads.append(folder + "/" + uri) }
         }
         for (_, uri) in layout.unusedFiles { reads.append(folder + "/" + uri) }
-        for b in layout.beside {
-            if case .image(let k) = b.what, case .file(let uri)? = try? model.imageSource(k) {
-                reads.append(folder + "/" + uri)
-            }
-        }
         // The model's job first, its textures' under it (reports list them in plan order).
         let modelIndex = jobs.count
         jobs.append(modelJob)
@@ -260,12 +256,10 @@ extension PlanBuilder {
             error(path, PlanMessage.absoluteOutput(rendered, root: manifest.output) + context)
             return nil
         }
-        let parts = rendered.split(separator: "/").filter { $0 != "." }
-        guard !parts.contains(".."), !parts.isEmpty else {
+        guard let relative = Self.underRoot(rendered) else {
             error(path, PlanMessage.outsideRoot(rendered, root: manifest.output) + context)
             return nil
         }
-        let relative = parts.joined(separator: "/")
         var out = PlannedOutput(path: manifest.outputRoot + "/" + relative, relative: relative, format: .png, levels: 0)
         out.isData = true
         return out

@@ -28,15 +28,19 @@ extension PlanBuilder {
     /// A rendered template as an output under `root`; nil when absolute, holding `..` or ending
     /// in no known extension.
     static func output(_ rendered: String, root: String) -> PlannedOutput? {
-        guard !rendered.hasPrefix("/") else { return nil }
-        var relative = rendered
-        if !isPlain(rendered) {
-            let parts = rendered.split(separator: "/").filter { $0 != "." }
-            guard !parts.contains(".."), !parts.isEmpty else { return nil }
-            relative = parts.joined(separator: "/")
-        }
-        guard let format = ImageFormat(path: relative), format.isWritable else { return nil }
+        guard let relative = underRoot(rendered), let format = ImageFormat(path: relative), format.isWritable
+        else { return nil }
         return PlannedOutput(path: root + "/" + relative, relative: relative, format: format)
+    }
+
+    /// A rendered template as a path relative to the output root, `.` parts and empty ones
+    /// dropped; nil when absolute or holding `..`.
+    static func underRoot(_ rendered: String) -> String? {
+        guard !rendered.hasPrefix("/") else { return nil }
+        if isPlain(rendered) { return rendered }
+        let parts = rendered.split(separator: "/").filter { $0 != "." }
+        guard !parts.contains(".."), !parts.isEmpty else { return nil }
+        return parts.joined(separator: "/")
     }
 
     /// Whether a relative path has no empty, `.` or `..` component, so that splitting it at `/`

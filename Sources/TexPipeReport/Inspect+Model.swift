@@ -39,9 +39,7 @@ extension Inspector {
         let model: GLTFModel
         let buffers: [[UInt8]]
         let folder = PathText.parent(path).isEmpty ? "." : PathText.parent(path)
-        func read(_ uri: String) -> Result<[UInt8], GLTFError> {
-            FileReader.read(folder + "/" + uri).mapError { GLTFError(uri, "\($0)") }
-        }
+        let read = GLTFModel.files(in: folder)
         do {
             model = try GLTFModel.parse(bytes)
             buffers = try model.buffers(read: read)

@@ -32,7 +32,8 @@ public struct GLTFLayout: Sendable {
     /// Images used in two kinds (a baseColor that is also a normal): each is written once per kind.
     public var mixed: [(image: Int, roles: [GLTFRole])] = []
     public var beside: [Beside] = []
-    /// Images no material uses whose bytes are a file: a GLB embeds them.
+    /// Images no material uses whose bytes are a file: a GLB embeds them, a `.gltf` copies them
+    /// beside it (`beside`).
     public var unusedFiles: [(image: Int, path: String)] = []
 
     /// `binary`: the output is a GLB; `stem`: the output's file name without extension.
@@ -77,11 +78,8 @@ public struct GLTFLayout: Sendable {
         }
         for k in model.items("images").indices where kinds[k] == nil {
             guard case .file(let path) = try model.imageSource(k) else { continue }
-            if binary {
-                unusedFiles.append((k, path))
-            } else {
-                beside.append(Beside(name: unique(Self.fileName(path)), what: .image(k)))
-            }
+            unusedFiles.append((k, path))
+            if !binary { beside.append(Beside(name: unique(Self.fileName(path)), what: .image(k))) }
         }
         textures = []
         for image in order {

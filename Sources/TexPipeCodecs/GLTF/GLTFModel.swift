@@ -240,6 +240,12 @@ public struct GLTFModel: Sendable {
         throw GLTFError("images[\(k)]", GLTFMessage.imageWithoutSource)
     }
 
+    /// The reader of files a model names by URI: `folder` (the model's own) joined with the
+    /// decoded URI, its failure the file's one-line reason under the URI.
+    public static func files(in folder: String) -> (String) -> Result<[UInt8], GLTFError> {
+        { uri in FileReader.read(folder + "/" + uri).mapError { GLTFError(uri, "\($0)") } }
+    }
+
     /// Every buffer's bytes, each at least its declared length; `read` reads a file named by a URI
     /// (relative to the model) or says why it cannot.
     public func buffers(read: (String) -> Result<[UInt8], GLTFError>) throws(GLTFError) -> [[UInt8]] {

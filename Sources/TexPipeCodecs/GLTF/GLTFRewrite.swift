@@ -164,7 +164,7 @@ public enum GLTFRewrite {
         }
         // Images no material uses: a GLB embeds their files; a .gltf copies them beside.
         var beside: [(name: String, bytes: [UInt8])] = []
-        for (image, _) in layout.unusedFiles {
+        for (image, _) in layout.unusedFiles where binary {
             // An empty file stays a URI: a view holds at least one byte.
             guard let bytes = unused[image], !bytes.isEmpty else { continue }
             var o = objectAt(images, image)
@@ -188,8 +188,9 @@ public enum GLTFRewrite {
         root0.set("images", .array(images))
         root0.set("textures", .array(textures))
         root0.set("materials", .array(materials))
-        let stillUsed = Self.viewReferences(.object(root0))
-        let dropped = orphaned.subtracting(stillUsed)
+        var stillUsed: [Int: Int] = [:]
+        Self.countViewReferences(.object(root0), into: &stillUsed)
+        let dropped = orphaned.filter { stillUsed[$0] == nil }
         // Buffers: those with replaced, added or dropped views re-laid; the BIN is buffer 0 of a GLB.
         var bytes = buffers
         if binary && bytes.isEmpty && !added.isEmpty {
@@ -294,21 +295,6 @@ public enum GLTFRewrite {
                 countViewReferences(o[key]!, into: &counts)
             }
         default: break
-        }
-    }
-
-    /// Every integer under a `bufferView` key, anywhere in the model.
-    static func viewReferences(_ json: JSON) -> Set<Int> {
-        switch json {
-        case .array(let a): return a.reduce(into: Set<Int>()) { $0.formUnion(viewReferences($1)) }
-        case .object(let o):
-            var out = Set<Int>()
-            for key in o.keys {
-                if key == "bufferView", let v = GLTFModel.integer(o[key]) { out.insert(v) }
-                out.formUnion(viewReferences(o[key]!))
-            }
-            return out
-        default: return []
         }
     }
 
