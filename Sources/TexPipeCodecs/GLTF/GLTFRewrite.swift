@@ -46,9 +46,10 @@ public enum GLTFRewrite {
         var views = model.items("bufferViews")
         var materials = model.items("materials")
         var bufferItems = model.items("buffers")
-        // Buffer views whose bytes change: replaced in place, or added at the end of a buffer.
+        // Buffer views whose bytes change: replaced in place, or added at the end of the BIN (only
+        // a GLB places images in views; a `.gltf` writes them as files).
         var replaced: [Int: [UInt8]] = [:]
-        var added: [(buffer: Int, bytes: [UInt8])] = []
+        var added: [[UInt8]] = []
         let firstAdded = views.count
         // Views whose image became a file beside a `.gltf`: dropped unless something else uses them.
         var orphaned: Set<Int> = []
@@ -58,7 +59,7 @@ public enum GLTFRewrite {
             return JSONObject()
         }
         /// An image object holding `file`: in `reuse` (a view of the original), a new view, or a URI.
-        func place(_ file: GLTFImageFile, into base: JSONObject, inView: Bool, reuse: Int?, buffer: Int) -> JSONObject {
+        func place(_ file: GLTFImageFile, into base: JSONObject, inView: Bool, reuse: Int?) -> JSONObject {
             var o = base
             if inView {
                 let v: Int
@@ -67,7 +68,7 @@ public enum GLTFRewrite {
                     replaced[v] = file.bytes
                 } else {
                     v = firstAdded + added.count
-                    added.append((buffer, file.bytes))
+                    added.append(file.bytes)
                 }
                 o.remove("uri")
                 o.set("bufferView", .number(Double(v)))
@@ -110,7 +111,6 @@ public enum GLTFRewrite {
             // A view something else reads too (an accessor, another image) keeps its bytes: the
             // image's new bytes go in a view of their own.
             let originalView = GLTFModel.integer(original["bufferView"]).flatMap { sharedViews.contains($0) ? nil : $0 }
-            let buffer = binary ? 0 : (originalView.map { GLTFModel.integer(objectAt(views, $0)["buffer"]) ?? 0 } ?? 0)
             var slots: (plain: Int?, basisu: Int?) = (nil, nil)
             var first = !placedImage.contains(t.image)
             placedImage.insert(t.image)
@@ -121,11 +121,11 @@ public enum GLTFRewrite {
                 if first {
                     index = t.image
                     images[index] = .object(
-                        place(file, into: original, inView: t.inView, reuse: originalView, buffer: buffer))
+                        place(file, into: original, inView: t.inView, reuse: originalView))
                     first = false
                 } else {
                     index = images.count
-                    images.append(.object(place(file, into: base, inView: t.inView, reuse: nil, buffer: buffer)))
+                    images.append(.object(place(file, into: base, inView: t.inView, reuse: nil)))
                 }
                 if isBasisu { slots.basisu = index } else { slots.plain = index }
             }
@@ -172,7 +172,7 @@ public enum GLTFRewrite {
             o.remove("uri")
             o.set("bufferView", .number(Double(firstAdded + added.count)))
             if let mime { o.set("mimeType", .string(mime)) }
-            added.append((0, bytes))
+            added.append(bytes)
             images[image] = .object(o)
         }
         for b in layout.beside {
@@ -203,16 +203,16 @@ public enum GLTFRewrite {
             let mine = views.indices.filter { v in
                 GLTFModel.integer(objectAt(views, v)["buffer"]) == k
             }
-            let grows = added.contains { $0.buffer == k }
+            let grows = k == 0 && !added.isEmpty
             guard grows || mine.contains(where: { replaced[$0] != nil || dropped.contains($0) }) else { continue }
             let (laid, offsets) = try relay(
                 bytes[k], views: views, mine: mine.filter { !dropped.contains($0) }, replaced: replaced)
             var out = laid
             var newViews: [(Int, Int, Int)] = []
-            for (n, a) in added.enumerated() where a.buffer == k {
+            for (n, image) in added.enumerated() where k == 0 {
                 while out.count % 8 != 0 { out.append(0) }
-                newViews.append((firstAdded + n, out.count, a.bytes.count))
-                out += a.bytes
+                newViews.append((firstAdded + n, out.count, image.count))
+                out += image
             }
             for (v, place) in offsets {
                 var o = objectAt(views, v)
