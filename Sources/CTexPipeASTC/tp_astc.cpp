@@ -32,15 +32,26 @@ static void say(char *error, size_t len, const char *what) {
 // process.
 static const float kRefinementOvershoot = 3.0f;
 
-// One 2D RGBA8 image over `slice` (which must outlive the call that uses the image).
-static astcenc_image u8_image(unsigned w, unsigned h, void **slice) {
+// One 2D RGBA image over `slice` (which must outlive the call that uses the image): 8-bit
+// texels, or 32-bit floats with `is_float`.
+static astcenc_image image_of(unsigned w, unsigned h, void **slice, int is_float = 0) {
     astcenc_image image;
     image.dim_x = w;
     image.dim_y = h;
     image.dim_z = 1;
-    image.data_type = ASTCENC_TYPE_U8;
+    image.data_type = is_float ? ASTCENC_TYPE_F32 : ASTCENC_TYPE_U8;
     image.data = slice;
     return image;
+}
+
+// texpipe's profile numbers (tp_astc.h) as astcenc's. HDR is astcenc's HDR colour with LDR alpha,
+// what its command line's -hdr selects.
+static astcenc_profile profile_of(int profile) {
+    switch (profile) {
+    case 1: return ASTCENC_PRF_LDR_SRGB;
+    case 2: return ASTCENC_PRF_HDR_RGB_LDR_A;
+    default: return ASTCENC_PRF_LDR;
+    }
 }
 
 static astcenc_swizzle rgba() { return astcenc_swizzle{ASTCENC_SWZ_R, ASTCENC_SWZ_G, ASTCENC_SWZ_B, ASTCENC_SWZ_A}; }
@@ -55,20 +66,20 @@ static void warm_up() {
     uint8_t texels[4 * 4 * 4];
     for (int i = 0; i < 64; i++) texels[i] = (uint8_t)(i * 37 + 11);
     void *slice = texels;
-    astcenc_image image = u8_image(4, 4, &slice);
+    astcenc_image image = image_of(4, 4, &slice);
     astcenc_swizzle swizzle = rgba();
     uint8_t block[16];
     astcenc_compress_image(context, &image, &swizzle, block, sizeof block, 0);
     astcenc_context_free(context);
 }
 
-extern "C" tp_astc_context *tp_astc_context_alloc(unsigned bx, unsigned by, int srgb, float quality,
+extern "C" tp_astc_context *tp_astc_context_alloc(unsigned bx, unsigned by, int profile, float quality,
                                                   unsigned threads, int decompress_only, char *error,
                                                   size_t error_len) {
     try {
         astcenc_config config;
         unsigned flags = decompress_only ? ASTCENC_FLG_DECOMPRESS_ONLY : ASTCENC_FLG_SELF_DECOMPRESS_ONLY;
-        astcenc_error status = astcenc_config_init(srgb ? ASTCENC_PRF_LDR_SRGB : ASTCENC_PRF_LDR, bx, by, 1,
+        astcenc_error status = astcenc_config_init(profile_of(profile), bx, by, 1,
                                                    quality, flags, &config);
         if (status != ASTCENC_SUCCESS) {
             say(error, error_len, "astcenc configuration", status);
@@ -99,11 +110,12 @@ extern "C" void tp_astc_context_free(tp_astc_context *context) {
     delete context;
 }
 
-extern "C" int tp_astc_compress(tp_astc_context *context, const uint8_t *pixels, unsigned w, unsigned h,
-                                uint8_t *out, size_t out_len, unsigned thread_index, char *error, size_t error_len) {
+extern "C" int tp_astc_compress(tp_astc_context *context, const void *pixels, int is_float, unsigned w,
+                                unsigned h, uint8_t *out, size_t out_len, unsigned thread_index, char *error,
+                                size_t error_len) {
     try {
-        void *slice = const_cast<uint8_t *>(pixels);
-        astcenc_image image = u8_image(w, h, &slice);
+        void *slice = const_cast<void *>(pixels);
+        astcenc_image image = image_of(w, h, &slice, is_float);
         astcenc_swizzle swizzle = rgba();
         astcenc_error status = astcenc_compress_image(context->context, &image, &swizzle, out, out_len, thread_index);
         if (status != ASTCENC_SUCCESS) {
@@ -122,10 +134,10 @@ extern "C" int tp_astc_reset(tp_astc_context *context) {
 }
 
 extern "C" int tp_astc_decompress(tp_astc_context *context, const uint8_t *data, size_t len, unsigned w, unsigned h,
-                                  uint8_t *pixels, char *error, size_t error_len) {
+                                  void *pixels, int is_float, char *error, size_t error_len) {
     try {
         void *slice = pixels;
-        astcenc_image image = u8_image(w, h, &slice);
+        astcenc_image image = image_of(w, h, &slice, is_float);
         astcenc_swizzle swizzle = rgba();
         astcenc_error status = astcenc_decompress_image(context->context, data, len, &image, &swizzle, 0);
         astcenc_decompress_reset(context->context);

@@ -12,6 +12,7 @@ public enum TextureCodecs {
         case .uncompressed: "stored as is"
         case .bc: "texpipe's BC encoder"
         case .astc: "Arm's astcenc"
+        case .astcHDR: "Arm's astcenc (HDR profile)"
         case .etc: "texpipe's ETC2/EAC encoder"
         case .uastc: "texpipe's UASTC encoder"
         case .half: "half floats, stored as is"
@@ -103,7 +104,7 @@ public enum TextureCodecs {
                 settings.rdo,
                 to: UASTC.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows),
                 rgba, width: width, height: height, kind: .uastc, rows: rows)
-        case .half, .bc6h: throw CodecError(.hdrFormatNeedsHDR(settings.format.rawValue))
+        case .half, .bc6h, .astcHDR: throw CodecError(.hdrFormatNeedsHDR(settings.format.rawValue))
         case .etc1s:
             throw CodecError(
                 .encoderFailed(format: "etc1s", why: "its blocks are made for the whole file (encodeFile)"))
@@ -119,6 +120,8 @@ public enum TextureCodecs {
             return Half.bits(rgba).withUnsafeBytes { Array($0) }
         case .bc6h:
             return BC6H.encode(rgba, width: width, height: height, quality: settings.quality, rows: rows)
+        case .astcHDR:
+            return try ASTC.compressHDR(rgba, width, height, settings, rows: rows)
         case .uncompressed, .bc, .astc, .etc, .uastc, .etc1s:
             throw CodecError(.ldrFormatGotHDR(settings.format.rawValue))
         }
@@ -138,6 +141,8 @@ public enum TextureCodecs {
             }
         case .bc6h:
             return try BC6HDecoder.decode(blocks, width: width, height: height)
+        case .astcHDR:
+            return try ASTC.decompressHDR(blocks, width: width, height: height, format: format)
         case .uncompressed, .bc, .astc, .etc, .uastc, .etc1s:
             throw CodecError(.hdrFormatNeedsHDR(format.rawValue))
         }
@@ -174,7 +179,7 @@ public enum TextureCodecs {
         case .uastc: try UASTCDecoder.decode(blocks, width: width, height: height)
         case .etc1s:
             throw CodecError(.encoderFailed(format: "etc1s", why: "a level decodes with its file's global data"))
-        case .half, .bc6h: throw CodecError(.ldrFormatGotHDR(format.rawValue))
+        case .half, .bc6h, .astcHDR: throw CodecError(.ldrFormatGotHDR(format.rawValue))
         }
     }
 }

@@ -113,7 +113,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .radiance(let why): "Radiance HDR: \(why)"
         case .hdrFormatNeedsHDR(let f): "\(f) is an HDR format: it needs an HDR image (an .exr or .hdr input)"
         case .ldrFormatGotHDR(let f):
-            "\(f) is an LDR format and the image is HDR: add a tonemap stage, or use rgba16f or bc6h"
+            "\(f) is an LDR format and the image is HDR: add a tonemap stage, or use \(TextureSettings.Format.hdrNames)"
         case .notWritable(let f): "texpipe reads \(f) files but does not write them (write an .exr)"
         case .textureInput(let kind): "\(kind) files are outputs only: texpipe does not read them as inputs"
         }

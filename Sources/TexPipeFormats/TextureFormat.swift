@@ -58,7 +58,7 @@ public struct TextureFormatInfo: Sendable {
         switch codec {
         case .bc(let v): v == .bc1 || v == .bc3 || v == .bc7
         case .uastc: true
-        case .uncompressed, .astc, .etc, .half, .bc6h, .etc1s: false
+        case .uncompressed, .astc, .astcHDR, .etc, .half, .bc6h, .etc1s: false
         }
     }
 
@@ -94,6 +94,8 @@ public enum TextureCodec: Sendable, Equatable {
     case bc(BCVariant)
     /// Arm's astcenc (`ASTC.swift`).
     case astc
+    /// Arm's astcenc's HDR profile (`ASTC.swift`): HDR colour, LDR alpha.
+    case astcHDR
     /// texpipe's own ETC2 and EAC encoders (`ETC.swift`) and decoder (`ETC+Decode.swift`).
     case etc(ETCVariant)
     /// texpipe's own Basis Universal UASTC encoder (`UASTC.swift`) and decoder
@@ -154,6 +156,8 @@ extension TextureSettings.Format {
         case .etc1s: Rows.etc1s
         case .bc6h: Rows.bc6h
         case .rgba16f: Rows.rgba16f
+        case .astc4x4HDR: Rows.astc4x4HDR
+        case .astc6x6HDR: Rows.astc6x6HDR
         }
     }
 
@@ -229,6 +233,23 @@ private enum Rows {
     static let astc5x5 = astc(5, 161)
     static let astc6x6 = astc(6, 165)
     static let astc8x8 = astc(8, 171)
+
+    /// ASTC HDR: `VK_FORMAT_ASTC_{4x4,6x6}_SFLOAT_BLOCK` (1000066000, 1000066004, from
+    /// VK_EXT_texture_compression_astc_hdr), KTX2 only, linear only. Colour model
+    /// KHR_DF_MODEL_ASTC, one 128-bit signed-float sample: lower −1.0, upper 1.0 (as 32-bit floats),
+    /// as the KTX 2.0 specification's descriptor for an SFLOAT block format has it.
+    static func astcHDR(_ side: Int, _ code: UInt32) -> TextureFormatInfo {
+        TextureFormatInfo(
+            block: (side, side), blockBytes: 16, vulkan: (code, nil), dxgi: nil, colorModel: 162,
+            samples: [
+                .init(
+                    bitOffset: 0, bitLength: 128, channel: 0, upper: Float(1).bitPattern, lower: Float(-1).bitPattern,
+                    qualifiers: 0xC0)
+            ],
+            containers: [.ktx2], hdr: true, channels: .rgba, codec: .astcHDR, familyName: "ASTC HDR")
+    }
+    static let astc4x4HDR = astcHDR(4, 1_000_066_000)
+    static let astc6x6HDR = astcHDR(6, 1_000_066_004)
 
     /// ETC2 and EAC: KTX2 only, colour model KHR_DF_MODEL_ETC2 (161); channels
     /// KHR_DF_CHANNEL_ETC2_RED 0, _GREEN 1, _COLOR 2, _ALPHA 15. 64-bit blocks, 128 with two.

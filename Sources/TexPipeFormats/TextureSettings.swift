@@ -19,6 +19,8 @@ public struct TextureSettings: Sendable, Equatable {
         case etc1s
         case bc6h
         case rgba16f
+        case astc4x4HDR = "astc-4x4-hdr"
+        case astc6x6HDR = "astc-6x6-hdr"
     }
 
     public enum ColorSpace: String, Sendable, CaseIterable { case srgb, linear }
@@ -68,6 +70,14 @@ public struct TextureSettings: Sendable, Equatable {
 
     /// Whether the sRGB variant is written: asked for, and the format has one.
     public var srgb: Bool { colorSpace == .srgb && !format.info.isData }
+}
+
+extension TextureSettings.Format {
+    /// The HDR formats, for messages: "bc6h, rgba16f, astc-4x4-hdr or astc-6x6-hdr".
+    public static var hdrNames: String {
+        let names = allCases.filter(\.info.hdr).map(\.rawValue)
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
 }
 
 /// The pipeline's `texture` settings (docs/gpu-textures.md), for `.ktx2` and `.dds` templates.
@@ -174,7 +184,7 @@ extension TextureSettings {
                     "format",
                     hdrImage
                         ? "\(format.rawValue) is an LDR texture format and the image is HDR (an .exr or .hdr input): "
-                            + "use rgba16f or bc6h, or add a \"tonemap\" stage"
+                            + "use \(Format.hdrNames), or add a \"tonemap\" stage"
                         : "\(format.rawValue) is an HDR texture format and this image is LDR: it needs an .exr or .hdr "
                             + "input (before any tonemap)"))
         }

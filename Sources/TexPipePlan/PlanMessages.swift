@@ -79,7 +79,7 @@ enum PlanMessage {
 
     static func hdrIntoLDR(_ format: String) -> String {
         "the image is HDR (an .exr or .hdr input) and \(format) holds 8/16-bit images: add a \"tonemap\" stage, "
-            + "or write an .exr or a .ktx2/.dds with format rgba16f or bc6h"
+            + "or write an .exr, a .ktx2/.dds with format rgba16f or bc6h, or a .ktx2 with astc-4x4-hdr or astc-6x6-hdr"
     }
 
     static func ldrIntoEXR() -> String {

@@ -14,7 +14,7 @@ struct EncodeBlocks: ParsableCommand {
 
     @Option(
         help:
-            "A block format: bc1…bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11, uastc, astc-*; bc6h takes raw Float32 RGBA."
+            "A block format: bc1…bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11, uastc, astc-*; bc6h and astc-*-hdr take raw Float32 RGBA."
     )
     var format: TextureSettings.Format
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
@@ -22,7 +22,7 @@ struct EncodeBlocks: ParsableCommand {
     @Option(help: "rdo: the largest λ losing at most this many dB (bc1, bc3, bc7, uastc).") var rdoMaxLoss: Double?
     @Option(help: "etc1s: the codebooks' size, 1…255.") var qlevel: Int?
     @Option(help: "Cores to encode on, lent as the engine lends them to one large job.") var cores = 1
-    @Flag(help: "bc6h: decode the input's blocks into raw Float32 RGBA instead.") var decode = false
+    @Flag(help: "bc6h, astc-*-hdr: decode the input's blocks into raw Float32 RGBA instead.") var decode = false
     @Argument(help: "Raw RGBA8 input.") var input: String
     @Argument var width: Int
     @Argument var height: Int

@@ -403,6 +403,118 @@ struct HDRTests {
         #expect(out.pixel(0, 0) == [94, 94, 94, 128] && out.alpha == .premultiplied)
     }
 
+    // MARK: ASTC HDR
+
+    /// An HDR test image: a smooth field over 16 stops (2⁻⁶ … 2¹⁰) with a hard edge and per-texel
+    /// grain, every value a half float (what an .exr holds), alpha 1.
+    static func hdrPicture(_ w: Int, _ h: Int) -> [Float] {
+        var out: [Float] = []
+        var seed: UInt64 = 7
+        for y in 0..<h {
+            for x in 0..<w {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let grain = Float(seed >> 40 & 0xFF) / 255 * 0.3
+                let stops = Float(x) / Float(w) * 16 - 6
+                let edge: Float = y > h / 2 ? 4 : 1
+                let r = exp2(stops + grain) * edge
+                let g = exp2(Float(y) / Float(h) * 8 - 2) + grain
+                let b = x > w / 3 ? Float(0.05) : Float(300)
+                out += [r, g, b].map { Float(Float16($0)) } + [1]
+            }
+        }
+        return out
+    }
+
+    /// log-RGB PSNR as docs/hdr.md defines it, evaluated here: log2 of each of R, G, B clamped to
+    /// [2⁻¹⁴, 65504], peak 30 stops.
+    static func logPSNR(_ a: [Float], _ b: [Float]) -> Double {
+        var sum = 0.0
+        var n = 0
+        for i in stride(from: 0, to: a.count, by: 4) {
+            for c in 0..<3 {
+                let d =
+                    log2(Double(min(max(a[i + c], 0x1p-14), 65504))) - log2(Double(min(max(b[i + c], 0x1p-14), 65504)))
+                sum += d * d
+                n += 1
+            }
+        }
+        return 10 * log10(900 / (sum / Double(n)))
+    }
+
+    /// An .astc file read by astcenc's own decompressor (`-dh`, HDR) into an .exr, read back by
+    /// OpenEXR's Python module as Float RGBA.
+    static func astcencDecodeHDR(_ t: TempDir, _ astc: String) throws -> [Float] {
+        try ASTCTool.run(["-dh", t.path + "/" + astc, t.path + "/decoded.exr"])
+        let out = try Python.run(
+            """
+            import sys, OpenEXR, numpy as np
+            ch = OpenEXR.File(sys.argv[1]).channels()
+            rgba = ch["RGBA"].pixels if "RGBA" in ch else np.dstack([ch[c].pixels for c in "RGBA"])
+            sys.stdout.buffer.write(rgba.astype(np.float32).tobytes())
+            """, t.path + "/decoded.exr")
+        return out.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// astc-4x4-hdr and astc-6x6-hdr: the KTX2 fields the specification gives an SFLOAT block
+    /// format, level data that astcenc's own decompressor reads, and a log-RGB PSNR within 0.2 dB
+    /// of what astcenc's command line reaches with -hdr at -medium on the same image (it is the
+    /// same library and profile, so the blocks are the same); texpipe's decode of its blocks (for
+    /// checks and inspect) is astcenc's.
+    @Test(
+        Reference.needs(ASTCTool.available && hasOpenEXR, "the astcenc CLI and python3 OpenEXR"),
+        arguments: [(TextureSettings.Format.astc4x4HDR, 4, 1_000_066_000), (.astc6x6HDR, 6, 1_000_066_004)])
+    func astcHDRDecodesInAstcencAsItsOwnEncodeDoes(_ format: TextureSettings.Format, _ side: Int, _ vk: Int) throws {
+        let (w, h) = (83, 61)
+        let floats = Self.hdrPicture(w, h)
+        var settings = TextureSettings.standard
+        settings.format = format
+        settings.colorSpace = .linear
+        let image = Image(width: w, height: h, pixels: .rgbaF32(floats))
+        let half = Image(width: 41, height: 30, pixels: .rgbaF32(Self.hdrPicture(41, 30)))
+        let (bytes, quality) = try TextureEncoder.encode([image, half], settings, container: .ktx2, measure: true)
+        let f = try #require(KTX2File(bytes))
+        #expect(f.vkFormat == UInt32(vk) && f.typeSize == 1 && f.levelCount == 2 && f.supercompressionScheme == 0)
+        #expect(f.colorModel == 162 && f.transferFunction == 1 && f.texelBlockDimension == [side - 1, side - 1, 0, 0])
+        #expect(f.bytesPlane[0] == 16)
+        // One 128-bit sample, signed float (qualifiers 0xC), lower −1.0 and upper 1.0.
+        #expect(
+            f.samples == [
+                .init(
+                    bitOffset: 0, bitLength: 127, channelType: 0, qualifiers: 0xC, samplePosition: [0, 0, 0, 0],
+                    lower: 0xBF80_0000, upper: 0x3F80_0000)
+            ])
+        let blocksX = (w + side - 1) / side
+        let blocksY = (h + side - 1) / side
+        #expect(f.levels[0].byteLength == UInt64(blocksX * blocksY * 16))
+        #expect(f.levels[1].byteLength == UInt64((41 + side - 1) / side * ((30 + side - 1) / side) * 16))
+        let t = TempDir()
+        var header: [UInt8] = [0x13, 0xAB, 0xA1, 0x5C, UInt8(side), UInt8(side), 1]
+        for v in [w, h, 1] { header += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF)] }
+        t.write("ours.astc", header + f.levelData(0))
+        let ours = try Self.astcencDecodeHDR(t, "ours.astc")
+        #expect(ours.count == floats.count)
+        // The same image through the command line: an .exr of its (half) values, -ch (HDR colour,
+        // LDR alpha), the same block size, -medium.
+        let exr = floats.withUnsafeBytes { Array($0) }
+        t.write("source.f32", exr)
+        _ = try Python.run(
+            """
+            import sys, OpenEXR, numpy as np
+            w, h = int(sys.argv[2]), int(sys.argv[3])
+            rgba = np.fromfile(sys.argv[1], dtype=np.float32).reshape(h, w, 4)
+            header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
+            OpenEXR.File(header, {"RGB": rgba[..., :3].astype(np.float16)}).write(sys.argv[4])
+            """, t.path + "/source.f32", "\(w)", "\(h)", t.path + "/source.exr")
+        try ASTCTool.run(["-ch", t.path + "/source.exr", t.path + "/ref.astc", "\(side)x\(side)", "-medium"])
+        let theirs = try Self.astcencDecodeHDR(t, "ref.astc")
+        let (a, b) = (Self.logPSNR(floats, ours), Self.logPSNR(floats, theirs))
+        #expect(abs(a - b) <= 0.2, "texpipe \(a) dB, astcenc \(b) dB")
+        #expect(a > (side == 4 ? 40 : 33), "\(a) dB")
+        // texpipe's own decode (its checks' and inspect's) is astcenc's, and its measure agrees.
+        #expect(try TextureCodecs.decodeHDR(f.levelData(0), w, h, format: format) == ours)
+        #expect(abs(quality[0].rgb - a) < 0.01)
+    }
+
     // MARK: Planning
 
     static func planErrors(_ pipelines: String, _ files: [String: [UInt8]]) throws -> [String] {
@@ -441,14 +553,14 @@ struct HDRTests {
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "output": "{file}.png" }"#, files)
                 == [
                     at
-                        + "pipelines[0].output: the image is HDR (an .exr or .hdr input) and PNG holds 8/16-bit images: add a \"tonemap\" stage, or write an .exr or a .ktx2/.dds with format rgba16f or bc6h (in/sky.exr)"
+                        + "pipelines[0].output: the image is HDR (an .exr or .hdr input) and PNG holds 8/16-bit images: add a \"tonemap\" stage, or write an .exr, a .ktx2/.dds with format rgba16f or bc6h, or a .ktx2 with astc-4x4-hdr or astc-6x6-hdr (in/sky.exr)"
                 ])
         #expect(
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "texture": { "format": "bc7" }, "output": "{file}.ktx2" }"#,
                 files) == [
                     at
-                        + "pipelines[0].texture.format: bc7 is an LDR texture format and the image is HDR (an .exr or .hdr input): use rgba16f or bc6h, or add a \"tonemap\" stage (in/sky.exr)"
+                        + "pipelines[0].texture.format: bc7 is an LDR texture format and the image is HDR (an .exr or .hdr input): use bc6h, rgba16f, astc-4x4-hdr or astc-6x6-hdr, or add a \"tonemap\" stage (in/sky.exr)"
                 ])
         #expect(
             try Self.planErrors(
@@ -490,6 +602,21 @@ struct HDRTests {
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "output": "{file}.hdr" }"#, files)
                 == [at + "pipelines[0].output: output \"sky.hdr\" must end in .png, .jpg, .jpeg, .exr, .ktx2 or .dds"])
+        // ASTC HDR is KTX2 only and needs an HDR image.
+        #expect(
+            try Self.planErrors(
+                #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "texture": { "format": "astc-6x6-hdr" }, "output": "{file}.dds" }"#,
+                files) == [
+                    at
+                        + "pipelines[0].texture.format: astc-6x6-hdr is KTX2 only: DDS cannot hold ASTC HDR (use a .ktx2 template)"
+                ])
+        #expect(
+            try Self.planErrors(
+                #"{ "name": "p", "inputs": ["in/*.png"], "stages": [], "texture": { "format": "astc-4x4-hdr" }, "output": "{file}.ktx2" }"#,
+                files) == [
+                    at
+                        + "pipelines[0].texture.format: astc-4x4-hdr is an HDR texture format and this image is LDR: it needs an .exr or .hdr input (before any tonemap) (in/a.png)"
+                ])
         // What HDR can do plans cleanly.
         #expect(
             try Self.planErrors(

@@ -29,6 +29,9 @@ struct TextureFormatTests {
         .rgba16f: ([97], [10]),
         // VK_FORMAT_BC6H_UFLOAT_BLOCK, DXGI_FORMAT_BC6H_UF16 (unsigned; no sRGB codes).
         .bc6h: ([143], [95]),
+        // VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK, VK_FORMAT_ASTC_6x6_SFLOAT_BLOCK (VK_EXT_texture_compression_astc_hdr,
+        // 1000066000 + the block size's index); DXGI has none.
+        .astc4x4HDR: ([1_000_066_000], nil), .astc6x6HDR: ([1_000_066_004], nil),
     ]
 
     @Test(arguments: Format.allCases) func rowMatchesThePublishedCodes(_ format: Format) throws {

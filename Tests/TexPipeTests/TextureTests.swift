@@ -168,6 +168,11 @@ struct TextureTests {
                         case .etc1s: (163, 3 | 3 << 8, 0, [[63 << 16, 0, 0, 0xFFFF_FFFF]])
                         // BC6H (model 133): one 128-bit sample of channel 0, FLOAT (0x80), 0.0 to 1.0.
                         case .bc6h: (133, 3 | 3 << 8, 16, [[127 << 16 | 0x80 << 24, 0, 0, 0x3F80_0000]])
+                        // ASTC HDR (model 162, SFLOAT): one 128-bit sample, FLOAT | SIGNED, −1.0 to 1.0.
+                        case .astc4x4HDR:
+                            (162, 3 | 3 << 8, 16, [[127 << 16 | 0xC0 << 24, 0, 0xBF80_0000, 0x3F80_0000]])
+                        case .astc6x6HDR:
+                            (162, 5 | 5 << 8, 16, [[127 << 16 | 0xC0 << 24, 0, 0xBF80_0000, 0x3F80_0000]])
                         // Half floats: R, G, B, A of 16 bits, each FLOAT | SIGNED (0xC0), −1.0 to 1.0.
                         case .rgba16f:
                             (
