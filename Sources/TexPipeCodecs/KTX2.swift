@@ -44,11 +44,32 @@ enum KTX2 {
         _ image: Image, _ levelCount: Int, _ data: [[UInt8]], _ settings: TextureSettings, premultiplied: Bool,
         layerCount: Int = 0, faceCount: Int = 1, basisLZ: BasisLZGlobal? = nil
     ) throws -> [UInt8] {
+        var pieces = data.map { [$0] }
+        return try file(
+            width: image.width, height: image.height, pixelDepth: 0, levelCount, &pieces, settings,
+            premultiplied: premultiplied, layerCount: layerCount, faceCount: faceCount, basisLZ: basisLZ)
+    }
+
+    /// The file from each level's data in pieces (a volume's slices), which are emptied as they are
+    /// copied in: a large volume is never held twice. `pixelDepth` > 0: a volume of that depth.
+    static func file(
+        width: Int, height: Int, pixelDepth: Int, _ levelCount: Int, _ pieces: inout [[[UInt8]]],
+        _ settings: TextureSettings, premultiplied: Bool, layerCount: Int = 0, faceCount: Int = 1,
+        basisLZ: BasisLZGlobal? = nil
+    ) throws -> [UInt8] {
         let format = settings.format
         let info = format.info
         let srgb = settings.srgb
         let zstd = basisLZ == nil && settings.supercompression == .zstd
-        let stored: [[UInt8]] = zstd ? try data.map { try Zstd.compress($0, level: settings.zstdLevel) } : data
+        // zstd makes each level one frame: its pieces are joined and compressed, level by level.
+        let raw = pieces.map { $0.reduce(0) { $0 + $1.count } }
+        if zstd {
+            for n in pieces.indices {
+                let joined = pieces[n].count == 1 ? pieces[n][0] : Array(pieces[n].joined())
+                pieces[n] = [try Zstd.compress(joined, level: settings.zstdLevel)]
+            }
+        }
+        let storedCount = pieces.map { $0.reduce(0) { $0 + $1.count } }
         let sgd = basisLZ?.bytes ?? []
         let alphaSlice = basisLZ?.images.first.map { $0.alphaLength > 0 } ?? false
         let dfd = DataFormatDescriptor.bytes(
@@ -67,14 +88,14 @@ enum KTX2 {
         var out = ByteWriter()
         // One allocation for the whole file: the level data is most of it.
         out.bytes.reserveCapacity(
-            kvdOffset + kvd.bytes.count + stored.reduce(0) { $0 + $1.count } + levelCount * lcm(info.blockBytes, 4))
+            kvdOffset + kvd.bytes.count + storedCount.reduce(0, +) + levelCount * lcm(info.blockBytes, 4))
         out.bytes += identifier
         out.u32(info.vkFormat(srgb: srgb))
         // typeSize: 1 for 8-bit and block-compressed formats, 2 for half floats (the channel's size).
         out.u32(info.isBlockCompressed ? 1 : UInt32(info.blockBytes / 4))
-        out.u32(UInt32(image.width))
-        out.u32(UInt32(image.height))
-        out.u32(0)  // pixelDepth
+        out.u32(UInt32(width))
+        out.u32(UInt32(height))
+        out.u32(UInt32(pixelDepth))  // 0: 2D; else a volume, each level holding its slices in order
         out.u32(UInt32(layerCount))  // 0: not an array; else the layers, each level holding them in order
         out.u32(UInt32(faceCount))  // 6 for a cube map: each level holds the faces +X, −X, +Y, −Y, +Z, −Z
         out.u32(UInt32(levelCount))
@@ -95,12 +116,12 @@ enum KTX2 {
         for n in (0..<levelCount).reversed() {
             cursor = (cursor + alignment - 1) / alignment * alignment
             offsets[n] = cursor
-            cursor += stored[n].count
+            cursor += storedCount[n]
         }
         for n in 0..<levelCount {
             out.u64(UInt64(offsets[n]))
-            out.u64(UInt64(stored[n].count))
-            out.u64(basisLZ != nil ? 0 : UInt64(data[n].count))  // uncompressedByteLength: 0 for BasisLZ
+            out.u64(UInt64(storedCount[n]))
+            out.u64(basisLZ != nil ? 0 : UInt64(raw[n]))  // uncompressedByteLength: 0 for BasisLZ
         }
         out.bytes += dfd
         out.bytes += kvd.bytes
@@ -110,7 +131,10 @@ enum KTX2 {
         }
         for n in (0..<levelCount).reversed() {
             while out.bytes.count < offsets[n] { out.bytes.append(0) }
-            out.bytes += stored[n]
+            for k in pieces[n].indices {
+                out.bytes += pieces[n][k]
+                pieces[n][k] = []
+            }
         }
         return out.bytes
     }

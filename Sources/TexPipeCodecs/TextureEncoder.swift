@@ -118,6 +118,89 @@ public enum TextureEncoder {
         }
     }
 
+    /// A volume (3D texture): `levels[n]` holds level n's depth slices, every slice of a level the
+    /// same size (KTX2 `pixelDepth`, DDS `TEXTURE3D`). Each slice is encoded on its own (2D blocks
+    /// for the BC formats) and released once encoded; a level's PSNR is its worst slice's.
+    public static func encode(
+        volume levels: consuming [[Image]], _ settings: TextureSettings, container: TextureContainer,
+        rows: any RowScheduler = SerialRows(), measure: Bool = false
+    ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
+        guard let first = levels.first?.first else { throw CodecError(.textureWithoutLevels) }
+        let format = settings.format
+        let info = format.info
+        if let problem = TextureSettings.volumeProblem(format) { throw CodecError(.settings(problem)) }
+        if let problem = settings.problems(in: container, hdrImage: first.isHDR).first {
+            throw CodecError(.settings(problem))
+        }
+        let (width, height, depth) = (first.width, first.height, levels[0].count)
+        let premultiplied = first.alpha == .premultiplied
+        var opaque = true
+        if info.channels == .rgb {
+            for slice in levels[0] {
+                let translucent = Self.translucentTexels(slice)
+                if translucent > 0 {
+                    throw CodecError(.needsOpaque(format.rawValue, translucent, width, height * depth))
+                }
+            }
+        }
+        let srgb = settings.colorSpace == .srgb && !info.isData
+        var pieces = [[[UInt8]]](repeating: [], count: levels.count)
+        var quality: [LevelQuality] = []
+        for n in levels.indices {
+            var worst: LevelQuality?
+            for z in levels[n].indices {
+                let slice = levels[n][z]
+                levels[n][z] = Self.released
+                opaque = opaque && (container != .dds || Self.isOpaque(slice))
+                let blocks: [UInt8]
+                var q: LevelQuality?
+                if case .rgbaF32(let floats) = slice.pixels {
+                    blocks = try TextureCodecs.encodeHDR(floats, slice.width, slice.height, settings, rows: rows)
+                    if measure && info.codec != .half {
+                        let decoded = try TextureCodecs.decodeHDR(blocks, slice.width, slice.height, format: format)
+                        q = LevelQuality(rgb: Quality.logPSNR(floats, decoded), alpha: nil)
+                    }
+                } else {
+                    let texels = Self.rgba8(slice)
+                    blocks = try TextureCodecs.encode(texels, slice.width, slice.height, settings, rows: rows)
+                    if measure && info.codec != .uncompressed {
+                        let errors = try TextureCodecs.squaredErrors(
+                            blocks, texels, slice.width, slice.height, format: format, srgb: srgb)
+                        q = Quality.level(
+                            errors: errors, texels: slice.width * slice.height, channels: info.channels)
+                    }
+                }
+                if let q {
+                    worst =
+                        worst.map { w in
+                            LevelQuality(rgb: min(w.rgb, q.rgb), alpha: q.alpha.map { a in min(a, w.alpha ?? a) })
+                        } ?? q
+                }
+                pieces[n].append(blocks)
+            }
+            if let worst { quality.append(worst) }
+        }
+        switch container {
+        case .ktx2:
+            return (
+                try KTX2.file(
+                    width: width, height: height, pixelDepth: depth, levels.count, &pieces, settings,
+                    premultiplied: premultiplied),
+                quality
+            )
+        case .dds:
+            return (
+                try DDS.file(
+                    width: width, height: height, depth: depth, levels.count, &pieces, settings,
+                    alphaMode: premultiplied ? 2 : opaque ? 3 : 1),
+                quality
+            )
+        }
+    }
+
+    /// What stands in for a volume slice once it is encoded (its pixels released).
+    static let released = Image(width: 1, height: 1, pixels: .rgba8([0, 0, 0, 0]))
+
     /// A file whose blocks are made all at once (ETC1S): every image — level by level, layer or face
     /// within a level, KTX2's order — against one pair of codebooks; each level's data is its
     /// images' slices in that order, each RGB slice followed by its alpha slice, and the global

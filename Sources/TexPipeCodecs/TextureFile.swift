@@ -13,6 +13,8 @@ public struct TextureFile: Sendable {
         public var bytes: Int
         /// Bytes of the block data (before supercompression).
         public var uncompressedBytes: Int
+        /// A volume's slices at this level (1 for a 2D texture).
+        public var depth = 1
     }
 
     public var container: TextureContainer
@@ -31,6 +33,11 @@ public struct TextureFile: Sendable {
     /// A cube map (KTX2 `faceCount` 6; DDS `DDSCAPS2_CUBEMAP` with every face, DX10 `TEXTURECUBE`):
     /// `level(n, layer: f)` is face f.
     public var isCube = false
+    /// A volume's depth (KTX2 `pixelDepth`, DDS `dwDepth` of a `TEXTURE3D`); 1 for a 2D texture.
+    /// `level(n, layer: z)` is slice z of level n, which has `levels[n].depth` of them.
+    public var depth = 1
+    /// A volume (3D texture), even of depth 1.
+    public var isVolume = false
     public var supercompression: TextureSettings.Supercompression
     /// An ETC1S file's BasisLZ global data (KTX2 `supercompressionScheme` 1): its codebooks and
     /// Huffman tables, decoded, and where each image's slices lie.
@@ -86,8 +93,10 @@ public struct TextureFile: Sendable {
         return (Int(w), Int(h))
     }
 
-    /// Levels a w × h chain can have: ⌊log2(max(w, h))⌋ + 1.
-    static func maxLevels(_ w: Int, _ h: Int) -> Int { Int.bitWidth - max(w, h).leadingZeroBitCount }
+    /// Levels a w × h (× d) chain can have: ⌊log2(max(w, h, d))⌋ + 1.
+    static func maxLevels(_ w: Int, _ h: Int, _ d: Int = 1) -> Int {
+        Int.bitWidth - max(w, h, d).leadingZeroBitCount
+    }
 
     init(ktx2 bytes: [UInt8], maxPixels: Int) throws {
         guard bytes.count >= 80 else { throw CodecError(.truncatedHeader("KTX2")) }
@@ -98,7 +107,17 @@ public struct TextureFile: Sendable {
         var known = TextureSettings.Format.forVulkan(vk)
         if vk != 0 && known == nil { throw CodecError(.unknownTextureFormat("KTX2 vkFormat", vk)) }
         (width, height) = try Self.checkedSize("KTX2", f.u32(20), f.u32(24), maxPixels: maxPixels)
-        guard f.u32(28) == 0 else { throw CodecError(.textureShape("KTX2 pixelDepth \(f.u32(28)) (a 3D texture)")) }
+        if f.u32(28) > 0 {
+            // A volume: not an array or a cube map (Vulkan has neither of 3D images).
+            guard f.u32(32) == 0, f.u32(36) == 1 else {
+                throw CodecError(.textureShape("KTX2 volume with layerCount \(f.u32(32)) and faceCount \(f.u32(36))"))
+            }
+            guard UInt64(f.u32(28)) * UInt64(width) * UInt64(height) <= UInt64(maxPixels) else {
+                throw CodecError(
+                    .overPixelLimit(width: UInt64(width), height: UInt64(height) * UInt64(f.u32(28)), limit: maxPixels))
+            }
+            (depth, isVolume) = (Int(f.u32(28)), true)
+        }
         guard f.u32(32) <= UInt32(Self.maxLayers) else {
             throw CodecError(.textureShape("KTX2 layerCount \(f.u32(32)) (more than \(Self.maxLayers) layers)"))
         }
@@ -112,8 +131,8 @@ public struct TextureFile: Sendable {
         guard f.u32(36) == 1 || isCube else { throw CodecError(.textureShape("KTX2 faceCount \(f.u32(36))")) }
         let declared = f.u32(40)
         let count = max(1, Int(min(declared, 64)))
-        guard count <= Self.maxLevels(width, height) else {
-            throw CodecError(.tooManyLevels(Int(declared), width, height, Self.maxLevels(width, height)))
+        guard count <= Self.maxLevels(width, height, depth) else {
+            throw CodecError(.tooManyLevels(Int(declared), width, height, Self.maxLevels(width, height, depth)))
         }
         let scheme = f.u32(44)
         switch scheme {
@@ -141,6 +160,9 @@ public struct TextureFile: Sendable {
         }
         guard let (format, srgb) = known else { throw CodecError(.unknownTextureFormat("KTX2 vkFormat", vk)) }
         (self.format, self.srgb) = (format, srgb)
+        if isVolume && !format.info.takesVolume {
+            throw CodecError(.textureShape("KTX2 volume of \(format.rawValue)"))
+        }
         guard (scheme == 1) == (format == .etc1s) else {
             throw CodecError(
                 .basisLZ(
@@ -163,8 +185,8 @@ public struct TextureFile: Sendable {
             guard offset <= UInt64(bytes.count), length <= UInt64(bytes.count) - offset else {
                 throw CodecError(.levelPastTheEnd("KTX2", n))
             }
-            let (w, h) = (max(1, width >> n), max(1, height >> n))
-            let expected = format.info.levelBytes(w, h) * layers
+            let (w, h, d) = (max(1, width >> n), max(1, height >> n), max(1, depth >> n))
+            let expected = format.info.levelBytes(w, h) * layers * d
             // BasisLZ levels have no uncompressed length of their own (0); the others' must match.
             let rawExpected = scheme == 1 ? 0 : expected
             guard raw == UInt64(rawExpected) else {
@@ -175,7 +197,7 @@ public struct TextureFile: Sendable {
             }
             guard Int(offset) >= indexEnd || length == 0 else { throw CodecError(.levelOverlaps(n)) }
             ranges.append((Int(offset), Int(offset) + Int(length), n))
-            levels.append(Level(width: w, height: h, bytes: Int(length), uncompressedBytes: expected))
+            levels.append(Level(width: w, height: h, bytes: Int(length), uncompressedBytes: expected, depth: d))
             data.append(Array(bytes[Int(offset)..<Int(offset + length)]))
         }
         let sorted = ranges.filter { $0.1 > $0.0 }.sorted { $0.0 < $1.0 }
@@ -252,7 +274,21 @@ public struct TextureFile: Sendable {
         }
         (self.format, self.srgb) = (format, srgb)
         (width, height) = try Self.checkedSize("DDS", f.u32(16), f.u32(12), maxPixels: maxPixels)
-        guard f.u32(132) == 3 else { throw CodecError(.textureShape("DDS resource dimension \(f.u32(132))")) }
+        guard f.u32(132) == 3 || f.u32(132) == 4 else {
+            throw CodecError(.textureShape("DDS resource dimension \(f.u32(132))"))
+        }
+        if f.u32(132) == 4 {
+            // D3D10_RESOURCE_DIMENSION_TEXTURE3D: one volume of dwDepth slices (never an array).
+            guard f.u32(24) > 0, f.u32(140) == 1, f.u32(136) & 0x4 == 0 else {
+                throw CodecError(.textureShape("DDS volume with depth \(f.u32(24)) and arraySize \(f.u32(140))"))
+            }
+            guard UInt64(f.u32(24)) * UInt64(width) * UInt64(height) <= UInt64(maxPixels) else {
+                throw CodecError(
+                    .overPixelLimit(width: UInt64(width), height: UInt64(height) * UInt64(f.u32(24)), limit: maxPixels))
+            }
+            (depth, isVolume) = (Int(f.u32(24)), true)
+            guard format.info.takesVolume else { throw CodecError(.textureShape("DDS volume of \(format.rawValue)")) }
+        }
         let cube = f.u32(136) & 0x4 != 0
         // A cube map: every face present (DDSCAPS2_CUBEMAP | all six), one cube, square faces.
         guard !cube || (f.u32(112) & 0xFE00 == 0xFE00 && f.u32(140) == 1 && width == height) else {
@@ -269,8 +305,8 @@ public struct TextureFile: Sendable {
         }
         let declared = f.u32(28)
         let count = max(1, Int(min(declared, 64)))
-        guard count <= Self.maxLevels(width, height) else {
-            throw CodecError(.tooManyLevels(Int(declared), width, height, Self.maxLevels(width, height)))
+        guard count <= Self.maxLevels(width, height, depth) else {
+            throw CodecError(.tooManyLevels(Int(declared), width, height, Self.maxLevels(width, height, depth)))
         }
         alphaMode = [1: "straight", 2: "premultiplied", 3: "opaque"][f.u32(144)] ?? "unknown"
         supercompression = .none
@@ -280,14 +316,16 @@ public struct TextureFile: Sendable {
         var data = [[UInt8]](repeating: [], count: count)
         for layer in 0..<layers {
             for n in 0..<count {
-                let (w, h) = (max(1, width >> n), max(1, height >> n))
-                let size = format.info.levelBytes(w, h)
+                let (w, h, d) = (max(1, width >> n), max(1, height >> n), max(1, depth >> n))
+                // A volume's level holds its d slices.
+                let size = format.info.levelBytes(w, h) * d
                 guard size <= bytes.count - at else {
                     throw CodecError(
                         .levelPastTheEnd(isCube ? "DDS face \(layer)" : layers > 1 ? "DDS layer \(layer)" : "DDS", n))
                 }
                 if layer == 0 {
-                    levels.append(Level(width: w, height: h, bytes: size * layers, uncompressedBytes: size * layers))
+                    levels.append(
+                        Level(width: w, height: h, bytes: size * layers, uncompressedBytes: size * layers, depth: d))
                 }
                 data[n] += bytes[at..<(at + size)]
                 at += size
@@ -304,12 +342,16 @@ public struct TextureFile: Sendable {
         return try image(of: layerBlocks(try levelBlocks(n), n, layer), level: n)
     }
 
-    /// Every layer (cube face) of level n, the level's data decompressed once for all of them.
+    /// Every layer (cube face, volume slice) of level n, the level's data decompressed once for
+    /// all of them.
     public func layers(ofLevel n: Int) throws -> [Image] {
         if let basisLZ { return try (0..<layers).map { try etc1s(basisLZ, level: n, layer: $0) } }
         let blocks = try levelBlocks(n)
-        return try (0..<layers).map { try image(of: layerBlocks(blocks, n, $0), level: n) }
+        return try (0..<slices(n)).map { try image(of: layerBlocks(blocks, n, $0), level: n) }
     }
+
+    /// Layers, faces or (a volume's) slices at level n.
+    public func slices(_ n: Int) -> Int { isVolume ? levels[n].depth : layers }
 
     /// Level n's data of every layer, decompressed.
     func levelBlocks(_ n: Int) throws -> [UInt8] {
@@ -321,9 +363,11 @@ public struct TextureFile: Sendable {
     }
 
     /// One layer's part of level n's data.
-    func layerBlocks(_ blocks: [UInt8], _ n: Int, _ layer: Int) -> [UInt8] {
-        guard layers > 1 else { return blocks }
-        let size = levels[n].uncompressedBytes / layers
+    func layerBlocks(_ blocks: [UInt8], _ n: Int, _ layer: Int) throws -> [UInt8] {
+        let count = slices(n)
+        guard count > 1 else { return blocks }
+        guard layer < count else { throw CodecError(.textureShape("slice \(layer) of level \(n), which has \(count)")) }
+        let size = levels[n].uncompressedBytes / count
         return Array(blocks[(layer * size)..<((layer + 1) * size)])
     }
 

@@ -55,6 +55,11 @@ extension Runner {
                 }
             }
             result.timings.append(("layers", elapsed(since: t)))
+            if job.volume != nil {
+                let slices = chains.map { $0[0] }
+                chains = []
+                return writeVolume(slices, job, options, rows: rows, base: base, &result, &encoded)
+            }
 
             t = DispatchTime.now().uptimeNanoseconds
             let output = job.outputs[0]

@@ -315,6 +315,9 @@ extension Runner {
         // The file's bytes go as soon as they are decoded: only the image stays in flight.
         inputs.read.files[0] = nil
         if let message = admitted(job, &result) { return fail(message, stage: "decode") }
+        if job.volume?.lut == true {
+            return runLUT(job, data, in: plan, options, prepared, inputs, rows: rows)
+        }
         var images: [Image]
         do {
             var image = try ImageDecoder.decode(consume data, path: job.input, maxPixels: options.maxPixels)

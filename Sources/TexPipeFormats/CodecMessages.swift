@@ -54,6 +54,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case levelOverlaps(Int)
     case ddsWithoutDX10
     case radiance(String)
+    /// A `.cube` LUT problem at a line (nil: the file as a whole), already worded.
+    case cubeLUT(line: Int?, String)
     case hdrFormatNeedsHDR(String)
     case ldrFormatGotHDR(String)
     case notWritable(String)
@@ -111,6 +113,7 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .levelOverlaps(let n): "KTX2 level \(n) overlaps another level or the header"
         case .ddsWithoutDX10: "DDS without a DX10 header is not one texpipe reads"
         case .radiance(let why): "Radiance HDR: \(why)"
+        case .cubeLUT(let line, let why): "Cube LUT" + (line.map { " line \($0)" } ?? "") + ": \(why)"
         case .hdrFormatNeedsHDR(let f): "\(f) is an HDR format: it needs an HDR image (an .exr or .hdr input)"
         case .ldrFormatGotHDR(let f):
             "\(f) is an LDR format and the image is HDR: add a tonemap stage, or use \(TextureSettings.Format.hdrNames)"

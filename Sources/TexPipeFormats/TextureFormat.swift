@@ -62,6 +62,16 @@ public struct TextureFormatInfo: Sendable {
         }
     }
 
+    /// Whether a volume (3D texture) may be written in it: texels, or 2D blocks that both
+    /// containers and the graphics APIs take as the slices of a 3D texture (BC1–BC7, BC6H). ASTC's
+    /// 3D textures are its own 3D block formats; ETC and the Basis formats have none.
+    public var takesVolume: Bool {
+        switch codec {
+        case .uncompressed, .half, .bc, .bc6h: true
+        case .astc, .astcHDR, .etc, .uastc, .etc1s: false
+        }
+    }
+
     /// Blocks of texels (BC, ASTC, ETC, UASTC), not one texel at a time.
     public var isBlockCompressed: Bool { block.width > 1 }
 

@@ -192,6 +192,16 @@ extension TextureSettings {
         return problems
     }
 
+    /// A volume in a format that cannot hold one (the planner's and the encoder's words alike).
+    public static func volumeProblem(_ format: Format) -> SettingsProblem? {
+        guard !format.info.takesVolume else { return nil }
+        let names = Format.allCases.filter(\.info.takesVolume).map(\.rawValue)
+        return SettingsProblem(
+            "format",
+            "\(format.rawValue) cannot hold a volume: its slices must be texels or 2D blocks a 3D texture "
+                + "takes (use \(names.dropLast().joined(separator: ", ")) or \(names.last!))")
+    }
+
     /// `rdo` on a format whose row does not take it (the block encoders' entries ask this too).
     public static func rdoProblem(_ rdo: RDO?, _ format: Format) -> SettingsProblem? {
         rdo != nil && !format.info.takesRDO ? rdoNotApplicable(format) : nil

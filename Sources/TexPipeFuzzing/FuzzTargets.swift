@@ -30,6 +30,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// given roles, then rewritten both as a GLB and as a `.gltf` with every used image replaced;
     /// each rewrite must read back as a model.
     case gltf
+    /// `.cube` colour-grading LUTs (docs/gpu-textures.md "Colour-grading LUTs"): parsed; a LUT that
+    /// reads is written as an rgba8 volume in DDS, which must read back slice by slice.
+    case cube
 
     /// The pixel limit the targets run under: a decoder that allocates beyond it is a finding.
     package static let maxPixels = 1 << 22
@@ -135,6 +138,21 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 precondition(
                     again?.map(\.blob) == sorted.map(\.blob) && again?.map(\.contents) == sorted.map(\.contents),
                     "an entry does not read back as written")
+            case .cube:
+                let lut = try CubeLUT(bytes, maxTexels: Self.maxPixels)
+                let n = lut.size
+                precondition(lut.values.count == n * n * n * 3 && lut.values.allSatisfy(\.isFinite), "a LUT's table")
+                var settings = TextureSettings.standard
+                settings.colorSpace = .linear
+                let slices = lut.slices8()
+                let file = try TextureFile(
+                    try TextureEncoder.encode(volume: [slices], settings, container: .dds).bytes,
+                    maxPixels: Self.maxPixels)
+                precondition(file.isVolume && file.depth == n && file.width == n, "a LUT's volume")
+                for z in [0, n - 1] {
+                    let back = try file.level(0, layer: z)
+                    precondition(back.pixels == slices[z].pixels, "slice \(z) reads back")
+                }
             case .gltf:
                 let model = try GLTFModel.parse(bytes)
                 let noFiles: (String) -> Result<[UInt8], GLTFError> = { .failure(GLTFError($0, "no files")) }

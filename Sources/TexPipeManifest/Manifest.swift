@@ -27,7 +27,7 @@ public struct Manifest: Sendable {
     static let topKeys = ["$schema", "version", "output", "pipelines"]
     static let pipelineKeys = [
         "name", "inputs", "exclude", "variants", "distinct", "stages", "output", "inputAlpha", "png", "jpeg",
-        "texture", "atlas", "pageStages", "check", "array", "gltf",
+        "texture", "atlas", "pageStages", "check", "array", "volume", "gltf",
     ]
     public static let defaultTemplate = "{pipeline}/{path}/{file}{suffix}.png"
     /// A gltf pipeline's: the model as a GLB.
@@ -62,6 +62,9 @@ public struct PipelineSpec: Sendable {
     /// The `array` object (docs/gpu-textures.md "Texture arrays"): the pipeline is one job writing
     /// its inputs as the layers of one texture.
     public var array: ArraySpec? = nil
+    /// The `volume` object (docs/gpu-textures.md "Volume textures"): the pipeline is one job writing
+    /// its inputs as the depth slices of one 3D texture (`order` and `size` as `array`'s).
+    public var volume: ArraySpec? = nil
     /// The `gltf` object (docs/gltf.md): the inputs are models, each texture processed by its role.
     public var gltf: GLTFSpec? = nil
 }
@@ -290,22 +293,32 @@ struct ManifestReader {
             error(path.key("pageStages"), Say.pageStagesWithoutAtlas)
         }
         var array: ArraySpec?
-        if let a = o["array"] {
-            array = arrayChecks(a, template: template, atlas: atlas != nil, at: path.key("array"))
+        var volume: ArraySpec?
+        for key in ["array", "volume"] {
+            guard let a = o[key] else { continue }
+            if key == "volume" && o["array"] != nil {
+                error(path.key("volume"), Say.arrayAndVolume)
+                continue
+            }
+            let spec = arrayChecks(a, template: template, atlas: atlas != nil, kind: key, at: path.key(key))
+            if key == "array" { array = spec } else { volume = spec }
             templateKnown = known.filter { !Manifest.perInputPlaceholders.contains($0) }
             for name in Template.names(in: template) where Manifest.perInputPlaceholders.contains(name) {
-                error(path.key("output"), Say.arrayPlaceholder(name, template))
+                error(path.key("output"), Say.arrayPlaceholder(name, template, kind: key))
             }
         }
+        if volume != nil { volumeStageChecks(stages, at: path) }
         var gltf: GLTFSpec?
         if let g = o["gltf"] {
             gltf = gltfChecks(g, template: template, known: known, at: path.key("gltf"))
-            if atlas != nil || o["array"] != nil { error(path.key("gltf"), Say.gltfWithAtlasOrArray) }
+            if atlas != nil || o["array"] != nil || o["volume"] != nil {
+                error(path.key("gltf"), Say.gltfWithAtlasOrArray)
+            }
         }
         let valid = diagnostics.count == before
         let unknownNames = Template.names(in: template).filter {
             !templateKnown.contains($0)
-                && !((atlas != nil || array != nil) && Manifest.perInputPlaceholders.contains($0))
+                && !((atlas != nil || array != nil || volume != nil) && Manifest.perInputPlaceholders.contains($0))
         }
         for name in unknownNames {
             error(path.key("output"), Say.unresolved(name, in: template, known: known))
@@ -316,6 +329,7 @@ struct ManifestReader {
             valid: valid, templateValid: unknownNames.isEmpty, atlas: atlas, pageStages: pageStages)
         spec.check = check
         spec.array = array
+        spec.volume = volume
         spec.gltf = gltf
         return spec
     }
@@ -345,8 +359,11 @@ struct ManifestReader {
         return full
     }
 
-    /// The `array` object: `order` (globs), `size` (`"first"` or `[w, h]`), a texture template.
-    mutating func arrayChecks(_ json: JSON, template: String, atlas: Bool, at path: JSONPath) -> ArraySpec? {
+    /// The `array` (or `volume`) object: `order` (globs), `size` (`"first"` or `[w, h]`), a texture
+    /// template.
+    mutating func arrayChecks(_ json: JSON, template: String, atlas: Bool, kind: String, at path: JSONPath)
+        -> ArraySpec?
+    {
         guard case .object(let o) = json else {
             error(path, Say.expected("an object", found: json))
             return nil
@@ -355,7 +372,7 @@ struct ManifestReader {
         for key in o.keys where key != "order" && key != "size" {
             error(path.key(key), Say.unknownKey(key, valid: ["order", "size"]))
         }
-        if atlas { error(path, Say.arrayAndAtlas) }
+        if atlas { error(path, Say.arrayAndAtlas(kind)) }
         if let order = o["order"] {
             guard case .array(let items) = order,
                 let globs = Optional(items.compactMap { if case .string(let s) = $0 { s } else { nil } }),
@@ -385,9 +402,30 @@ struct ManifestReader {
         let name = template.split(separator: "/").last.map(String.init) ?? template
         let ext = name.contains(".") ? String(name[name.index(after: name.lastIndex(of: ".")!)...]).lowercased() : ""
         if !ext.contains("{"), ext != "ktx2", ext != "dds" {
-            error(path, Say.arrayNeedsTexture(template))
+            error(path, Say.arrayNeedsTexture(template, kind: kind))
         }
         return spec
+    }
+
+    /// A volume's stages: those before `mipmaps` run on each slice and `mipmaps` on the assembled
+    /// volume, so nothing may follow it; its chain is a 2×2×2 box with `levels`, `minSize` and
+    /// `colorSpace`, so the 2D-only parameters are errors.
+    mutating func volumeStageChecks(_ stages: [StageSpec], at path: JSONPath) {
+        guard let k = stages.firstIndex(where: { $0.type.name == "mipmaps" }) else { return }
+        if k + 1 < stages.count { error(stages[k + 1].path, Say.afterVolumeMipmaps(stages[k + 1].type.name)) }
+        let allowed: [String: JSON?] = [
+            "stage": nil, "levels": nil, "minSize": nil, "colorSpace": nil, "filter": .string("box"),
+            "layout": .string("texture"),
+        ]
+        for key in stages[k].object.keys.sorted() {
+            guard let want = allowed[key] else {
+                error(stages[k].path.key(key), Say.volumeMipmapsParameter(key))
+                continue
+            }
+            if let want, stages[k].object[key] != want {
+                error(stages[k].path.key(key), Say.volumeMipmapsParameter(key))
+            }
+        }
     }
 
     /// The `texture` settings' own rules (`TextureSettings.init`) and, when the template names

@@ -19,24 +19,36 @@ extension Say {
         let list = valid.prefix(8).map { "\"\($0)\"" }.joined(separator: ", ") + (valid.count > 8 ? ", …" : "")
         return "no variant named \"\(name)\"" + (near.isEmpty ? "; the variants are " + list : near)
     }
-    static func arrayPlaceholder(_ name: String, _ template: String) -> String {
-        "an array's output \"\(template)\" names {\(name)}, which no single layer has; use {pipeline}, {variant} or variant keys"
+    static func arrayPlaceholder(_ name: String, _ template: String, kind: String = "array") -> String {
+        "\(kind == "array" ? "an array" : "a volume")'s output \"\(template)\" names {\(name)}, which no single "
+            + "\(kind == "array" ? "layer" : "slice") has; use {pipeline}, {variant} or variant keys"
     }
-    static let arrayAndAtlas = "a pipeline is an array or an atlas, not both"
+    static func arrayAndAtlas(_ kind: String) -> String {
+        "a pipeline is \(kind == "array" ? "an array" : "a volume") or an atlas, not both"
+    }
+    static let arrayAndVolume = "a pipeline is an array or a volume, not both"
+    static func afterVolumeMipmaps(_ stage: String) -> String {
+        "\(stage) after mipmaps in a volume: the stages before mipmaps run on each slice and mipmaps on the whole "
+            + "volume, so it must be the last stage (move \(stage) before it)"
+    }
+    static func volumeMipmapsParameter(_ key: String) -> String {
+        "a volume's mipmaps are a 2×2×2 box with levels, minSize and colorSpace: \"\(key)\" does not apply to it "
+            + "(remove it)"
+    }
     static func gltfNeedsModel(_ template: String) -> String {
         "a gltf pipeline writes models: its output must end in .glb or .gltf, not \"\(template)\""
     }
     static let gltfTopTexture =
         "a gltf pipeline's texture settings are per role: put them in gltf.roles (e.g. \"color\": {\"texture\": {…}})"
-    static let gltfWithAtlasOrArray = "a gltf pipeline cannot also be an atlas or an array"
+    static let gltfWithAtlasOrArray = "a gltf pipeline cannot also be an atlas, an array or a volume"
     static func gltfTextureWithPlainOutput(_ output: String) -> String {
         "\"output\": \"\(output)\" re-encodes the image in place; texture settings are for KTX2 (remove one of them)"
     }
     static func gltfFormat(_ format: String) -> String {
         "glTF's KHR_texture_basisu takes etc1s or uastc, not \(format) (or say \"output\": \"png\" or \"jpeg\")"
     }
-    static func arrayNeedsTexture(_ template: String) -> String {
-        "an array is one texture: its output must end in .ktx2 or .dds, not \"\(template)\""
+    static func arrayNeedsTexture(_ template: String, kind: String = "array") -> String {
+        "\(kind == "array" ? "an array" : "a volume") is one texture: its output must end in .ktx2 or .dds, not \"\(template)\""
     }
     public static func unknownStage(_ name: String, valid: [String]) -> String {
         "unknown stage \"\(name)\"" + suggestion(name, in: valid)

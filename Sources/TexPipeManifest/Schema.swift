@@ -122,38 +122,11 @@ public enum ManifestSchema {
                         "jpeg": ref("jpeg"),
                         "texture": ref("texture"),
                         "check": ref("check"),
-                        "array": .object(
-                            object([
-                                "type": .string("object"), "additionalProperties": .bool(false),
-                                "description": .string(
-                                    "the inputs as the layers of one texture (docs/gpu-textures.md#texture-arrays)"),
-                                "properties": .object(
-                                    object([
-                                        "order": .object(
-                                            object([
-                                                "type": .string("array"),
-                                                "items": .object(object(["type": .string("string")])),
-                                                "description": .string(
-                                                    "globs: their inputs first, in turn; the rest in name order"),
-                                            ])),
-                                        "size": .object(
-                                            object([
-                                                "anyOf": .array([
-                                                    .object(object(["const": .string("first")])),
-                                                    .object(
-                                                        object([
-                                                            "type": .string("array"), "minItems": .number(2),
-                                                            "maxItems": .number(2),
-                                                            "items": kindSchema(.integer(1...16384)),
-                                                        ])),
-                                                ]),
-                                                "default": .string("first"),
-                                                "description": .string(
-                                                    "\"first\": every layer the first's size; [w, h]: each resized to it"
-                                                ),
-                                            ])),
-                                    ])),
-                            ])),
+                        "array": layersSchema(
+                            "the inputs as the layers of one texture (docs/gpu-textures.md#texture-arrays)", "layer"),
+                        "volume": layersSchema(
+                            "the inputs as the depth slices of one 3D texture (docs/gpu-textures.md#volume-textures)",
+                            "slice"),
                         "atlas": ref("atlas"),
                         "gltf": ref("gltf"),
                         "pageStages": .object(
@@ -272,6 +245,41 @@ public enum ManifestSchema {
         o.insert("description", .string(p.doc + " (" + p.defaultDescription + ")"))
         if case .defaulted(let v) = p.requirement { o.insert("default", v.json) }
         return .object(o)
+    }
+    /// An `array` or `volume` object: `order` and `size`.
+    static func layersSchema(_ description: String, _ item: String) -> JSON {
+        .object(
+            object([
+                "type": .string("object"), "additionalProperties": .bool(false),
+                "description": .string(
+                    description),
+                "properties": .object(
+                    object([
+                        "order": .object(
+                            object([
+                                "type": .string("array"),
+                                "items": .object(object(["type": .string("string")])),
+                                "description": .string(
+                                    "globs: their inputs first, in turn; the rest in name order"),
+                            ])),
+                        "size": .object(
+                            object([
+                                "anyOf": .array([
+                                    .object(object(["const": .string("first")])),
+                                    .object(
+                                        object([
+                                            "type": .string("array"), "minItems": .number(2),
+                                            "maxItems": .number(2),
+                                            "items": kindSchema(.integer(1...16384)),
+                                        ])),
+                                ]),
+                                "default": .string("first"),
+                                "description": .string(
+                                    "\"first\": every \(item) the first's size; [w, h]: each resized to it"
+                                ),
+                            ])),
+                    ])),
+            ]))
     }
 
     static func kindSchema(_ kind: Parameter.Kind) -> JSON {

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipeFormats
 internal import TexPipeManifest
 internal import TexPipePixels
 internal import TexPipeStages
@@ -7,8 +8,12 @@ extension PlanBuilder {
     /// An array pipeline's one job per variant (docs/gpu-textures.md "Texture arrays"): every input
     /// in layer order with its stages (a `resize` first when `size` is given), one texture output
     /// and the layer index beside it. Its reads — every layer, then what the stages read — are its key.
+    /// A volume pipeline's likewise ("Volume textures"): its inputs are the depth slices, each with
+    /// the stages before `mipmaps`; `mipmaps` makes the volume's chain; no index is written.
     mutating func addArray(_ p: PipelineSpec, _ matches: [Glob.Match], variant: Variant?) {
-        guard let spec = p.array, p.valid else { return }
+        guard let spec = p.array ?? p.volume, p.valid else { return }
+        let isVolume = p.volume != nil
+        let kind = isVolume ? "volume" : "array"
         let values = Self.values(p, variant)
         let context = Self.context(variant)
         var decoder = self.decoder(values, context: context)
@@ -16,6 +21,14 @@ extension PlanBuilder {
         diagnostics += decoder.diagnostics
         guard decoder.diagnostics.isEmpty, let png = output.png, let jpeg = output.jpeg, let texture = output.texture
         else { return }
+        if isVolume, let problem = TextureSettings.volumeProblem(texture.format) {
+            error(p.path.key("texture").key(problem.key), problem.message + context)
+            return
+        }
+        // A volume's slices take the stages before `mipmaps`; `mipmaps` (the last, the manifest
+        // checked) takes the volume.
+        let mipmapsAt = isVolume ? p.stages.firstIndex { $0.type.name == Mipmaps.name } : nil
+        let sliceSpecs = mipmapsAt.map { Array(p.stages[..<$0]) } ?? p.stages
         // Layer order: the inputs each `order` glob matches, in turn, each group in name order; the rest last.
         let globs = spec.order.map(Glob.init)
         let ordered = matches.sorted { a, b in
@@ -27,11 +40,12 @@ extension PlanBuilder {
         var fonts: [String: FontFace] = [:]
         var layers: [AtlasInput] = []
         var canonical: [String] = [
-            "array order " + spec.order.joined(separator: ",") + " size "
+            kind + " order " + spec.order.joined(separator: ",") + " size "
                 + (spec.size.map { "\($0.width)x\($0.height)" } ?? "first")
         ]
         var first: (width: Int, height: Int)?
         var chain: [Signature] = []
+        var mipmaps: Mipmaps?
         for m in ordered {
             let absolute = manifest.directory + "/" + m.relativePath
             inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
@@ -43,24 +57,25 @@ extension PlanBuilder {
             let decoded = Self.decodeStages(p.stages, p, &d)
             diagnostics += d.diagnostics
             guard d.diagnostics.isEmpty else { return }
-            let stages = decoded.0
+            let stages = Array(decoded.0.prefix(sliceSpecs.count))
+            if isVolume, let k = mipmapsAt, mipmaps == nil { mipmaps = decoded.0[k] as? Mipmaps }
             canonical.append(name + ": " + decoded.1.joined(separator: "\n"))
             var layerReads: [String] = []
             var missing: (message: String, stage: String)?
-            guard resolveReads(stages, p.stages, context, &layerReads, &fonts, missing: &missing) else { return }
+            guard resolveReads(stages, sliceSpecs, context, &layerReads, &fonts, missing: &missing) else { return }
             reads += layerReads.filter { !reads.containsPath($0) }
             // With `size`, the layer is resized first (as `resize` does) and planned at that size.
             let start = Signature(
                 width: spec.size?.width ?? header?.width, height: spec.size?.height ?? header?.height,
                 depth: header?.depth ?? 8, alpha: p.inputAlpha)
-            guard let c = chains(stages, p.stages, from: start, context, check: true) else { return }
+            guard let c = chains(stages, sliceSpecs, from: start, context, check: true) else { return }
             var failure = missing?.message ?? c.failure
             var failureStage = missing?.stage ?? c.failureStage
             // Every layer the first's size (after `size`, when given): else the odd one fails the job.
             if let w = header?.width, let h = header?.height, spec.size == nil {
                 if let f = first, f != (w, h), failure == nil {
-                    failure = PlanMessage.oddLayer(name, (w, h), first: f)
-                    failureStage = "array"
+                    failure = PlanMessage.oddLayer(name, (w, h), first: f, kind: kind)
+                    failureStage = kind
                 }
                 if first == nil { first = (w, h) }
             }
@@ -77,25 +92,28 @@ extension PlanBuilder {
         // One texture: the first layer's chain names it (the levels are every layer's).
         var outputs = renderOutputs(p, chain, values, context, texture: texture)
         guard outputs.count == 1, outputs[0].format.container != nil else {
-            error(p.path.key("stages"), PlanMessage.arrayImages(outputs.count) + context)
+            error(p.path.key("stages"), PlanMessage.arrayImages(outputs.count, kind: kind) + context)
             return
         }
-        let json = PathText.deletingExtension(outputs[0].relative) + ".json"
-        var index = PlannedOutput.named(json, root: manifest.outputRoot)
-        index.isData = true
-        outputs.append(index)
+        if !isVolume {
+            let json = PathText.deletingExtension(outputs[0].relative) + ".json"
+            var index = PlannedOutput.named(json, root: manifest.outputRoot)
+            index.isData = true
+            outputs.append(index)
+        }
         canonical += output.canonical + outputs.map { "output " + $0.relative }
         guard let check = decodeCheck(p, values, context) else { return }
         jobs.append(
             Job(
                 index: jobs.count, pipeline: p.name, input: layers[0].path,
-                inputDisplay: PlanMessage.arrayDisplay(p.name, layers: layers.count),
+                inputDisplay: PlanMessage.arrayDisplay(p.name, layers: layers.count, kind: kind),
                 variant: variant?.name, stages: [], outputs: outputs, template: p.output, placeholders: values,
                 inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: nil, failureStage: nil,
                 reads: reads, fonts: fonts, pixels: layers.reduce(0) { $0 + $1.pixels },
-                id: [p.name, "\u{1}array", variant?.name ?? ""].joined(separator: "\u{0}"),
+                id: [p.name, "\u{1}" + kind, variant?.name ?? ""].joined(separator: "\u{0}"),
                 parameters: canonical.joined(separator: "\n")))
         jobs[jobs.count - 1].layers = layers
+        if isVolume { jobs[jobs.count - 1].volume = VolumePlan(mipmaps: mipmaps) }
         jobs[jobs.count - 1].check = check.isEmpty ? nil : check
         jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
     }

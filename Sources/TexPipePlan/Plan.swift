@@ -85,6 +85,9 @@ public struct Job: Sendable {
     /// Set for an array pipeline's one job: its layers in order (`input` is the first's), each
     /// with its stages; `outputs` are the texture and its layer index (JSON).
     public var layers: [AtlasInput]?
+    /// Set for a volume: a volume pipeline's one job (its `layers` are the depth slices, with the
+    /// stages before `mipmaps`), or a `.cube` LUT's job. docs/gpu-textures.md "Volume textures".
+    public var volume: VolumePlan?
     /// The input's pixels (width × height from its header; 0 when unreadable): the work a shard
     /// is balanced by.
     public var pixels: Int = 0
@@ -105,6 +108,18 @@ public struct Job: Sendable {
     /// Every resolved parameter in canonical form (stages, settings, outputs).
     public var parameters: String
 
+}
+
+/// How a volume job finishes: the chain of its assembled slices (nil: level 0 only), and
+/// whether its input is a `.cube` LUT (whose slices come from the file, not from images).
+public struct VolumePlan: Sendable {
+    public var mipmaps: Mipmaps?
+    public var lut = false
+
+    public init(mipmaps: Mipmaps?, lut: Bool = false) {
+        self.mipmaps = mipmaps
+        self.lut = lut
+    }
 }
 
 /// A gltf pipeline's model job (docs/gltf.md): its rewrite reads the model again and the files its

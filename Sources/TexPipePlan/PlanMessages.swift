@@ -37,15 +37,36 @@ enum PlanMessage {
         "pipeline \"\(pipeline)\" input \(input)" + (variant.map { " variant \"\($0)\"" } ?? "")
     }
 
-    static func oddLayer(_ name: String, _ size: (Int, Int), first: (width: Int, height: Int)) -> String {
-        "layer \"\(name)\" is \(size.0)×\(size.1) but the first layer is \(first.width)×\(first.height); every layer needs the first's size (or give \"size\": [w, h])"
+    static func oddLayer(_ name: String, _ size: (Int, Int), first: (width: Int, height: Int), kind: String = "array")
+        -> String
+    {
+        let item = kind == "array" ? "layer" : "slice"
+        return
+            "\(item) \"\(name)\" is \(size.0)×\(size.1) but the first \(item) is \(first.width)×\(first.height); every \(item) needs the first's size (or give \"size\": [w, h])"
     }
 
-    static func arrayImages(_ n: Int) -> String {
-        "an array's stages must make one image per layer, or one mip chain; these make \(n) outputs"
+    static func lutStage(_ stage: String) -> String {
+        "\(stage) does not apply to a .cube LUT: a LUT is a volume of colour data, and only a last \"mipmaps\" "
+            + "(a box) may follow it (give LUTs their own pipeline)"
     }
 
-    static func arrayDisplay(_ pipeline: String, layers: Int) -> String { "array \(pipeline) (\(layers) layers)" }
+    static func lutNeedsTexture(_ output: String) -> String {
+        "a .cube LUT is a volume texture: its output must end in .ktx2 or .dds, not \"\(output)\""
+    }
+
+    static func lutFormat(_ format: String) -> String {
+        "a .cube LUT is written as rgba8 (rounded) or rgba16f (its values kept), not \(format)"
+    }
+
+    static func arrayImages(_ n: Int, kind: String = "array") -> String {
+        kind == "array"
+            ? "an array's stages must make one image per layer, or one mip chain; these make \(n) outputs"
+            : "a volume's stages before mipmaps must make one image per slice; these make \(n) outputs"
+    }
+
+    static func arrayDisplay(_ pipeline: String, layers: Int, kind: String = "array") -> String {
+        kind == "array" ? "array \(pipeline) (\(layers) layers)" : "volume \(pipeline) (\(layers) slices)"
+    }
 
     static func spriteImages(_ n: Int) -> String {
         "an atlas's sprite stages must make one image per sprite; these make \(n) (move mipmaps or alpha-split to \"pageStages\" or another pipeline)"

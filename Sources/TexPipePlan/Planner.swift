@@ -183,7 +183,7 @@ struct PlanBuilder {
             for v in variants { addAtlas(p, matches, variant: v) }
             return
         }
-        if p.array != nil {
+        if p.array != nil || p.volume != nil {
             for v in variants { addArray(p, matches, variant: v) }
             return
         }
@@ -237,6 +237,10 @@ struct PlanBuilder {
     mutating func addInput(_ p: PipelineSpec, _ m: Glob.Match, _ variants: [Variant?]) {
         let absolute = manifest.directory + "/" + m.relativePath
         inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
+        if Self.isLUT(absolute) {
+            for v in variants { addLUT(p, match: m, absolute: absolute, variant: v) }
+            return
+        }
         let header = try? self.header(absolute).get()
         for v in variants { addJob(p, match: m, absolute: absolute, header: header, variant: v) }
     }

@@ -33,6 +33,19 @@ public struct InspectFacts: Codable, Sendable, Equatable {
     public var hdr: HDRFacts?
     /// glTF models (`.gltf`, `.glb`): every image with its roles (docs/gltf.md).
     public var model: ModelFacts?
+    /// `.cube` colour-grading LUTs (docs/gpu-textures.md "Colour-grading LUTs").
+    public var lut: LUTFacts?
+}
+
+/// What a `.cube` LUT holds: its title, size, domain and the range of its entries.
+public struct LUTFacts: Codable, Sendable, Equatable {
+    public var title: String?
+    public var size: Int
+    public var domainMin: [Float]
+    public var domainMax: [Float]
+    /// The smallest and largest value of any entry's R, G or B.
+    public var min: Float
+    public var max: Float
 }
 
 /// The values of an HDR image: what a tonemap's exposure has to bring into range.
@@ -76,6 +89,8 @@ public struct TextureFacts: Codable, Sendable, Equatable {
     public var layers: [LayerFacts]?
     /// A cube map (six faces per level, +X … −Z); nil for anything else.
     public var cube: Bool?
+    /// A volume's depth (its level 0's slices); nil for anything else.
+    public var depth: Int?
     /// An ETC1S file's BasisLZ global data; nil for anything else.
     public var basisLZ: BasisLZFacts?
 
@@ -102,6 +117,8 @@ public struct TextureFacts: Codable, Sendable, Equatable {
     public struct LevelFacts: Codable, Sendable, Equatable {
         public var width: Int
         public var height: Int
+        /// A volume's slices at this level; nil for anything else.
+        public var depth: Int?
         public var bytes: Int
         public var uncompressedBytes: Int
     }
@@ -120,6 +137,18 @@ public enum Inspector {
             return try textureFacts(bytes, path: path, maxPixels: maxPixels)
         }
         if isModel(bytes, path: path) { return try modelFacts(bytes, path: path, maxPixels: maxPixels) }
+        if PathText.pathExtension(path).lowercased() == "cube" {
+            let lut = try CubeLUT(bytes, maxTexels: maxPixels)
+            var f = InspectFacts(
+                file: path, format: "Cube LUT", width: lut.size, height: lut.size, colorType: "RGB", bitDepth: 32,
+                decodedDepth: 32, alphaMin: 65535, alphaMax: 65535, transparentPercent: 0, likelyKeyColor: nil,
+                likelyKeyColorEvidence: nil)
+            f.lut = LUTFacts(
+                title: lut.title, size: lut.size, domainMin: [lut.domainMin.x, lut.domainMin.y, lut.domainMin.z],
+                domainMax: [lut.domainMax.x, lut.domainMax.y, lut.domainMax.z], min: lut.values.min() ?? 0,
+                max: lut.values.max() ?? 0)
+            return f
+        }
         let h = try ImageDecoder.header(bytes, path: path)
         let image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
         let stats = image.alphaStatistics()
@@ -152,23 +181,35 @@ public enum Inspector {
         let t = try TextureFile(bytes, maxPixels: maxPixels)
         // Level 0 of every layer where the facts need them (an array's per-layer alpha, an HDR
         // cube's or array's range), each decoded once; else the first.
-        let layers0 = t.layers > 1 && (t.isArray || t.format.info.hdr) ? try t.layers(ofLevel: 0) : [try t.level(0)]
+        // A volume's level 0 is every slice of it.
+        let layers0 =
+            t.isVolume || (t.layers > 1 && (t.isArray || t.format.info.hdr))
+            ? try t.layers(ofLevel: 0) : [try t.level(0)]
         let level0 = layers0[0]
-        let stats = level0.alphaStatistics()
+        var stats = level0.alphaStatistics()
+        if t.isVolume {
+            for slice in layers0.dropFirst() {
+                let s = slice.alphaStatistics()
+                stats = (min(stats.min, s.min), max(stats.max, s.max), stats.transparent + s.transparent)
+            }
+        }
         var f = InspectFacts(
             file: path, format: t.container.name, width: t.width, height: t.height,
             colorType: t.format.rawValue, bitDepth: 8, decodedDepth: 8, alphaMin: stats.min,
             alphaMax: stats.max,
-            transparentPercent: Double(stats.transparent) / Double(t.width * t.height) * 100,
+            transparentPercent: Double(stats.transparent) / Double(t.width * t.height * layers0.count) * 100,
             likelyKeyColor: nil, likelyKeyColorEvidence: nil)
         f.texture = TextureFacts(
             container: t.container.name, format: t.format.rawValue,
             colorSpace: t.srgb ? "srgb" : "linear",
             alphaMode: t.alphaMode, supercompression: t.basisLZ != nil ? "basislz" : t.supercompression.rawValue,
             levels: t.levels.map {
-                .init(width: $0.width, height: $0.height, bytes: $0.bytes, uncompressedBytes: $0.uncompressedBytes)
+                .init(
+                    width: $0.width, height: $0.height, depth: t.isVolume ? $0.depth : nil, bytes: $0.bytes,
+                    uncompressedBytes: $0.uncompressedBytes)
             })
         if t.isCube { f.texture!.cube = true }
+        if t.isVolume { f.texture!.depth = t.depth }
         if let b = t.basisLZ {
             let texels = t.levels.reduce(0) { $0 + $1.width * $1.height } * t.layers
             f.texture!.basisLZ = .init(
@@ -215,6 +256,15 @@ public enum Inspector {
     /// The facts as `texpipe inspect` prints them.
     public static func text(_ f: InspectFacts) -> String {
         if let t = f.texture { return textureText(f, t) }
+        if let l = f.lut {
+            func triple(_ v: [Float]) -> String { v.map { String(format: "%g", $0) }.joined(separator: " ") }
+            return [
+                "\(f.file): Cube LUT \(l.size)×\(l.size)×\(l.size)" + (l.title.map { " \"\($0)\"" } ?? ""),
+                "  domain: min \(triple(l.domainMin)), max \(triple(l.domainMax))",
+                String(format: "  entries: min %g, max %g", l.min, l.max),
+                "  as a texture: a \(l.size)×\(l.size)×\(l.size) volume, x red, y green, z blue (rgba8 or rgba16f)",
+            ].joined(separator: "\n")
+        }
         if let m = f.model { return modelText(f, m) }
         var lines: [String] = []
         var head = "\(f.file): \(f.format) \(f.width)×\(f.height), \(f.colorType) \(f.bitDepth)-bit"
@@ -250,7 +300,8 @@ public enum Inspector {
                 digits.enumerated().flatMap { k, c in (k > 0 && (digits.count - k) % 3 == 0 ? [","] : []) + [c] })
         }
         var head =
-            "\(f.file): \(t.container) \(f.width)×\(f.height), \(t.format) \(t.colorSpace), "
+            "\(f.file): \(t.container) \(f.width)×\(f.height)\(t.depth.map { "×\($0) volume" } ?? ""), "
+            + "\(t.format) \(t.colorSpace), "
             + "\(t.levels.count) level\(t.levels.count == 1 ? "" : "s")"
             + (t.cube == true ? ", cube map (faces +X, −X, +Y, −Y, +Z, −Z)" : "")
             + (t.layers.map { ", \($0.count) layers" } ?? "")
@@ -266,20 +317,22 @@ public enum Inspector {
         }
         for (n, l) in t.levels.enumerated() {
             lines.append(
-                "  level \(n): \(l.width)×\(l.height), \(count(l.bytes)) bytes"
+                "  level \(n): \(l.width)×\(l.height)\(l.depth.map { "×\($0)" } ?? ""), \(count(l.bytes)) bytes"
                     + (l.bytes == l.uncompressedBytes || t.basisLZ != nil
                         ? "" : " (\(count(l.uncompressedBytes)) before \(t.supercompression))"))
         }
         if let hdr = f.hdr {
             lines.append(
                 "  level 0 HDR"
-                    + (t.cube == true ? " (all six faces)" : t.layers.map { " (all \($0.count) layers)" } ?? "")
+                    + (t.cube == true
+                        ? " (all six faces)"
+                        : t.depth.map { " (all \($0) slices)" } ?? t.layers.map { " (all \($0.count) layers)" } ?? "")
                     + ": " + String(format: "max %.4g, mean luminance %.4g", hdr.max, hdr.meanLuminance))
         }
         lines.append(
             "  level 0 decodes to: alpha min \(f.alphaMin), max \(f.alphaMax), "
                 + String(format: "%.1f%% fully transparent", f.transparentPercent)
-                + (t.layers == nil ? "" : " (layer 0)"))
+                + (t.layers == nil ? "" : " (layer 0)") + (t.depth.map { " (all \($0) slices)" } ?? ""))
         for l in t.layers ?? [] {
             lines.append(
                 "  layer \(l.index)" + (l.name.map { " \"\($0)\"" } ?? "")

@@ -469,6 +469,7 @@ public enum Reports {
             "\(xml(out.relative)) · \(file.format.rawValue), \(file.levels.count) levels"
             + (file.isArray ? ", \(file.layers) layers (layer 0 shown)" : "")
             + (file.isCube ? ", cube map (face +X shown)" : "")
+            + (file.isVolume ? ", \(file.width)×\(file.height)×\(file.depth) volume (slice 0 shown)" : "")
         guard let levels = try? (0..<file.levels.count).map({ try file.level($0) }),
             let level0 = levels.first
         else {
@@ -493,12 +494,12 @@ public enum Reports {
         }
         // A cube map's level 0 as a cross (+Y above +Z; −X, +Z, +X, −Z across; −Y below), an
         // array's first layers side by side.
-        if file.isCube, let faces = try? (0..<6).map({ try file.level(0, layer: $0) }) {
-            let n = faces[0].width
-            var cross = Image(width: 4 * n, height: 3 * n, depth: faces[0].depth, alpha: faces[0].alpha)
-            for (f, (cx, cy)) in [(2, (1, 0)), (1, (0, 1)), (4, (1, 1)), (0, (2, 1)), (5, (3, 1)), (3, (1, 2))] {
-                cross = cross.pasting(faces[f], atX: cx * n, y: cy * n)
+        if file.isVolume, let (strip, slices) = try? Preview.volumeStrip(file) {
+            if let t = thumbnail(strip, stem + "-slices.png") {
+                figures +=
+                    "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel)) slices\"></div><figcaption>level 0, slices \(slices.map(String.init).joined(separator: ", "))</figcaption></figure>"
             }
+        } else if file.isCube, let cross = try? Preview.cross(file) {
             if let t = thumbnail(cross, stem + "-faces.png") {
                 figures +=
                     "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel)) faces\"></div><figcaption>faces: +Y above +Z; −X, +Z, +X, −Z across; −Y below</figcaption></figure>"

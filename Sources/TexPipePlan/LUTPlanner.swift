@@ -1,0 +1,69 @@
+internal import TexPipeManifest
+internal import TexPipeStages
+
+extension PlanBuilder {
+    /// Whether an input is a `.cube` LUT (docs/gpu-textures.md "Colour-grading LUTs").
+    static func isLUT(_ path: String) -> Bool {
+        let bytes = path.utf8
+        guard bytes.count > 5 else { return false }
+        return String(decoding: bytes.suffix(5), as: UTF8.self).lowercased() == ".cube"
+    }
+
+    /// A `.cube` LUT input's job: the LUT is a volume by itself (x red, y green, z blue), written as
+    /// `rgba8` or `rgba16f` into a `.ktx2` or `.dds`; its only stage may be a last `mipmaps`. A LUT
+    /// is data: without a `colorSpace` its texture is linear (UNORM), so a shader reads back its
+    /// entries. The file is parsed when the job runs (a malformed one fails that job alone).
+    mutating func addLUT(_ p: PipelineSpec, match m: Glob.Match, absolute: String, variant: Variant?) {
+        let values = Self.values(Self.values(p, variant), of: m)
+        let context = Self.context(variant)
+        let input = " (" + m.relativePath + ")"
+        var decoder = self.decoder(values, context: context)
+        let (stages, lines) = p.valid ? Self.decodeStages(p.stages, p, &decoder) : ([], [])
+        let settings = Self.decodeSettings(p, &decoder)
+        diagnostics += decoder.diagnostics
+        guard p.valid, decoder.diagnostics.isEmpty, let png = settings.png, let jpeg = settings.jpeg,
+            var texture = settings.texture
+        else { return }
+        for (k, stage) in stages.enumerated() where !(stage is Mipmaps) || k != stages.count - 1 {
+            error(p.stages[k].path, PlanMessage.lutStage(type(of: stage).name) + input + context)
+            return
+        }
+        let mipmaps = stages.last as? Mipmaps
+        if let mipmaps, mipmaps.normals || mipmaps.coverage != nil || mipmaps.layout == .strip || mipmaps.bleed {
+            error(p.stages[stages.count - 1].path, PlanMessage.lutStage("mipmaps other than a box") + input + context)
+            return
+        }
+        if p.texture["colorSpace"] == nil { texture.colorSpace = .linear }
+        let signature = Signature(width: nil, height: nil, depth: 16, alpha: .straight)
+        let outputs = renderOutputs(p, [signature], values, context, input: m.relativePath)
+        guard outputs.count == 1 else { return }
+        guard let container = outputs[0].format.container else {
+            error(p.path.key("output"), PlanMessage.lutNeedsTexture(outputs[0].relative) + input + context)
+            return
+        }
+        guard texture.format == .rgba8 || texture.format == .rgba16f else {
+            error(p.path.key("texture").key("format"), PlanMessage.lutFormat(texture.format.rawValue) + input + context)
+            return
+        }
+        if let problem = texture.problems(in: container).first {
+            error(p.path.key("texture").key(problem.key), problem.message + input + context)
+            return
+        }
+        guard let check = decodeCheck(p, values, context) else { return }
+        var parameters = (["lut colorSpace " + texture.colorSpace.rawValue] + lines + settings.canonical).joined(
+            separator: "\n")
+        for output in outputs { parameters += "\noutput " + output.relative }
+        let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
+        jobs.append(
+            Job(
+                index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
+                variant: variant?.name, stages: [], outputs: outputs, template: p.output, placeholders: values,
+                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: nil, failureStage: nil,
+                reads: [absolute], fonts: [:], pixels: 0,
+                id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
+                parameters: parameters))
+        jobs[jobs.count - 1].volume = VolumePlan(mipmaps: mipmaps, lut: true)
+        jobs[jobs.count - 1].check = check.isEmpty ? nil : check
+        jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
+    }
+}
