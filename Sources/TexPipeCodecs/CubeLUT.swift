@@ -60,7 +60,8 @@ public struct CubeLUT: Sendable, Equatable {
                     throw fail("a 1D LUT (\(keyword)) is not a volume: texpipe reads 3D LUTs (LUT_3D_SIZE)")
                 case "LUT_3D_SIZE":
                     let numbers = try Self.numbers(rest, line: line)
-                    guard numbers.count == 1, let v = numbers.first, v == v.rounded(), Self.sizes.contains(Int(v))
+                    // In range before it is an Int: a size of 10³⁰ is a number, but no Int.
+                    guard numbers.count == 1, let v = numbers.first, v == v.rounded(), v >= 2, v <= 256
                     else {
                         throw fail(
                             "LUT_3D_SIZE must be one whole number from 2 to 256, found "
@@ -76,10 +77,16 @@ public struct CubeLUT: Sendable, Equatable {
                     let numbers = try Self.numbers(rest, line: line)
                     guard numbers.count == 3 else { throw fail("\(keyword) needs three numbers (r g b)") }
                     let v = SIMD3<Float>(Float(numbers[0]), Float(numbers[1]), Float(numbers[2]))
+                    guard v.x.isFinite && v.y.isFinite && v.z.isFinite else {
+                        throw fail("\(keyword) is past a 32-bit float's range")
+                    }
                     if keyword == "DOMAIN_MIN" { domainMin = v } else { domainMax = v }
                 case "LUT_3D_INPUT_RANGE":
                     let numbers = try Self.numbers(rest, line: line)
                     guard numbers.count == 2 else { throw fail("LUT_3D_INPUT_RANGE needs two numbers (min max)") }
+                    guard Float(numbers[0]).isFinite && Float(numbers[1]).isFinite else {
+                        throw fail("LUT_3D_INPUT_RANGE is past a 32-bit float's range")
+                    }
                     domainMin = SIMD3(repeating: Float(numbers[0]))
                     domainMax = SIMD3(repeating: Float(numbers[1]))
                 default:
@@ -100,6 +107,10 @@ public struct CubeLUT: Sendable, Equatable {
                     throw fail(
                         "expected three numbers (r g b), found \"\(String(decoding: bytes[start..<stop], as: UTF8.self).prefix(60))\""
                     )
+                }
+                guard Float(v).isFinite else {
+                    throw fail(
+                        "\(String(decoding: bytes[k..<next], as: UTF8.self).prefix(40)) is past a 32-bit float's range")
                 }
                 values.append(Float(v))
                 k = next

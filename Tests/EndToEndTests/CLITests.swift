@@ -696,4 +696,31 @@ struct TextureCLITests {
         let decoded = try ImageDecoder.decode(Array(faces))
         #expect(decoded.width * 3 == decoded.height * 4)  // four faces across, three down
     }
+
+    /// A volume's slices as a strip, in the report and in `inspect --preview`.
+    @Test func theReportAndInspectShowAVolumesSlices() throws {
+        let w = try Workspace()
+        w.manifest(
+            """
+            { "version": 1, "output": "out", "pipelines": [
+              { "name": "vol", "inputs": ["cards/*-spades.png"], "volume": { "size": [16, 16] }, "output": "v.ktx2",
+                "stages": [ { "stage": "mipmaps" } ] } ] }
+            """)
+        #expect(try CLI.run(["--quiet", "--html", "html"], in: w.path).status == 0)
+        let html = try String(contentsOfFile: w.path + "/html/index.html", encoding: .utf8)
+        let depth = try FileManager.default.contentsOfDirectory(atPath: w.path + "/cards").filter {
+            $0.hasSuffix("-spades.png")
+        }.count
+        #expect(html.contains("16×16×\(depth) volume (slice 0 shown)"), "\(html)")
+        let picks = Preview.picks(depth)
+        #expect(html.contains("level 0, slices " + picks.map(String.init).joined(separator: ", ")))
+        #expect(FileManager.default.fileExists(atPath: w.path + "/html/thumbs/0-0-slices.png"))
+        let r = try CLI.run(["inspect", "--preview", "strip.png", "out/v.ktx2"], in: w.path)
+        #expect(r.status == 0 && r.stdout.contains("KTX2 16×16×\(depth) volume, rgba8 srgb"))
+        let strip = try ImageDecoder.decode(
+            Array(try #require(FileManager.default.contents(atPath: w.path + "/strip.png"))))
+        #expect(strip.width == picks.count * 17 - 1 && strip.height == 16)
+        let two = try CLI.run(["inspect", "--preview", "x.png", "out/v.ktx2", "out/v.ktx2"], in: w.path)
+        #expect(two.status == 2 && two.stderr.contains("--preview pictures one file: name only one"), "\(two.stderr)")
+    }
 }

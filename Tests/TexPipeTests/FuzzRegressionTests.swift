@@ -50,6 +50,16 @@ struct FuzzRegressionTests {
                 == "bufferViews[1]: an image's bytes overlap bufferViews[2]; texpipe cannot replace the image alone")
         #expect(try answer(.gltf, "version-1.gltf") == "asset.version: \"1.0\": texpipe reads glTF 2.x")
         #expect(try answer(.texture, "level-count-huge.ktx2").hasPrefix("4294967295 levels for 4×4"))
+        // Found by `cube`: a LUT_3D_SIZE past Int's range (it trapped converting it).
+        #expect(
+            try answer(.cube, "crash-huge-size.cube")
+                == "Cube LUT line 1: LUT_3D_SIZE must be one whole number from 2 to 256, found \"3777777777777777777777777777777\""
+        )
+        #expect(try answer(.cube, "seed-2x2x2.cube") == "ok")
+        // Found by `cube`: a value a Double holds and a Float does not (it became infinity).
+        #expect(
+            try answer(.cube, "crash-past-float.cube")
+                == "Cube LUT line 8: 0444444444444444444444444444444444444444 is past a 32-bit float's range")
         #expect(try answer(.manifest, "deep-nesting.json") == "invalid JSON at line 1, column 513: nested too deeply")
         // Found by `manifest` (9.5 s and 786 MB; 88 s): braces that would expand into gigabytes.
         #expect(try answer(.manifest, "slow-brace-expansion.json").contains("alternatives expand into more than 256"))
