@@ -11,9 +11,12 @@ int tp_keep_large_buffers(void) {
 int tp_give_back_large_buffers(void) {
     return mallopt(M_MMAP_THRESHOLD, 128 << 10) && mallopt(M_TRIM_THRESHOLD, 128 << 10);
 }
+
+void tp_give_back_freed(void) { malloc_trim(0); }
 #else
 int tp_keep_large_buffers(void) { return 0; }
 int tp_give_back_large_buffers(void) { return 0; }
+void tp_give_back_freed(void) {}
 #endif
 
 // Whether `bytes` of private, writable address space can be had now: a mapping that is never

@@ -20,6 +20,22 @@ public struct CubeLUT: Sendable, Equatable {
     public static let sizes = 2...256
 
     public init(_ bytes: [UInt8], maxTexels: Int = Image.defaultMaxPixels) throws(CodecError) {
+        // Read through a pointer: a 64³ LUT is 786,432 numbers.
+        let parsed = bytes.withUnsafeBufferPointer { p in
+            Result { () throws(CodecError) in try Self.parse(p, maxTexels: maxTexels) }
+        }
+        self = try parsed.get()
+    }
+
+    init(title: String?, size: Int, domainMin: SIMD3<Float>, domainMax: SIMD3<Float>, values: [Float]) {
+        self.title = title
+        self.size = size
+        self.domainMin = domainMin
+        self.domainMax = domainMax
+        self.values = values
+    }
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxTexels: Int) throws(CodecError) -> CubeLUT {
         var title: String?
         var size: Int?
         var domainMin = SIMD3<Float>(repeating: 0)
@@ -133,11 +149,7 @@ public struct CubeLUT: Sendable, Equatable {
                 .cubeLUT(
                     line: nil, "DOMAIN_MIN must be below DOMAIN_MAX in every channel (\(["red", "green", "blue"][c]))"))
         }
-        self.title = title
-        self.size = size
-        self.domainMin = domainMin
-        self.domainMax = domainMax
-        self.values = values
+        return CubeLUT(title: title, size: size, domainMin: domainMin, domainMax: domainMax, values: values)
     }
 
     /// The volume's depth slices: slice z holds blue index z, its texel (x, y) red index x and
@@ -182,17 +194,17 @@ public struct CubeLUT: Sendable, Equatable {
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D }
 
     /// Every number of a keyword's arguments (a line error if one is not a number).
-    static func numbers(_ bytes: [UInt8], line: Int) throws(CodecError) -> [Double] {
+    static func numbers(_ array: [UInt8], line: Int) throws(CodecError) -> [Double] {
         var out: [Double] = []
         var k = 0
         while true {
-            while k < bytes.count && isSpace(bytes[k]) { k += 1 }
-            if k == bytes.count { return out }
-            guard let (v, next) = number(bytes, k, bytes.count) else {
+            while k < array.count && isSpace(array[k]) { k += 1 }
+            if k == array.count { return out }
+            guard let (v, next) = array.withUnsafeBufferPointer({ number($0, k, array.count) }) else {
                 throw CodecError(
                     .cubeLUT(
                         line: line,
-                        "expected a number, found \"\(String(decoding: bytes[k...], as: UTF8.self).prefix(40))\""))
+                        "expected a number, found \"\(String(decoding: array[k...], as: UTF8.self).prefix(40))\""))
             }
             out.append(v)
             k = next
@@ -203,7 +215,7 @@ public struct CubeLUT: Sendable, Equatable {
     /// at a space or `end`: its value and where it ends; nil if there is none. Up to 19
     /// significant digits and a power of ten up to 22 are exact in Double, so the value is the
     /// correctly rounded one; anything longer goes through `strtod`.
-    static func number(_ bytes: [UInt8], _ at: Int, _ end: Int) -> (Double, Int)? {
+    static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ at: Int, _ end: Int) -> (Double, Int)? {
         var k = at
         var negative = false
         if k < end && (bytes[k] == UInt8(ascii: "-") || bytes[k] == UInt8(ascii: "+")) {

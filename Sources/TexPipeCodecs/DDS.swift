@@ -10,9 +10,10 @@ enum DDS {
         arraySize: Int = 1, cube: Bool = false
     ) throws -> [UInt8] {
         var pieces = data.map { [$0] }
+        var released = TextureEncoder.Releases(nil)
         return try file(
             width: image.width, height: image.height, depth: 0, levelCount, &pieces, settings, alphaMode: alphaMode,
-            arraySize: arraySize, cube: cube)
+            arraySize: arraySize, cube: cube, released: &released)
     }
 
     /// From each level's data in pieces (a volume's slices), emptied as they are copied in.
@@ -20,7 +21,8 @@ enum DDS {
     /// follow one another, each holding its slices.
     static func file(
         width: Int, height: Int, depth: Int, _ levelCount: Int, _ pieces: inout [[[UInt8]]],
-        _ settings: TextureSettings, alphaMode: UInt32, arraySize: Int = 1, cube: Bool = false
+        _ settings: TextureSettings, alphaMode: UInt32, arraySize: Int = 1, cube: Bool = false,
+        released: inout TextureEncoder.Releases
     ) throws -> [UInt8] {
         let volume = depth > 0
         let info = settings.format.info
@@ -71,6 +73,7 @@ enum DDS {
             for n in pieces.indices {
                 for k in pieces[n].indices {
                     out.bytes += pieces[n][k]
+                    released.add(pieces[n][k].count)
                     pieces[n][k] = []
                 }
             }

@@ -45,9 +45,11 @@ enum KTX2 {
         layerCount: Int = 0, faceCount: Int = 1, basisLZ: BasisLZGlobal? = nil
     ) throws -> [UInt8] {
         var pieces = data.map { [$0] }
+        var released = TextureEncoder.Releases(nil)
         return try file(
             width: image.width, height: image.height, pixelDepth: 0, levelCount, &pieces, settings,
-            premultiplied: premultiplied, layerCount: layerCount, faceCount: faceCount, basisLZ: basisLZ)
+            premultiplied: premultiplied, layerCount: layerCount, faceCount: faceCount, basisLZ: basisLZ,
+            released: &released)
     }
 
     /// The file from each level's data in pieces (a volume's slices), which are emptied as they are
@@ -55,7 +57,7 @@ enum KTX2 {
     static func file(
         width: Int, height: Int, pixelDepth: Int, _ levelCount: Int, _ pieces: inout [[[UInt8]]],
         _ settings: TextureSettings, premultiplied: Bool, layerCount: Int = 0, faceCount: Int = 1,
-        basisLZ: BasisLZGlobal? = nil
+        basisLZ: BasisLZGlobal? = nil, released: inout TextureEncoder.Releases
     ) throws -> [UInt8] {
         let format = settings.format
         let info = format.info
@@ -133,6 +135,7 @@ enum KTX2 {
             while out.bytes.count < offsets[n] { out.bytes.append(0) }
             for k in pieces[n].indices {
                 out.bytes += pieces[n][k]
+                released.add(pieces[n][k].count)
                 pieces[n][k] = []
             }
         }

@@ -121,9 +121,11 @@ public enum TextureEncoder {
     /// A volume (3D texture): `levels[n]` holds level n's depth slices, every slice of a level the
     /// same size (KTX2 `pixelDepth`, DDS `TEXTURE3D`). Each slice is encoded on its own (2D blocks
     /// for the BC formats) and released once encoded; a level's PSNR is its worst slice's.
+    /// `giveBack` (the engine's allocator policy) is called after every 16 MiB released — slices
+    /// encoded, blocks copied into the file — so the volume and its file are never resident at once.
     public static func encode(
         volume levels: consuming [[Image]], _ settings: TextureSettings, container: TextureContainer,
-        rows: any RowScheduler = SerialRows(), measure: Bool = false
+        rows: any RowScheduler = SerialRows(), measure: Bool = false, giveBack: (() -> Void)? = nil
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
         guard let first = levels.first?.first else { throw CodecError(.textureWithoutLevels) }
         let format = settings.format
@@ -146,6 +148,7 @@ public enum TextureEncoder {
         let srgb = settings.colorSpace == .srgb && !info.isData
         var pieces = [[[UInt8]]](repeating: [], count: levels.count)
         var quality: [LevelQuality] = []
+        var released = Releases(giveBack)
         for n in levels.indices {
             var worst: LevelQuality?
             for z in levels[n].indices {
@@ -176,6 +179,10 @@ public enum TextureEncoder {
                             LevelQuality(rgb: min(w.rgb, q.rgb), alpha: q.alpha.map { a in min(a, w.alpha ?? a) })
                         } ?? q
                 }
+                // A BC slice's texels go now; an rgba8 slice's are its blocks, which go into the file.
+                if !(info.codec == .uncompressed && slice.depth == 8) {
+                    released.add(slice.pixelCount * slice.depth / 2)
+                }
                 pieces[n].append(blocks)
             }
             if let worst { quality.append(worst) }
@@ -185,16 +192,31 @@ public enum TextureEncoder {
             return (
                 try KTX2.file(
                     width: width, height: height, pixelDepth: depth, levels.count, &pieces, settings,
-                    premultiplied: premultiplied),
+                    premultiplied: premultiplied, released: &released),
                 quality
             )
         case .dds:
             return (
                 try DDS.file(
                     width: width, height: height, depth: depth, levels.count, &pieces, settings,
-                    alphaMode: premultiplied ? 2 : opaque ? 3 : 1),
+                    alphaMode: premultiplied ? 2 : opaque ? 3 : 1, released: &released),
                 quality
             )
+        }
+    }
+
+    /// Counts the bytes a writer releases and calls `giveBack` after every 16 MiB of them.
+    struct Releases {
+        let giveBack: (() -> Void)?
+        var bytes = 0
+        init(_ giveBack: (() -> Void)?) { self.giveBack = giveBack }
+        mutating func add(_ n: Int) {
+            guard let giveBack else { return }
+            bytes += n
+            if bytes >= 16 << 20 {
+                giveBack()
+                bytes = 0
+            }
         }
     }
 

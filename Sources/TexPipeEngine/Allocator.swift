@@ -30,6 +30,10 @@ package enum Allocator {
 
     @discardableResult
     public static func giveBackLargeBuffers() -> Bool { tp_give_back_large_buffers() != 0 }
+    /// Freed blocks' pages back to the system now: under the keep-for-reuse policy a job that
+    /// frees its working set block by block while it fills a large output (a volume's slices into
+    /// its file) would otherwise hold both at once.
+    public static func giveBackFreed() { tp_give_back_freed() }
 
     /// What the process itself needs free under a memory limit before any job: its worker threads'
     /// stacks and the runtime's. Below it, libdispatch cannot start a thread and retries forever,

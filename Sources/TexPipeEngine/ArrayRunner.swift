@@ -33,6 +33,9 @@ extension Runner {
                 } catch {
                     return fail(EngineMessage.layer(spec.display, "\(error)"), stage: "decode")
                 }
+                // Its bytes go once decoded (the key was made from them): 256 slices of a volume
+                // would otherwise hold their files beside their pixels.
+                inputs.files[k] = nil
                 image.alpha = job.inputAlpha
                 switch applyStages(
                     spec.stages, to: [image], &context, options, loader: loader, result: &result, timed: false,
@@ -58,7 +61,9 @@ extension Runner {
             if job.volume != nil {
                 let slices = chains.map { $0[0] }
                 chains = []
-                return writeVolume(slices, job, options, rows: rows, base: base, &result, &encoded)
+                Allocator.giveBackFreed()
+                // Handed over, not copied: the slices go as they are encoded.
+                return writeVolume(consume slices, job, options, rows: rows, base: base, &result, &encoded)
             }
 
             t = DispatchTime.now().uptimeNanoseconds

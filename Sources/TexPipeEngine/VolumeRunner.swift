@@ -19,7 +19,7 @@ extension Runner {
         }
         let plan = job.volume ?? VolumePlan(mipmaps: nil)
         var t = DispatchTime.now().uptimeNanoseconds
-        var levels = [slices]
+        var levels = [consume slices]
         if let mipmaps = plan.mipmaps {
             // A LUT is data: its entries are averaged as they are stored.
             let space: ColorSpace = plan.lut ? .linear : mipmaps.colorSpace
@@ -36,7 +36,8 @@ extension Runner {
         let quality: [LevelQuality]
         do {
             (bytes, quality) = try TextureEncoder.encode(
-                volume: consume levels, job.texture, container: container, rows: rows, measure: measure)
+                volume: consume levels, job.texture, container: container, rows: rows, measure: measure,
+                giveBack: Allocator.giveBackFreed)
         } catch {
             return GroupFailure(EngineMessage.output(output.relative, error), "encode")
         }
@@ -70,7 +71,7 @@ extension Runner {
             }
             let slices = job.texture.format == .rgba16f ? lut.slices() : lut.slices8()
             result.timings.append(("decode", elapsed(since: t)))
-            return writeVolume(slices, job, options, rows: rows, base: base, &result, &encoded)
+            return writeVolume(consume slices, job, options, rows: rows, base: base, &result, &encoded)
         }
     }
 }

@@ -79,6 +79,10 @@ int tp_keep_large_buffers(void);
 // The opposite, for a process under a memory limit: blocks from 128 KiB mapped on their own and
 // given back when freed, a fixed threshold (glibc would otherwise raise it as blocks are freed).
 int tp_give_back_large_buffers(void);
+// Gives the pages of every freed block back to the system now (glibc's malloc_trim(0), which also
+// releases free pages inside the arenas): for a job that frees a large working set block by block
+// while it builds its output (a volume's slices). A no-op elsewhere.
+void tp_give_back_freed(void);
 // 1 when `bytes` of address space can be mapped now (mapped untouched and unmapped at once).
 int tp_can_reserve(size_t bytes);
 
