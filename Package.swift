@@ -175,7 +175,9 @@ let package = Package(
             dependencies: ["TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeCodecs"],
             path: "Tests/TexPipeTestSupport",
             // Reference scripts, run by path (Python.script).
-            exclude: ["rectpack_best.py", "basisu_reference.py", "webgl_reference.py", "gltf_reference.py"],
+            exclude: [
+                "rectpack_best.py", "basisu_reference.py", "webgl_reference.py", "gltf_reference.py", "metrics_reference.py",
+            ],
             swiftSettings: tests),
         .testTarget(
             name: "TexPipePixelsTests", dependencies: ["TexPipePixels", "TexPipeTestSupport"],

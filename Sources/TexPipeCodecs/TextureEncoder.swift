@@ -19,16 +19,18 @@ public enum TextureEncoder {
     /// blocks decoded by the format's decoder as they are made (nothing for `rgba8`, stored exactly).
     public static func encode(
         _ levels: [Image], _ settings: TextureSettings, container: TextureContainer,
-        rows: any RowScheduler = SerialRows(), measure: Bool
+        rows: any RowScheduler = SerialRows(), measure: Bool, metrics: QualityMetrics = .none
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
         // A cube map's levels each hold its six faces stacked: the faces become the slices.
         if let first = levels.first, first.cube {
             let faces = levels.map { $0.cubeFaces() }
             return try encode(
                 layers: (0..<6).map { f in faces.map { $0[f] } }, array: false, cube: true, settings,
-                container: container, rows: rows, measure: measure)
+                container: container, rows: rows, measure: measure, metrics: metrics)
         }
-        return try encode(layers: [levels], array: false, settings, container: container, rows: rows, measure: measure)
+        return try encode(
+            layers: [levels], array: false, settings, container: container, rows: rows, measure: measure,
+            metrics: metrics)
     }
 
     /// A texture array: `layers[k]` is layer k's mip chain, every layer the same sizes (KTX2
@@ -37,7 +39,7 @@ public enum TextureEncoder {
     public static func encode(
         layers: [[Image]], array: Bool = true, cube: Bool = false, _ settings: TextureSettings,
         container: TextureContainer,
-        rows: any RowScheduler = SerialRows(), measure: Bool = false
+        rows: any RowScheduler = SerialRows(), measure: Bool = false, metrics: QualityMetrics = .none
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
         guard let levels = layers.first, let first = levels.first else { throw CodecError(.textureWithoutLevels) }
         let format = settings.format
@@ -59,7 +61,7 @@ public enum TextureEncoder {
         if TextureCodecs.isWholeFile(info.codec) {
             return try wholeFile(
                 layers, settings, premultiplied: premultiplied, layerCount: layerCount, cube: cube, rows: rows,
-                measure: measure)
+                measure: measure, metrics: metrics)
         }
         // data[n]: level n of every layer, layer 0 first (KTX2's order within a level).
         var data = [[UInt8]](repeating: [], count: levels.count)
@@ -79,7 +81,7 @@ public enum TextureEncoder {
                     if measure && info.codec != .half {
                         let decoded = try TextureCodecs.decodeHDR(blocks, level.width, level.height, format: format)
                         let q = LevelQuality(rgb: Quality.logPSNR(floats, decoded), alpha: nil)
-                        worst = worst.map { LevelQuality(rgb: min($0.rgb, q.rgb), alpha: nil) } ?? q
+                        worst = worst.map { $0.worse(q) } ?? q
                     }
                     if layers.count == 1 { data[n] = blocks } else { data[n] += blocks }
                     continue
@@ -87,13 +89,8 @@ public enum TextureEncoder {
                 let texels = Self.rgba8(level)
                 let blocks = try TextureCodecs.encode(texels, level.width, level.height, settings, rows: rows)
                 if measure && info.codec != .uncompressed {
-                    let errors = try TextureCodecs.squaredErrors(
-                        blocks, texels, level.width, level.height, format: format, srgb: srgb)
-                    let q = Quality.level(errors: errors, texels: level.width * level.height, channels: info.channels)
-                    worst =
-                        worst.map { w in
-                            LevelQuality(rgb: min(w.rgb, q.rgb), alpha: q.alpha.map { a in min(a, w.alpha ?? a) })
-                        } ?? q
+                    let q = try Self.measured(blocks, texels, level.width, level.height, settings, srgb, metrics)
+                    worst = worst.map { $0.worse(q) } ?? q
                 }
                 if layers.count == 1 { data[n] = blocks } else { data[n] += blocks }
             }
@@ -125,7 +122,8 @@ public enum TextureEncoder {
     /// encoded, blocks copied into the file — so the volume and its file are never resident at once.
     public static func encode(
         volume levels: consuming [[Image]], _ settings: TextureSettings, container: TextureContainer,
-        rows: any RowScheduler = SerialRows(), measure: Bool = false, giveBack: (() -> Void)? = nil
+        rows: any RowScheduler = SerialRows(), measure: Bool = false, metrics: QualityMetrics = .none,
+        giveBack: (() -> Void)? = nil
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
         guard let first = levels.first?.first else { throw CodecError(.textureWithoutLevels) }
         let format = settings.format
@@ -167,18 +165,10 @@ public enum TextureEncoder {
                     let texels = Self.rgba8(slice)
                     blocks = try TextureCodecs.encode(texels, slice.width, slice.height, settings, rows: rows)
                     if measure && info.codec != .uncompressed {
-                        let errors = try TextureCodecs.squaredErrors(
-                            blocks, texels, slice.width, slice.height, format: format, srgb: srgb)
-                        q = Quality.level(
-                            errors: errors, texels: slice.width * slice.height, channels: info.channels)
+                        q = try Self.measured(blocks, texels, slice.width, slice.height, settings, srgb, metrics)
                     }
                 }
-                if let q {
-                    worst =
-                        worst.map { w in
-                            LevelQuality(rgb: min(w.rgb, q.rgb), alpha: q.alpha.map { a in min(a, w.alpha ?? a) })
-                        } ?? q
-                }
+                if let q { worst = worst.map { $0.worse(q) } ?? q }
                 // A BC slice's texels go now; an rgba8 slice's are its blocks, which go into the file.
                 if !(info.codec == .uncompressed && slice.depth == 8) {
                     released.add(slice.pixelCount * slice.depth / 2)
@@ -220,6 +210,22 @@ public enum TextureEncoder {
         }
     }
 
+    /// One level's measures: PSNR from its blocks (BC7 without a decoded copy), and what `metrics`
+    /// asks from its decode.
+    static func measured(
+        _ blocks: [UInt8], _ texels: [UInt8], _ w: Int, _ h: Int, _ settings: TextureSettings, _ srgb: Bool,
+        _ metrics: QualityMetrics
+    ) throws -> LevelQuality {
+        let info = settings.format.info
+        if metrics.isEmpty {
+            let errors = try TextureCodecs.squaredErrors(blocks, texels, w, h, format: settings.format, srgb: srgb)
+            return Quality.level(errors: errors, texels: w * h, channels: info.channels)
+        }
+        let decoded = try TextureCodecs.decode(blocks, w, h, format: settings.format, srgb: srgb)
+        let q = Quality.level(errors: Quality.squaredErrors(texels, decoded), texels: w * h, channels: info.channels)
+        return Quality.measured(q, texels, decoded, width: w, height: h, channels: info.channels, metrics)
+    }
+
     /// What stands in for a volume slice once it is encoded (its pixels released).
     static let released = Image(width: 1, height: 1, pixels: .rgba8([0, 0, 0, 0]))
 
@@ -229,7 +235,7 @@ public enum TextureEncoder {
     /// data describes where each lies (KTX2 only; the settings rules keep it there).
     static func wholeFile(
         _ layers: [[Image]], _ settings: TextureSettings, premultiplied: Bool, layerCount: Int, cube: Bool,
-        rows: any RowScheduler, measure: Bool
+        rows: any RowScheduler, measure: Bool, metrics: QualityMetrics
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
         let levels = layers[0]
         var images: [(rgba: [UInt8], width: Int, height: Int)] = []
@@ -256,12 +262,11 @@ public enum TextureEncoder {
                 descs.append(desc)
                 if measure {
                     let errors = Quality.squaredErrors(images[i].rgba, coded.decoded[i])
-                    let q = Quality.level(
-                        errors: errors, texels: images[i].width * images[i].height, channels: alpha ? .rgba : .rgb)
-                    worst =
-                        worst.map { w in
-                            LevelQuality(rgb: min(w.rgb, q.rgb), alpha: q.alpha.map { a in min(a, w.alpha ?? a) })
-                        } ?? q
+                    let (w, h) = (images[i].width, images[i].height)
+                    let q = Quality.measured(
+                        Quality.level(errors: errors, texels: w * h, channels: alpha ? .rgba : .rgb), images[i].rgba,
+                        coded.decoded[i], width: w, height: h, channels: alpha ? .rgba : .rgb, metrics)
+                    worst = worst.map { $0.worse(q) } ?? q
                 }
             }
             if let worst { quality.append(worst) }

@@ -72,12 +72,13 @@ extension Runner {
                 return fail("an array is written as .ktx2 or .dds")
             }
             let info = job.texture.format.info
-            let measure = (job.check?.minPSNR != nil || options.measureQuality) && info.codec != .uncompressed
+            let measure = measuresQuality(job, options) && info.codec != .uncompressed
             let bytes: [UInt8]
             let quality: [LevelQuality]
             do {
                 (bytes, quality) = try TextureEncoder.encode(
-                    layers: chains, job.texture, container: container, rows: rows, measure: measure)
+                    layers: chains, job.texture, container: container, rows: rows, measure: measure,
+                    metrics: metrics(job, options))
             } catch {
                 return fail(EngineMessage.output(output.relative, error))
             }

@@ -59,11 +59,22 @@ public final class Cache: Sendable {
                 self.psnr = psnr
             }
 
-            /// format;gpuBytes;rgb:alpha,… — one field without spaces, for the index and the remote entry.
+            /// format;gpuBytes;rgb:alpha,… — one field without spaces, for the index and the remote
+            /// entry. A level measured beyond PSNR adds :ssim:ssimAlpha:flip:normalMean:normalP99
+            /// ("-" for what was not measured).
             var measureToken: String? {
                 guard let format, let gpuBytes else { return nil }
+                func field(_ v: Double?, _ digits: String = "%.4f") -> String {
+                    v.map { String(format: digits, $0) } ?? "-"
+                }
                 let levels = (psnr ?? []).map { q in
-                    String(format: "%.4f", q.rgb) + ":" + (q.alpha.map { String(format: "%.4f", $0) } ?? "-")
+                    var t = field(q.rgb) + ":" + field(q.alpha)
+                    if q.ssim != nil || q.flip != nil || q.normalMean != nil {
+                        t +=
+                            ":" + field(q.ssim, "%.6f") + ":" + field(q.ssimAlpha, "%.6f") + ":"
+                            + field(q.flip, "%.6f") + ":" + field(q.normalMean) + ":" + field(q.normalP99)
+                    }
+                    return t
                 }
                 return "\(format);\(gpuBytes);" + (psnr == nil ? "-" : levels.joined(separator: ","))
             }
@@ -92,13 +103,25 @@ public final class Cache: Sendable {
                     levels = []
                     for level in quality.split(separator: ",", omittingEmptySubsequences: false) {
                         let qa = level.split(separator: ":", omittingEmptySubsequences: false)
-                        guard qa.count == 2, let rgb = Double(qa[0]), rgb.isFinite else { return false }
-                        var alpha: Double?
-                        if qa[1] != "-" {
-                            guard let a = Double(qa[1]), a.isFinite else { return false }
-                            alpha = a
+                        guard qa.count == 2 || qa.count == 7, let rgb = Double(qa[0]), rgb.isFinite else {
+                            return false
                         }
-                        levels!.append(LevelQuality(rgb: rgb, alpha: alpha))
+                        // Each optional field: "-", or a finite number.
+                        var optional: [Double?] = []
+                        for f in qa.dropFirst() {
+                            if f == "-" {
+                                optional.append(nil)
+                                continue
+                            }
+                            guard let v = Double(f), v.isFinite else { return false }
+                            optional.append(v)
+                        }
+                        var q = LevelQuality(rgb: rgb, alpha: optional[0])
+                        if optional.count == 6 {
+                            (q.ssim, q.ssimAlpha, q.flip) = (optional[1], optional[2], optional[3])
+                            (q.normalMean, q.normalP99) = (optional[4], optional[5])
+                        }
+                        levels!.append(q)
                     }
                 }
                 (format, gpuBytes, psnr) = (String(token[..<first]), gpu, levels)

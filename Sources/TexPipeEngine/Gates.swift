@@ -27,12 +27,25 @@ public enum Gates {
 
     /// A recorded output that cannot answer the job's gates (recorded before measures were, or
     /// fetched from a cache that measured no PSNR): the job then runs again.
-    static func unmeasured(_ job: Job, _ outputs: [Cache.Entry.Output]) -> Bool {
-        guard let check = job.check else { return false }
+    static func unmeasured(_ job: Job, _ outputs: [Cache.Entry.Output], reportMetrics: Bool = false) -> Bool {
+        let check = job.check ?? CheckSettings()
+        guard job.check != nil || reportMetrics else { return false }
         return outputs.contains { o in
             guard isImage(o.path) else { return false }
-            guard let format = o.format else { return true }
-            return check.minPSNR != nil && isLossy(format) && o.psnr == nil
+            guard let format = o.format else { return job.check != nil }
+            guard isLossy(format) else { return false }
+            if check.measures && o.psnr == nil { return true }
+            guard let levels = o.psnr else { return reportMetrics }
+            // SSIM and FLIP are measured of LDR levels; the normal angle of normal maps.
+            let ldr = !(TextureSettings.Format(rawValue: format)?.info.hdr ?? false)
+            let perceptual = check.minSSIM != nil || check.maxFLIP != nil || reportMetrics
+            if perceptual && ldr && levels.contains(where: { $0.ssim == nil }) { return true }
+            if job.normalMap && (check.maxNormalError != nil || reportMetrics) && ldr
+                && levels.contains(where: { $0.normalMean == nil })
+            {
+                return true
+            }
+            return false
         }
     }
 
@@ -49,6 +62,22 @@ public enum Gates {
             if let min = check.minPSNR, let levels = o.psnr {
                 for (level, q) in levels.enumerated() where q.worst < min {
                     failures.append(GateMessage.underPSNR(shown, level: level, levels.count, q, min))
+                }
+            }
+            for (level, q) in (o.psnr ?? []).enumerated() {
+                if let min = check.minSSIM, let ssim = q.worstSSIM, ssim < min {
+                    failures.append(GateMessage.underSSIM(shown, level: level, o.psnr!.count, q, min))
+                }
+                if let max = check.maxFLIP, let flip = q.flip, flip > max {
+                    failures.append(GateMessage.overFLIP(shown, level: level, o.psnr!.count, flip, max))
+                }
+                if let max = check.maxNormalError {
+                    if let limit = max.mean, let mean = q.normalMean, mean > limit {
+                        failures.append(GateMessage.overNormal(shown, level: level, o.psnr!.count, "mean", mean, limit))
+                    }
+                    if let limit = max.p99, let p99 = q.normalP99, p99 > limit {
+                        failures.append(GateMessage.overNormal(shown, level: level, o.psnr!.count, "p99", p99, limit))
+                    }
                 }
             }
         }
@@ -139,6 +168,30 @@ enum GateMessage {
             }
             ?? "PSNR \(db(q.rgb))"
         return "\(output)\(which): \(measured) is under minPSNR \(db(min))"
+    }
+
+    static func underSSIM(_ output: String, level: Int, _ levels: Int, _ q: LevelQuality, _ min: Double) -> String {
+        let which = levels > 1 ? " level \(level)" : ""
+        let f = { (v: Double) in String(format: "%.4f", v) }
+        let measured =
+            q.ssimAlpha.map { a in
+                (q.ssim ?? 1) <= a
+                    ? "SSIM \(f(q.ssim ?? 1)) (alpha \(f(a)))" : "alpha SSIM \(f(a)) (RGB \(f(q.ssim ?? 1)))"
+            } ?? "SSIM \(f(q.ssim ?? 1))"
+        return "\(output)\(which): \(measured) is under minSSIM \(f(min))"
+    }
+
+    static func overFLIP(_ output: String, level: Int, _ levels: Int, _ flip: Double, _ max: Double) -> String {
+        let which = levels > 1 ? " level \(level)" : ""
+        return "\(output)\(which): FLIP \(String(format: "%.4f", flip)) is over maxFLIP \(String(format: "%.4f", max))"
+    }
+
+    static func overNormal(_ output: String, level: Int, _ levels: Int, _ what: String, _ v: Double, _ max: Double)
+        -> String
+    {
+        let which = levels > 1 ? " level \(level)" : ""
+        return "\(output)\(which): normal error \(what) \(String(format: "%.2f°", v)) is over maxNormalError.\(what) "
+            + String(format: "%.2f°", max)
     }
 
     static func overTotal(_ pipeline: String, _ bytes: Int, _ max: Int) -> String {

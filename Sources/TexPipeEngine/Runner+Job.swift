@@ -164,7 +164,7 @@ extension Runner {
             let (decision, entry) =
                 options.force ? (.forced, nil) : cache.decide(job, inputs: inputs.hash, base: base)
             result.decision = decision
-            if decision.isHit, let entry, Gates.unmeasured(job, entry.outputs) {
+            if decision.isHit, let entry, Gates.unmeasured(job, entry.outputs, reportMetrics: options.reportMetrics) {
                 result.decision = .unmeasured
             } else if decision.isHit, let entry {
                 result.cacheHit = true
@@ -194,13 +194,13 @@ extension Runner {
         let base = plan.manifest.directory
         var result = p.result
         // An entry measured without what this job's gates ask for: the job runs here and measures.
-        if job.check != nil {
+        if job.check != nil || options.reportMetrics {
             let listed = blobs.map { b, _ in
                 var o = Cache.Entry.Output(path: b.path, sha256: b.sha256, bytes: b.size)
                 if let m = b.measure { _ = o.readMeasure(Substring(m)) }
                 return o
             }
-            if Gates.unmeasured(job, listed) { return nil }
+            if Gates.unmeasured(job, listed, reportMetrics: options.reportMetrics) { return nil }
         }
         // An atlas's outputs are what the entry lists (checked against its pattern when fetched).
         let outputs =

@@ -28,7 +28,8 @@ extension Runner {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { clock.total += DispatchTime.now().uptimeNanoseconds - start }
         // PSNR per level only when a gate or a report asks: decoding the blocks back costs time.
-        let measureQuality = job.check?.minPSNR != nil || options.measureQuality
+        let measureQuality = Self.measuresQuality(job, options)
+        let metrics = Self.metrics(job, options)
         // Each output takes its images out of the list, so the encoder holds the only reference
         // and frees the pixels as soon as it no longer needs them (docs/performance.md "Memory").
         var slots: [Image?] = (consume images).map { $0 }
@@ -88,9 +89,12 @@ extension Runner {
                     measure.gpuBytes = group[0].pixelCount * 4
                     if measureQuality {
                         let back = TextureEncoder.rgba8(try ImageDecoder.decode(bytes, path: output.path))
+                        let source = TextureEncoder.rgba8(group[0])
                         measure.psnr = [
-                            LevelQuality(
-                                rgb: Quality.psnr(TextureEncoder.rgba8(group[0]), back, channels: 0...2), alpha: nil)
+                            Quality.measured(
+                                LevelQuality(rgb: Quality.psnr(source, back, channels: 0...2), alpha: nil), source,
+                                back,
+                                width: group[0].width, height: group[0].height, channels: .rgb, metrics)
                         ]
                     }
                 case .texture(let container):
@@ -99,7 +103,7 @@ extension Runner {
                     measure.gpuBytes = group.reduce(0) { $0 + info.levelBytes($1.width, $1.height) }
                     let encoded = try TextureEncoder.encode(
                         group, job.texture, container: container, rows: rows,
-                        measure: measureQuality && info.isBlockCompressed)
+                        measure: measureQuality && info.isBlockCompressed, metrics: metrics)
                     bytes = encoded.bytes
                     if measureQuality && info.isBlockCompressed { measure.psnr = encoded.quality }
                 }
@@ -127,6 +131,19 @@ extension Runner {
     }
 
     /// What an output holds and costs, recorded beside its hash (docs/gpu-textures.md "Checks and budgets").
+    /// Whether a job's levels are measured: a quality gate, a report, or `--report-metrics`.
+    static func measuresQuality(_ job: Job, _ options: RunOptions) -> Bool {
+        job.check?.measures == true || options.measureQuality || options.reportMetrics
+    }
+
+    /// What beyond PSNR: SSIM and FLIP for their gates or `--report-metrics`; the normal angle of
+    /// a normal map for its gate or `--report-metrics`.
+    static func metrics(_ job: Job, _ options: RunOptions) -> QualityMetrics {
+        QualityMetrics(
+            perceptual: job.check?.minSSIM != nil || job.check?.maxFLIP != nil || options.reportMetrics,
+            normals: job.normalMap && (job.check?.maxNormalError != nil || options.reportMetrics))
+    }
+
     struct Measure {
         var format: String
         var gpuBytes: Int

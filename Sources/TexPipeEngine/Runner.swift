@@ -47,6 +47,9 @@ public struct RunOptions: Sendable {
     /// Measure every lossy or block-compressed output's PSNR per level (a report asks for it);
     /// jobs with a `minPSNR` gate always do.
     public var measureQuality = false
+    /// Measure SSIM and FLIP of every lossy LDR output's levels too, and the normal angle of normal
+    /// maps (`--report-metrics`): into the reports and cache entries, without a gate.
+    public var reportMetrics = false
     /// Memory policy: the largest image (pixels) a stage may hold whole as Float where it could
     /// stream instead (16 B a pixel: 256 MiB at 16 MP). Mipmaps' filters that read level 0 for
     /// every level convert it once up to this size (converting per level cost them 2–3×).

@@ -30,14 +30,13 @@ extension Runner {
         }
         let info = job.texture.format.info
         let gpu = levels.reduce(0) { $0 + info.levelBytes($1[0].width, $1[0].height) * $1.count }
-        let measure =
-            (job.check?.minPSNR != nil || options.measureQuality) && info.codec != .uncompressed && info.codec != .half
+        let measure = measuresQuality(job, options) && info.codec != .uncompressed && info.codec != .half
         let bytes: [UInt8]
         let quality: [LevelQuality]
         do {
             (bytes, quality) = try TextureEncoder.encode(
                 volume: consume levels, job.texture, container: container, rows: rows, measure: measure,
-                giveBack: Allocator.giveBackFreed)
+                metrics: metrics(job, options), giveBack: Allocator.giveBackFreed)
         } catch {
             return GroupFailure(EngineMessage.output(output.relative, error), "encode")
         }

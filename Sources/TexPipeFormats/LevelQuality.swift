@@ -1,17 +1,65 @@
-/// The PSNR of one level of an output against the image that was encoded: over the color
-/// channels the format stores (R; R and G; or R, G and B), and alpha on its own where the format
-/// stores it. 10 · log10(255² / MSE), capped at 99 dB, which stands for "identical".
+/// What was measured of one level of an output against the image that was encoded
+/// (docs/gpu-textures.md "Checks and budgets"):
+/// - PSNR over the colour channels the format stores (R; R and G; or R, G and B), and alpha on
+///   its own where the format stores it: 10 · log10(255² / MSE), capped at 99 dB, which stands for
+///   "identical" (log-RGB PSNR for HDR levels);
+/// - when a gate or `--report-metrics` asks: SSIM over the same colour channels (their mean) and
+///   alpha on its own, the mean LDR-FLIP, and for normal maps the angle between the source's and
+///   the decoded unit normals (mean and 99th percentile, degrees).
+/// Over the layers, faces or slices of a level, each is the worst of them.
 public struct LevelQuality: Sendable, Equatable, Codable {
     public var rgb: Double
     public var alpha: Double?
+    public var ssim: Double?
+    public var ssimAlpha: Double?
+    public var flip: Double?
+    public var normalMean: Double?
+    public var normalP99: Double?
 
-    public init(rgb: Double, alpha: Double?) {
+    public init(
+        rgb: Double, alpha: Double?, ssim: Double? = nil, ssimAlpha: Double? = nil, flip: Double? = nil,
+        normalMean: Double? = nil, normalP99: Double? = nil
+    ) {
         self.rgb = rgb
         self.alpha = alpha
+        self.ssim = ssim
+        self.ssimAlpha = ssimAlpha
+        self.flip = flip
+        self.normalMean = normalMean
+        self.normalP99 = normalP99
     }
 
-    /// The lower of the two: what a `minPSNR` gate compares.
+    /// The lower of the two PSNRs: what a `minPSNR` gate compares.
     public var worst: Double { min(rgb, alpha ?? .infinity) }
 
+    /// The lower of the two SSIMs: what a `minSSIM` gate compares (nil: not measured).
+    public var worstSSIM: Double? { ssim.map { min($0, ssimAlpha ?? .infinity) } }
+
     public static let identical = 99.0
+
+    /// Two layers' (faces', slices') measures of one level as one: the worse of each.
+    public func worse(_ o: LevelQuality) -> LevelQuality {
+        func least(_ a: Double?, _ b: Double?) -> Double? { a.map { x in b.map { min(x, $0) } ?? x } ?? b }
+        func most(_ a: Double?, _ b: Double?) -> Double? { a.map { x in b.map { max(x, $0) } ?? x } ?? b }
+        return LevelQuality(
+            rgb: min(rgb, o.rgb), alpha: least(alpha, o.alpha), ssim: least(ssim, o.ssim),
+            ssimAlpha: least(ssimAlpha, o.ssimAlpha), flip: most(flip, o.flip),
+            normalMean: most(normalMean, o.normalMean),
+            normalP99: most(normalP99, o.normalP99))
+    }
+}
+
+/// What beyond PSNR a level is measured for: SSIM and FLIP (a `minSSIM` or `maxFLIP` gate, or
+/// `--report-metrics`), and the normal angle (a normal map).
+public struct QualityMetrics: Sendable, Equatable {
+    public var perceptual: Bool
+    public var normals: Bool
+
+    public init(perceptual: Bool = false, normals: Bool = false) {
+        self.perceptual = perceptual
+        self.normals = normals
+    }
+
+    public static let none = QualityMetrics()
+    public var isEmpty: Bool { !perceptual && !normals }
 }

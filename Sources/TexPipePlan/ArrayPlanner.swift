@@ -115,6 +115,7 @@ extension PlanBuilder {
         jobs[jobs.count - 1].layers = layers
         if isVolume { jobs[jobs.count - 1].volume = VolumePlan(mipmaps: mipmaps) }
         jobs[jobs.count - 1].check = check.isEmpty ? nil : check
+        jobs[jobs.count - 1].normalMap = Self.isNormalMap(layers.first?.stages ?? [], check)
         jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
     }
 }

@@ -245,6 +245,7 @@ extension PlanBuilder {
         }
         job.budget = Self.budgetName(p, variant)
         if let check = decodeCheck(p, values, context), !check.isEmpty { job.check = check }
+        job.normalMap = t.kind == .normal || Self.isNormalMap(stages, job.check)
         gltfTextures[PathKey(outputs[0].path)] = jobs.count
         jobs.append(job)
         return jobs.count - 1

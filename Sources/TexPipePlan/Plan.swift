@@ -85,6 +85,9 @@ public struct Job: Sendable {
     /// Set for an array pipeline's one job: its layers in order (`input` is the first's), each
     /// with its stages; `outputs` are the texture and its layer index (JSON).
     public var layers: [AtlasInput]?
+    /// Its texture outputs are normal maps (a `mipmaps` with `normals: true`, a glTF normal role, or
+    /// a `maxNormalError` gate): their levels are measured by the angle between normals.
+    public var normalMap = false
     /// Set for a volume: a volume pipeline's one job (its `layers` are the depth slices, with the
     /// stages before `mipmaps`), or a `.cube` LUT's job. docs/gpu-textures.md "Volume textures".
     public var volume: VolumePlan?

@@ -45,6 +45,11 @@ enum PlanMessage {
             "\(item) \"\(name)\" is \(size.0)×\(size.1) but the first \(item) is \(first.width)×\(first.height); every \(item) needs the first's size (or give \"size\": [w, h])"
     }
 
+    static func perceptualOnHDR(_ key: String) -> String {
+        "\(key) measures 8/16-bit outputs and this image is HDR: HDR-FLIP and SSIM of HDR levels are not built "
+            + "yet (gate HDR outputs with minPSNR, which is log-RGB for them)"
+    }
+
     static func lutStage(_ stage: String) -> String {
         "\(stage) does not apply to a .cube LUT: a LUT is a volume of colour data, and only a last \"mipmaps\" "
             + "(a box) may follow it (give LUTs their own pipeline)"

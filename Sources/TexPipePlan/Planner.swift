@@ -291,6 +291,12 @@ struct PlanBuilder {
             sized = chain.unsized
         }
         guard let check = decodeCheck(p, values, context) else { return }
+        // SSIM and FLIP are measured of 8/16-bit outputs; HDR-FLIP is not built.
+        if check.minSSIM != nil || check.maxFLIP != nil, chain.unsized.contains(where: \.isHDR) {
+            let key = check.minSSIM != nil ? "minSSIM" : "maxFLIP"
+            error(p.path.key("check").key(key), PlanMessage.perceptualOnHDR(key) + " (\(m.relativePath))" + context)
+            return
+        }
         // An invalid pipeline's texture settings are the default standing in for what was
         // refused (already reported): the format is not checked against the image again.
         let outputs = renderOutputs(
@@ -310,7 +316,14 @@ struct PlanBuilder {
                 id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
                 parameters: parameters))
         jobs[jobs.count - 1].check = check.isEmpty ? nil : check
+        jobs[jobs.count - 1].normalMap = Self.isNormalMap(stages, check)
         jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
+    }
+
+    /// Whether a job's outputs are normal maps: a `mipmaps` stage with `normals: true`, or a
+    /// `maxNormalError` gate, says so.
+    static func isNormalMap(_ stages: [any Stage], _ check: CheckSettings?) -> Bool {
+        check?.maxNormalError != nil || stages.contains { ($0 as? Mipmaps)?.normals == true }
     }
 
     /// Which total a job's outputs count toward: the pipeline's, or the pipeline's for this variant

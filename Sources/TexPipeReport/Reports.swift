@@ -316,6 +316,16 @@ public enum Reports {
         try AtomicWriter.write(Array(h.utf8), to: dir + "/index.html")
     }
 
+    /// Whether a level fails a perceptual gate (SSIM, FLIP, normal angle).
+    static func perceptualFailure(_ levels: [LevelQuality], _ c: CheckSettings) -> Bool {
+        levels.contains { q in
+            (c.minSSIM.map { m in (q.worstSSIM ?? 1) < m } ?? false)
+                || (c.maxFLIP.map { m in (q.flip ?? 0) > m } ?? false)
+                || (c.maxNormalError?.mean.map { m in (q.normalMean ?? 0) > m } ?? false)
+                || (c.maxNormalError?.p99.map { m in (q.normalP99 ?? 0) > m } ?? false)
+        }
+    }
+
     /// Per pipeline (per pipeline and variant where a variant sets the budget), a table of its
     /// outputs — format, file bytes, GPU bytes, the worst level's PSNR — largest GPU bytes first,
     /// with the totals against the budget; a click on a heading sorts by that column.
@@ -325,7 +335,8 @@ public enum Reports {
             for o in r.recorded where o.format != nil {
                 let overBytes = job.check?.maxBytes.map { o.bytes > $0 } ?? false
                 let under = job.check?.minPSNR.map { min in (o.psnr ?? []).contains { $0.worst < min } } ?? false
-                rows.append((job.budget.isEmpty ? job.pipeline : job.budget, o, overBytes || under))
+                let failed = job.check.map { Self.perceptualFailure(o.psnr ?? [], $0) } ?? false
+                rows.append((job.budget.isEmpty ? job.pipeline : job.budget, o, overBytes || under || failed))
             }
         }
         guard !rows.isEmpty else { return "" }
@@ -343,13 +354,18 @@ public enum Reports {
                 let limits =
                     [
                         c.minPSNR.map { String(format: "PSNR ≥ %.2f dB", $0) },
+                        c.minSSIM.map { String(format: "SSIM ≥ %.4f", $0) },
+                        c.maxFLIP.map { String(format: "FLIP ≤ %.4f", $0) },
+                        c.maxNormalError?.mean.map { String(format: "normal mean ≤ %.2f°", $0) },
+                        c.maxNormalError?.p99.map { String(format: "normal p99 ≤ %.2f°", $0) },
                         c.maxBytes.map { "each file ≤ \(kb($0))" },
                         c.maxTotalBytes.map { "files ≤ \(kb($0))" }, c.maxGPUBytes.map { "GPU ≤ \(kb($0))" },
                     ].compactMap { $0 }
                 h += "<p>check: \(limits.joined(separator: " · ")) (\(c.severity.rawValue))</p>\n"
             }
             h += "<table class=\"outputs\" id=\"outputs-\(xml(p))\"><thead><tr>"
-            h += "<th>output</th><th>format</th><th>file</th><th>GPU</th><th>worst PSNR</th></tr></thead><tbody>\n"
+            h += "<th>output</th><th>format</th><th>file</th><th>GPU</th><th>worst PSNR</th>"
+            h += "<th>worst SSIM</th><th>worst FLIP</th><th>normal mean / p99</th></tr></thead><tbody>\n"
             var bytes = 0
             var gpu = 0
             for r in mine {
@@ -367,7 +383,27 @@ public enum Reports {
                 h += "<td data-v=\"\(xml(o.format ?? ""))\">\(xml(o.format ?? ""))</td>"
                 h +=
                     "<td data-v=\"\(o.bytes)\">\(kb(o.bytes))</td><td data-v=\"\(o.gpuBytes ?? 0)\">\(kb(o.gpuBytes ?? 0))</td>"
-                h += "<td data-v=\"\(worst ?? -1)\">\(psnr)</td></tr>\n"
+                h += "<td data-v=\"\(worst ?? -1)\">\(psnr)</td>"
+                let levels = o.psnr ?? []
+                let ssim = levels.compactMap(\.worstSSIM).min()
+                let flip = levels.compactMap(\.flip).max()
+                let normal = (levels.compactMap(\.normalMean).max(), levels.compactMap(\.normalP99).max())
+                let c = budget?.check
+                func marked(_ text: String, _ bad: Bool) -> String {
+                    bad ? "<span class=\"under\">\(text)</span>" : text
+                }
+                h +=
+                    "<td data-v=\"\(ssim ?? -1)\">"
+                    + (ssim.map { v in marked(String(format: "%.4f", v), c?.minSSIM.map { v < $0 } == true) } ?? "—")
+                    + "</td><td data-v=\"\(flip ?? -1)\">"
+                    + (flip.map { v in marked(String(format: "%.4f", v), c?.maxFLIP.map { v > $0 } == true) } ?? "—")
+                    + "</td><td data-v=\"\(normal.0 ?? -1)\">"
+                    + (normal.0.map { mean in
+                        let bad =
+                            c?.maxNormalError?.mean.map { mean > $0 } == true
+                            || c?.maxNormalError?.p99.map { (normal.1 ?? 0) > $0 } == true
+                        return marked(String(format: "%.2f° / %.2f°", mean, normal.1 ?? 0), bad)
+                    } ?? "—") + "</td></tr>\n"
             }
             h += "</tbody><tfoot><tr><td>\(mine.count) outputs</td><td></td>"
             func against(_ total: Int, _ max: Int?) -> String {
@@ -376,7 +412,7 @@ public enum Reports {
                 return "<span\(mark)>\(kb(total)) of \(kb(max))</span>"
             }
             h +=
-                "<td>\(against(bytes, budget?.check.maxTotalBytes))</td><td>\(against(gpu, budget?.check.maxGPUBytes))</td><td></td>"
+                "<td>\(against(bytes, budget?.check.maxTotalBytes))</td><td>\(against(gpu, budget?.check.maxGPUBytes))</td><td></td><td></td><td></td><td></td>"
             h += "</tr></tfoot></table>\n"
         }
         return h

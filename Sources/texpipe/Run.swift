@@ -13,6 +13,11 @@ struct Run: ParsableCommand {
     @Option(help: "Write a JSON report of every job.") var report: String?
     @Option(help: "Write a JUnit XML report for CI dashboards.") var junit: String?
     @Option(help: "Write a static HTML report with thumbnails into this folder.") var html: String?
+    @Flag(
+        help:
+            "Measure SSIM and FLIP of every lossy output's levels, and the normal angle of normal maps, into the reports and the cache, without a gate."
+    )
+    var reportMetrics = false
     @Option(
         help:
             "Run only shard K of N (1-based, balanced by input pixels), e.g. 2/4; or auto: K and N from the CI's variables."
@@ -131,6 +136,7 @@ struct Run: ParsableCommand {
                 // TEXPIPE_REMOTE_COST_MODEL=off asks the cache for every job (docs/caching-and-ci.md).
                 o.remoteCostModel = ProcessInfo.processInfo.environment["TEXPIPE_REMOTE_COST_MODEL"] != "off"
                 o.measureQuality = report != nil || html != nil
+                o.reportMetrics = reportMetrics
                 return o
             }(),
             progress: { console.progress(done: $0, total: $1) },

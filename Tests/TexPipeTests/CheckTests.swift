@@ -167,6 +167,58 @@ struct CheckTests {
         }
     }
 
+    /// SSIM, FLIP and the normal angle recorded per level, judged against their gates from what was
+    /// recorded (changing a gate reruns nothing), each failure one line; the values are what the
+    /// measures give for the written file read back by the test's KTX2 reader and decoded by
+    /// texture2ddecoder. A new perceptual gate reruns a job recorded without those measures.
+    @Test(Reference.needs(BlockReference.hasDecoder, "python3 texture2ddecoder"))
+    func perceptualGatesJudgeWhatWasRecorded() throws {
+        let t = TempDir()
+        let pixels = Self.input(t, "in/noise.png", 36, 28, seed: 5)
+        let cache = Cache(manifestDirectory: t.path)
+        func run(_ check: String, metrics: Bool = false) throws -> JobResult {
+            let plan = try t.plan(Self.manifest(check)).get()
+            var options = RunOptions(jobs: 1)
+            options.cache = cache
+            options.reportMetrics = metrics
+            return Runner.run(plan, options)[0]
+        }
+        let first = try run(#"{"minPSNR": 1}"#)
+        #expect(first.status == .ok && first.recorded[0].psnr?[0].ssim == nil)
+        let file = try #require(KTX2File(Array(FileManager.default.contents(atPath: t.path + "/out/noise.ktx2")!)))
+        let decoded = try BlockReference.reference(file.levelData(0), .bc1, 36, 28)
+        let ssim = Quality.ssim(pixels, decoded, width: 36, height: 28).rgb
+        let flip = Quality.flip(pixels, decoded, width: 36, height: 28).mean
+        // A new SSIM gate: the job ran again to measure it.
+        let gated = try run(#"{"minSSIM": \#(ssim + 0.001), "maxFLIP": \#(flip - 0.001)}"#)
+        #expect(!gated.cacheHit && gated.decision == .unmeasured && gated.status == .failed)
+        let q = try #require(gated.recorded[0].psnr?[0])
+        #expect(abs((q.ssim ?? 0) - ssim) < 1e-9 && abs((q.flip ?? 0) - flip) < 1e-9 && q.normalMean == nil)
+        #expect(
+            gated.errorMessage
+                == "out/noise.ktx2: SSIM \(String(format: "%.4f", ssim)) is under minSSIM \(String(format: "%.4f", ssim + 0.001)); "
+                + "out/noise.ktx2: FLIP \(String(format: "%.4f", flip)) is over maxFLIP \(String(format: "%.4f", flip - 0.001))"
+        )
+        let passed = try run(#"{"minSSIM": \#(ssim - 0.001), "maxFLIP": \#(flip + 0.001)}"#)
+        #expect(passed.cacheHit && passed.status == .ok)
+        // A normal gate marks the output a normal map: measured, and judged on mean and p99.
+        let normal = try run(#"{"maxNormalError": {"mean": 0.01}}"#)
+        #expect(!normal.cacheHit && normal.status == .failed)
+        let e = Quality.normalError(pixels, decoded, width: 36, height: 28, twoChannel: false)
+        #expect(abs((normal.recorded[0].psnr?[0].normalMean ?? 0) - e.mean) < 1e-9)
+        #expect(
+            normal.errorMessage?.contains(
+                "normal error mean \(String(format: "%.2f°", e.mean)) is over maxNormalError.mean 0.01°") == true)
+        // --report-metrics measures without a gate, into the record.
+        let t2 = TempDir()
+        _ = Self.input(t2, "in/noise.png", 20, 20, seed: 6)
+        let plan = try t2.plan(Self.manifest(#"{"maxBytes": 100000}"#)).get()
+        var options = RunOptions(jobs: 1)
+        options.reportMetrics = true
+        let r = Runner.run(plan, options)[0]
+        #expect(r.recorded[0].psnr?[0].ssim != nil && r.recorded[0].psnr?[0].flip != nil)
+    }
+
     @Test func measuresSurviveTheIndexAndTheRemoteEntry() throws {
         var o = Cache.Entry.Output(
             path: "out/a b.ktx2", sha256: String(repeating: "a", count: 64), bytes: 12, format: "bc7", gpuBytes: 4096,
@@ -182,6 +234,14 @@ struct CheckTests {
             let ok = probe.readMeasure(Substring(bad))
             #expect(!ok, "\(bad)")
         }
+        // Perceptual measures: five more fields per level, "-" where one was not measured.
+        o.psnr = [LevelQuality(rgb: 40, alpha: nil, ssim: 0.987654, flip: 0.0421, normalMean: 1.5, normalP99: 7.25)]
+        let perceptual = try #require(o.measureToken)
+        #expect(perceptual == "bc7;4096;40.0000:-:0.987654:-:0.042100:1.5000:7.2500")
+        var again = Cache.Entry.Output(path: o.path, sha256: o.sha256, bytes: 12)
+        #expect(again.readMeasure(Substring(perceptual)) && again == o)
+        var probe = again
+        #expect(!probe.readMeasure("bc7;1;40:-:0.9:-:x:-:-") && !probe.readMeasure("bc7;1;40:-:0.9"))
         o.psnr = nil
         #expect(o.measureToken == "bc7;4096;-")
         let entry = RemoteCache.entryText([

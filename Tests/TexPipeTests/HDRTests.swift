@@ -602,6 +602,14 @@ struct HDRTests {
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "output": "{file}.hdr" }"#, files)
                 == [at + "pipelines[0].output: output \"sky.hdr\" must end in .png, .jpg, .jpeg, .exr, .ktx2 or .dds"])
+        // SSIM and FLIP gates on HDR outputs: not measured, so refused rather than never failing.
+        #expect(
+            try Self.planErrors(
+                #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "texture": { "format": "bc6h" }, "check": { "maxFLIP": 0.1 }, "output": "{file}.ktx2" }"#,
+                files) == [
+                    at
+                        + "pipelines[0].check.maxFLIP: maxFLIP measures 8/16-bit outputs and this image is HDR: HDR-FLIP and SSIM of HDR levels are not built yet (gate HDR outputs with minPSNR, which is log-RGB for them) (in/sky.exr)"
+                ])
         // ASTC HDR is KTX2 only and needs an HDR image.
         #expect(
             try Self.planErrors(

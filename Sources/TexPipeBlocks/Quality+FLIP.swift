@@ -1,0 +1,265 @@
+internal import Foundation
+
+/// LDR-FLIP (Andersson, Nilsson, Akenine-Möller, Oskarsson, Åström and Fairchild, "FLIP: A
+/// Difference Evaluator for Alternating Images", 2020): per texel, a perceived difference in
+/// [0, 1] between a reference and a test image seen at `ppd` pixels per degree (67: a 0.7 m wide
+/// 4K display seen from 0.7 m). Two pipelines, as the paper builds them:
+/// - colour: both images into the opponent space YyCxCz, each channel filtered by its contrast
+///   sensitivity (a sum of Gaussians over degrees of visual angle), back to linear RGB, clamped,
+///   into CIELAB with the Hunt effect (a* and b* scaled by 0.01 L*), the HyAB distance raised to
+///   0.7 and redistributed so that the largest difference (green against blue) is 1 — the first
+///   40 % of that range onto 95 % of the scale;
+/// - features: edges (a Gaussian's first derivative) and points (its second) of the achromatic
+///   channel, σ = ½ · 0.082° in pixels, their magnitudes' largest difference, (Δ / √2)^½.
+/// The error is the colour difference raised to 1 − the feature difference. Filters repeat the
+/// edge texel outside the image.
+extension Quality {
+    /// The per-texel FLIP map of `test` against `reference`, both sRGB-encoded 8-bit RGBA (alpha
+    /// ignored), and its mean.
+    public static func flip(_ reference: [UInt8], _ test: [UInt8], width w: Int, height h: Int, ppd: Double = 67)
+        -> (mean: Double, map: [Float])
+    {
+        precondition(reference.count == w * h * 4 && test.count == reference.count)
+        let n = w * h
+        guard n > 0 else { return (0, []) }
+        let filters = FLIPFilters.cached(ppd)
+        let ref = FLIPImage(reference, n)
+        let tst = FLIPImage(test, n)
+        let refLab = colorPipeline(ref, w, h, filters)
+        let tstLab = colorPipeline(tst, w, h, filters)
+        let refFeatures = features(ref.achromatic, w, h, filters)
+        let tstFeatures = features(tst.achromatic, w, h, filters)
+        let cmax = FLIPFilters.maxColorDifference
+        let (pc, pt) = (0.4, 0.95)
+        var map = [Float](repeating: 0, count: n)
+        var sum = 0.0
+        for i in 0..<n {
+            let (l1, a1, b1) = refLab[i]
+            let (l2, a2, b2) = tstLab[i]
+            let hyab = abs(l1 - l2) + ((a1 - a2) * (a1 - a2) + (b1 - b2) * (b1 - b2)).squareRoot()
+            let dc = pow(hyab, 0.7)
+            let color =
+                dc < pc * cmax ? pt / (pc * cmax) * dc : pt + (dc - pc * cmax) / (cmax - pc * cmax) * (1 - pt)
+            let edge = abs(refFeatures.edges[i] - tstFeatures.edges[i])
+            let point = abs(refFeatures.points[i] - tstFeatures.points[i])
+            let feature = pow(max(edge, point) / 2.squareRoot(), 0.5)
+            let e = pow(color, 1 - feature)
+            map[i] = Float(e)
+            sum += e
+        }
+        return (sum / Double(n), map)
+    }
+
+    /// An image in YyCxCz, plane by plane, and its achromatic channel normalized ((Yy + 16) / 116).
+    struct FLIPImage {
+        var planes: [[Double]]
+        var achromatic: [Double]
+
+        init(_ rgba: [UInt8], _ n: Int) {
+            var yy = [Double](repeating: 0, count: n)
+            var cx = yy
+            var cz = yy
+            for i in 0..<n {
+                let rgb = SIMD3(
+                    FLIPFilters.linear[Int(rgba[4 * i])], FLIPFilters.linear[Int(rgba[4 * i + 1])],
+                    FLIPFilters.linear[Int(rgba[4 * i + 2])])
+                let (y, x, z) = FLIPFilters.ycxcz(rgb)
+                (yy[i], cx[i], cz[i]) = (y, x, z)
+            }
+            planes = [yy, cx, cz]
+            achromatic = yy.map { ($0 + 16) / 116 }
+        }
+    }
+
+    /// Filtered by the contrast sensitivities, back to linear RGB and clamped, then CIELAB with the
+    /// Hunt adjustment.
+    static func colorPipeline(_ image: FLIPImage, _ w: Int, _ h: Int, _ f: FLIPFilters) -> [(Double, Double, Double)] {
+        var filtered: [[Double]] = []
+        for (k, plane) in image.planes.enumerated() {
+            // Each channel's filter is a sum of (at most) two separable Gaussians.
+            var sum = [Double](repeating: 0, count: plane.count)
+            for (weight, taps) in f.csf[k] where weight != 0 {
+                let part = blurred(plane, w, h, taps, renormalize: false)
+                for i in sum.indices { sum[i] += weight * part[i] }
+            }
+            filtered.append(sum)
+        }
+        return (0..<(w * h)).map { i in
+            var rgb = FLIPFilters.linearRGB(filtered[0][i], filtered[1][i], filtered[2][i])
+            rgb = clamp01(rgb)
+            return FLIPFilters.huntLab(rgb)
+        }
+    }
+
+    @inline(__always) static func clamp01(_ v: SIMD3<Double>) -> SIMD3<Double> {
+        v.replacing(with: 0, where: v .< 0).replacing(with: 1, where: v .> 1)
+    }
+
+    /// Edge and point magnitudes of the achromatic channel.
+    static func features(_ y: [Double], _ w: Int, _ h: Int, _ f: FLIPFilters) -> (edges: [Double], points: [Double]) {
+        let ex = separable(y, w, h, f.edge, f.gaussian)
+        let ey = separable(y, w, h, f.gaussian, f.edge)
+        let px = separable(y, w, h, f.point, f.gaussian)
+        let py = separable(y, w, h, f.gaussian, f.point)
+        return (
+            zip(ex, ey).map { ($0 * $0 + $1 * $1).squareRoot() }, zip(px, py).map { ($0 * $0 + $1 * $1).squareRoot() }
+        )
+    }
+
+    /// `plane` filtered by `alongX` across rows and `alongY` down columns (edge texels repeated).
+    static func separable(_ plane: [Double], _ w: Int, _ h: Int, _ alongX: [Double], _ alongY: [Double]) -> [Double] {
+        let rx = alongX.count / 2
+        let ry = alongY.count / 2
+        var across = [Double](repeating: 0, count: plane.count)
+        for row in 0..<h {
+            for col in 0..<w {
+                var s = 0.0
+                for k in -rx...rx { s += alongX[k + rx] * plane[row * w + min(max(col + k, 0), w - 1)] }
+                across[row * w + col] = s
+            }
+        }
+        var out = [Double](repeating: 0, count: plane.count)
+        for row in 0..<h {
+            for col in 0..<w {
+                var s = 0.0
+                for k in -ry...ry { s += alongY[k + ry] * across[min(max(row + k, 0), h - 1) * w + col] }
+                out[row * w + col] = s
+            }
+        }
+        return out
+    }
+}
+
+/// FLIP's constants and kernels for one viewing distance.
+struct FLIPFilters: Sendable {
+    /// Per channel (Yy, Cx, Cz): its contrast sensitivity as weighted normalized 1D Gaussians, each
+    /// applied along x and y (the 2D filter is their weighted sum, normalized to 1).
+    var csf: [[(weight: Double, taps: [Double])]]
+    /// The feature detectors' 1D factors: a Gaussian, its first derivative and its second, each 2D
+    /// kernel (derivative along one axis × Gaussian along the other) scaled so that its positive
+    /// weights sum to 1 and its negative weights to −1.
+    var gaussian: [Double]
+    var edge: [Double]
+    var point: [Double]
+
+    static let cache = NSLock()
+    nonisolated(unsafe) static var made: [Double: FLIPFilters] = [:]
+
+    static func cached(_ ppd: Double) -> FLIPFilters {
+        cache.lock()
+        defer { cache.unlock() }
+        if let f = made[ppd] { return f }
+        let f = FLIPFilters(ppd: ppd)
+        made[ppd] = f
+        return f
+    }
+
+    init(ppd: Double) {
+        // The contrast sensitivities' parameters (a₁, b₁, a₂, b₂): achromatic, red–green, blue–yellow.
+        let params: [(Double, Double, Double, Double)] = [
+            (1, 0.0047, 0, 1e-5), (1, 0.0053, 0, 1e-5), (34.1, 0.04, 13.5, 0.025),
+        ]
+        let bMax = 0.04
+        let radius = Int((3 * (bMax / (2 * Double.pi * Double.pi)).squareRoot() * ppd).rounded(.up))
+        csf = params.map { a1, b1, a2, b2 in
+            // S(r) = Σ aᵢ √(π / bᵢ) exp(−π² r² / bᵢ), r in degrees: each term a separable Gaussian.
+            var terms: [(Double, [Double])] = []
+            var total = 0.0
+            for (a, b) in [(a1, b1), (a2, b2)] where a != 0 {
+                let taps = (-radius...radius).map { k -> Double in
+                    let x = Double(k) / ppd
+                    return exp(-Double.pi * Double.pi * x * x / b)
+                }
+                let s = taps.reduce(0, +)
+                // The 2D term's sum is a √(π/b) · s²; its taps normalized to 1 are weighted by it.
+                let mass = a * (Double.pi / b).squareRoot() * s * s
+                terms.append((mass, taps.map { $0 / s }))
+                total += mass
+            }
+            return terms.map { ($0.0 / total, $0.1) }
+        }
+        let sigma = 0.5 * 0.082 * ppd
+        let r = Int((3 * sigma).rounded(.up))
+        let g = (-r...r).map { k in exp(-Double(k * k) / (2 * sigma * sigma)) }
+        let gSum = g.reduce(0, +)
+        gaussian = g.map { $0 / gSum }
+        // First derivative: −x·g(x); the 2D kernel's positive and negative parts are equal in size.
+        let d1 = (-r...r).map { k in -Double(k) * exp(-Double(k * k) / (2 * sigma * sigma)) }
+        let d1Positive = d1.filter { $0 > 0 }.reduce(0, +)
+        edge = d1.map { $0 / d1Positive }
+        // Second derivative: (x²/σ² − 1)·g(x); its positive and negative parts scaled apart.
+        let d2 = (-r...r).map { k in
+            (Double(k * k) / (sigma * sigma) - 1) * exp(-Double(k * k) / (2 * sigma * sigma))
+        }
+        let d2Positive = d2.filter { $0 > 0 }.reduce(0, +)
+        let d2Negative = -d2.filter { $0 < 0 }.reduce(0, +)
+        point = d2.map { $0 > 0 ? $0 / d2Positive : $0 / d2Negative }
+    }
+
+    /// The sRGB transfer curve decoded, per 8-bit value.
+    static let linear: [Double] = (0..<256).map { v in
+        let c = Double(v) / 255
+        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+    }
+
+    /// Linear sRGB (D65) to XYZ, and the white every conversion is relative to: XYZ of (1, 1, 1).
+    static let toXYZ: [SIMD3<Double>] = [
+        SIMD3(0.412_386_56, 0.357_591_49, 0.180_450_49), SIMD3(0.212_636_82, 0.715_182_98, 0.072_180_2),
+        SIMD3(0.019_330_62, 0.119_197_16, 0.950_372_59),
+    ]
+    static let white = SIMD3(toXYZ[0].sum(), toXYZ[1].sum(), toXYZ[2].sum())
+    static let fromXYZ: [SIMD3<Double>] = {
+        let m = toXYZ
+        let det =
+            m[0].x * (m[1].y * m[2].z - m[1].z * m[2].y) - m[0].y * (m[1].x * m[2].z - m[1].z * m[2].x)
+            + m[0].z * (m[1].x * m[2].y - m[1].y * m[2].x)
+        return [
+            SIMD3(
+                m[1].y * m[2].z - m[1].z * m[2].y, m[0].z * m[2].y - m[0].y * m[2].z, m[0].y * m[1].z - m[0].z * m[1].y)
+                / det,
+            SIMD3(
+                m[1].z * m[2].x - m[1].x * m[2].z, m[0].x * m[2].z - m[0].z * m[2].x, m[0].z * m[1].x - m[0].x * m[1].z)
+                / det,
+            SIMD3(
+                m[1].x * m[2].y - m[1].y * m[2].x, m[0].y * m[2].x - m[0].x * m[2].y, m[0].x * m[1].y - m[0].y * m[1].x)
+                / det,
+        ]
+    }()
+
+    static func xyz(_ rgb: SIMD3<Double>) -> SIMD3<Double> {
+        SIMD3((toXYZ[0] * rgb).sum(), (toXYZ[1] * rgb).sum(), (toXYZ[2] * rgb).sum()) / white
+    }
+
+    /// YyCxCz (a linearized CIELAB, relative to the white): Yy = 116 Y − 16, Cx = 500 (X − Y),
+    /// Cz = 200 (Y − Z).
+    static func ycxcz(_ rgb: SIMD3<Double>) -> (Double, Double, Double) {
+        let v = xyz(rgb)
+        return (116 * v.y - 16, 500 * (v.x - v.y), 200 * (v.y - v.z))
+    }
+
+    static func linearRGB(_ yy: Double, _ cx: Double, _ cz: Double) -> SIMD3<Double> {
+        let y = (yy + 16) / 116
+        let v = SIMD3(cx / 500 + y, y, y - cz / 200) * white
+        return SIMD3((fromXYZ[0] * v).sum(), (fromXYZ[1] * v).sum(), (fromXYZ[2] * v).sum())
+    }
+
+    /// CIELAB of linear RGB, a* and b* scaled by 0.01 L* (the Hunt effect).
+    static func huntLab(_ rgb: SIMD3<Double>) -> (Double, Double, Double) {
+        let v = xyz(rgb)
+        func f(_ t: Double) -> Double {
+            let d = 6.0 / 29
+            return t > d * d * d ? cbrt(t) : t / (3 * d * d) + 4.0 / 29
+        }
+        let (fx, fy, fz) = (f(v.x), f(v.y), f(v.z))
+        let l = 116 * fy - 16
+        return (l, 0.01 * l * 500 * (fx - fy), 0.01 * l * 200 * (fy - fz))
+    }
+
+    /// The largest colour difference: pure green against pure blue, Hunt-adjusted, HyAB, ^0.7.
+    static let maxColorDifference: Double = {
+        let g = huntLab(SIMD3(0, 1, 0))
+        let b = huntLab(SIMD3(0, 0, 1))
+        let hyab = abs(g.0 - b.0) + ((g.1 - b.1) * (g.1 - b.1) + (g.2 - b.2) * (g.2 - b.2)).squareRoot()
+        return pow(hyab, 0.7)
+    }()
+}

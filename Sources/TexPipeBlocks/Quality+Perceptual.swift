@@ -1,0 +1,172 @@
+internal import Foundation
+public import TexPipeFormats
+
+/// Perceptual measures of a level against the image that was encoded (docs/gpu-textures.md
+/// "Checks and budgets"): SSIM as Wang et al. define it, NVIDIA's LDR-FLIP as Andersson et al.
+/// define it, and the angle between unit normals. Each takes interleaved 8-bit RGBA (the stored
+/// values) and works on contiguous Double rows with separable filters.
+extension Quality {
+    // MARK: SSIM
+
+    /// SSIM's window: a Gaussian of σ = 1.5 texels out to 3.5 σ (radius 5, 11 taps), normalized —
+    /// Wang et al.'s window, as scikit-image's `gaussian_weights=True` builds it.
+    static let ssimWindow: [Double] = {
+        let taps = (-5...5).map { exp(-Double($0 * $0) / (2 * 1.5 * 1.5)) }
+        let sum = taps.reduce(0, +)
+        return taps.map { $0 / sum }
+    }()
+
+    /// The mean SSIM of one channel (`channel` of interleaved RGBA) of `b` against `a`, on the
+    /// stored values (L = 255, K₁ = 0.01, K₂ = 0.03), population (not sample) variances. The map
+    /// is averaged over the texels whose whole window lies inside the image, as scikit-image
+    /// crops it; a level narrower or shorter than the window (11 texels) averages every texel with
+    /// the window cut at the image's edges and renormalized.
+    public static func ssim(_ a: [UInt8], _ b: [UInt8], width w: Int, height h: Int, channel: Int) -> Double {
+        precondition(a.count == w * h * 4 && b.count == a.count)
+        let n = w * h
+        var x = [Double](repeating: 0, count: n)
+        var y = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            x[i] = Double(a[4 * i + channel])
+            y[i] = Double(b[4 * i + channel])
+        }
+        let cropped = w >= 11 && h >= 11
+        let products: [[Double]] = [
+            x, y, zip(x, x).map { $0 * $1 }, zip(y, y).map { $0 * $1 }, zip(x, y).map { $0 * $1 },
+        ]
+        let filtered = products.map { blurred($0, w, h, ssimWindow, renormalize: !cropped) }
+        let k1: Double = 0.01 * 255
+        let k2: Double = 0.03 * 255
+        let (c1, c2) = (k1 * k1, k2 * k2)
+        let (r0, r1, c0, c1x) = cropped ? (5, h - 5, 5, w - 5) : (0, h, 0, w)
+        var sum = 0.0
+        for row in r0..<r1 {
+            for col in c0..<c1x {
+                let i = row * w + col
+                let (ux, uy) = (filtered[0][i], filtered[1][i])
+                let vx = filtered[2][i] - ux * ux
+                let vy = filtered[3][i] - uy * uy
+                let vxy = filtered[4][i] - ux * uy
+                sum += ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
+            }
+        }
+        return sum / Double((r1 - r0) * (c1x - c0))
+    }
+
+    /// SSIM over R, G and B (their mean) and alpha on its own.
+    public static func ssim(_ a: [UInt8], _ b: [UInt8], width w: Int, height h: Int) -> (rgb: Double, alpha: Double) {
+        let rgb = (0..<3).map { ssim(a, b, width: w, height: h, channel: $0) }.reduce(0, +) / 3
+        return (rgb, ssim(a, b, width: w, height: h, channel: 3))
+    }
+
+    /// `plane` (w × h) convolved with `taps` (odd, centred) along x then y. Outside the image: the
+    /// edge texel repeated, or (`renormalize`) nothing, the taps inside renormalized to sum 1.
+    static func blurred(_ plane: [Double], _ w: Int, _ h: Int, _ taps: [Double], renormalize: Bool) -> [Double] {
+        let r = taps.count / 2
+        var across = [Double](repeating: 0, count: plane.count)
+        var out = [Double](repeating: 0, count: plane.count)
+        plane.withUnsafeBufferPointer { p in
+            across.withUnsafeMutableBufferPointer { q in
+                for row in 0..<h {
+                    let base = row * w
+                    for col in 0..<w {
+                        var s = 0.0
+                        var weight = 0.0
+                        for k in -r...r {
+                            var c = col + k
+                            if c < 0 || c >= w {
+                                if renormalize { continue }
+                                c = min(max(c, 0), w - 1)
+                            }
+                            s += taps[k + r] * p[base + c]
+                            weight += taps[k + r]
+                        }
+                        q[base + col] = renormalize ? s / weight : s
+                    }
+                }
+            }
+        }
+        across.withUnsafeBufferPointer { p in
+            out.withUnsafeMutableBufferPointer { q in
+                for row in 0..<h {
+                    for col in 0..<w {
+                        var s = 0.0
+                        var weight = 0.0
+                        for k in -r...r {
+                            var rr = row + k
+                            if rr < 0 || rr >= h {
+                                if renormalize { continue }
+                                rr = min(max(rr, 0), h - 1)
+                            }
+                            s += taps[k + r] * p[rr * w + col]
+                            weight += taps[k + r]
+                        }
+                        q[row * w + col] = renormalize ? s / weight : s
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    // MARK: Normal error
+
+    /// The angle in degrees between each texel's unit normal in `source` and in `decoded` (RGB as
+    /// x, y, z = 2c/255 − 1, each normalized; with `twoChannel`, z rebuilt as √(1 − x² − y²) in
+    /// the decode, as a shader of a BC5 or EAC RG11 map does): the mean and the 99th percentile
+    /// (nearest rank).
+    public static func normalError(_ source: [UInt8], _ decoded: [UInt8], width w: Int, height h: Int, twoChannel: Bool)
+        -> (mean: Double, p99: Double)
+    {
+        let n = w * h
+        guard n > 0 else { return (0, 0) }
+        var angles = [Double](repeating: 0, count: n)
+        func unit(_ p: [UInt8], _ i: Int, rebuild: Bool) -> SIMD3<Double> {
+            let x = Double(p[4 * i]) / 127.5 - 1
+            let y = Double(p[4 * i + 1]) / 127.5 - 1
+            let z = rebuild ? (max(0, 1 - x * x - y * y)).squareRoot() : Double(p[4 * i + 2]) / 127.5 - 1
+            let v = SIMD3(x, y, z)
+            let length = (v * v).sum().squareRoot()
+            return length > 0 ? v / length : SIMD3(0, 0, 1)
+        }
+        for i in 0..<n {
+            let a = unit(source, i, rebuild: false)
+            let b = unit(decoded, i, rebuild: twoChannel)
+            angles[i] = acos(min(1, max(-1, (a * b).sum()))) * 180 / .pi
+        }
+        let mean = angles.reduce(0, +) / Double(n)
+        angles.sort()
+        let rank = Int((0.99 * Double(n)).rounded(.up))
+        return (mean, angles[max(0, min(n - 1, rank - 1))])
+    }
+}
+
+extension Quality {
+    /// `q` with the perceptual measures of `decoded` against `texels` (both RGBA8, w × h) filled in:
+    /// SSIM over the colour channels the format stores and alpha where it stores it; FLIP for
+    /// colour (RGB and RGBA) formats; the normal angle, z rebuilt for two-channel formats.
+    public static func measured(
+        _ q: LevelQuality, _ texels: [UInt8], _ decoded: [UInt8], width w: Int, height h: Int,
+        channels: TextureFormatInfo.Channels, _ metrics: QualityMetrics
+    ) -> LevelQuality {
+        var q = q
+        if metrics.perceptual {
+            let colour: [Int] =
+                switch channels {
+                case .r: [0]
+                case .rg: [0, 1]
+                case .rgb, .rgba: [0, 1, 2]
+                }
+            q.ssim =
+                colour.map { ssim(texels, decoded, width: w, height: h, channel: $0) }.reduce(0, +)
+                / Double(colour.count)
+            if channels == .rgba { q.ssimAlpha = ssim(texels, decoded, width: w, height: h, channel: 3) }
+            if channels == .rgb || channels == .rgba { q.flip = flip(texels, decoded, width: w, height: h).mean }
+        }
+        if metrics.normals {
+            let e = normalError(texels, decoded, width: w, height: h, twoChannel: channels == .rg)
+            (q.normalMean, q.normalP99) = (e.mean, e.p99)
+        }
+        return q
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import TexPipeTestSupport
+
+@testable import TexPipeBlocks
+@testable import TexPipeCodecs
+@testable import TexPipeFormats
+@testable import TexPipePixels
+
+/// SSIM, FLIP and the normal angle (docs/gpu-textures.md "Checks and budgets") against their
+/// references: scikit-image's `structural_similarity` (Gaussian window σ 1.5, population
+/// variances) per channel, NVIDIA's FLIP (`flip-evaluator`, LDR, 67 pixels per degree) mean, and
+/// angles worked out by hand.
+@Suite("perceptual measures")
+struct PerceptualTests {
+    static let available = Python.has("skimage") && Python.has("flip_evaluator")
+
+    /// Sample textures (cards, terrain, materials, a normal map), a crop of each up to 96 × 96.
+    static func sources() throws -> [(name: String, rgba: [UInt8], w: Int, h: Int)] {
+        let root = Python.packageRoot + "/Samples/"
+        let names = [
+            "cards/k-spades.png", "cards/3-diamonds.png", "terrain/00-grass.png", "terrain/02-moss.png",
+            "materials/stone_rough.png", "normals/cobble_normal.png",
+        ]
+        return try names.map { name in
+            let image = try ImageDecoder.decode(Array(try Data(contentsOf: URL(fileURLWithPath: root + name))))
+            let rgba = TextureEncoder.rgba8(image)
+            let (w, h) = (min(96, image.width), min(96, image.height))
+            var crop = [UInt8](repeating: 0, count: w * h * 4)
+            for y in 0..<h {
+                for x in 0..<w {
+                    for c in 0..<4 { crop[(y * w + x) * 4 + c] = rgba[(y * image.width + x) * 4 + c] }
+                }
+                // Opaque: the FLIP reference sees RGB only.
+                for x in 0..<w { crop[(y * w + x) * 4 + 3] = 255 }
+            }
+            return (name, crop, w, h)
+        }
+    }
+
+    /// 24 pairs — six textures, each against its BC1, BC7, ASTC 6×6 and ETC2 decode — and six
+    /// more against itself and a shifted copy: texpipe's SSIM within 0.002 of scikit-image's per
+    /// channel, its FLIP mean within 2 % of NVIDIA's.
+    @Test(Reference.needs(available, "python3 scikit-image and flip-evaluator"))
+    func ssimAndFLIPAgreeWithTheReferences() throws {
+        let t = TempDir()
+        var pairs: [(String, [UInt8], [UInt8], Int, Int)] = []
+        for s in try Self.sources() {
+            for format in [TextureSettings.Format.bc1, .bc7, .astc6x6, .etc2RGB] {
+                var settings = TextureSettings.standard
+                settings.format = format
+                settings.colorSpace = .linear
+                let blocks = try TextureCodecs.encode(s.rgba, s.w, s.h, settings, rows: SerialRows())
+                let decoded = try TextureCodecs.decode(blocks, s.w, s.h, format: format, srgb: false)
+                pairs.append(("\(s.name) \(format.rawValue)", s.rgba, decoded, s.w, s.h))
+            }
+            // A copy shifted by one texel (large, structured differences).
+            var shifted = s.rgba
+            for i in 4..<shifted.count { shifted[i] = s.rgba[i - 4] }
+            pairs.append(("\(s.name) shifted", s.rgba, shifted, s.w, s.h))
+        }
+        var list = ""
+        for (k, p) in pairs.enumerated() {
+            t.write("a\(k).rgba", p.1)
+            t.write("b\(k).rgba", p.2)
+            list += "\(p.3) \(p.4) \(t.path)/a\(k).rgba \(t.path)/b\(k).rgba\n"
+        }
+        t.write("list.txt", text: list)
+        let out = String(
+            decoding: try Python.run([Python.script("metrics_reference.py"), t.path + "/list.txt"]), as: UTF8.self)
+        let rows = out.split(separator: "\n").map { $0.split(separator: " ").map { Double($0)! } }
+        #expect(rows.count == pairs.count)
+        for (p, reference) in zip(pairs, rows) {
+            for c in 0..<4 {
+                let ours = Quality.ssim(p.1, p.2, width: p.3, height: p.4, channel: c)
+                #expect(abs(ours - reference[c]) <= 0.002, "\(p.0) channel \(c): \(ours) against \(reference[c])")
+            }
+            let flip = Quality.flip(p.1, p.2, width: p.3, height: p.4).mean
+            #expect(abs(flip - reference[4]) <= 0.02 * reference[4], "\(p.0) FLIP: \(flip) against \(reference[4])")
+        }
+    }
+
+    /// Identical images: SSIM 1 and FLIP 0.
+    @Test func identicalImagesAreExact() {
+        let p = BlockReference.picture(40, 30, seed: 3)
+        #expect(abs(Quality.ssim(p, p, width: 40, height: 30).rgb - 1) < 1e-12)
+        #expect(Quality.flip(p, p, width: 40, height: 30).mean == 0)
+        // Smaller than the window: every texel averaged, the window cut at the edges.
+        let small = BlockReference.picture(6, 5, seed: 4)
+        #expect(abs(Quality.ssim(small, small, width: 6, height: 5).rgb - 1) < 1e-12)
+    }
+
+    /// Angles worked out by hand: (0, 0, 1) against (1, 0, 1)/√2 is 45°; a two-channel decode
+    /// rebuilds z; the 99th percentile is the nearest rank.
+    @Test func normalAnglesAreTheAnglesBetweenUnitNormals() {
+        func texel(_ x: Double, _ y: Double, _ z: Double) -> [UInt8] {
+            [x, y, z].map { UInt8(((($0 + 1) * 127.5)).rounded()) } + [255]
+        }
+        let up = texel(0, 0, 1)
+        // 100 texels: 99 identical, one tilted 45° about y.
+        let source = (0..<100).flatMap { _ in up }
+        var decoded = source
+        decoded.replaceSubrange(0..<4, with: texel(0.7071, 0, 0.7071))
+        let e = Quality.normalError(source, decoded, width: 10, height: 10, twoChannel: false)
+        #expect(abs(e.mean - 45.0 / 100) < 0.02 && abs(e.p99 - 0) < 1e-9)
+        decoded.replaceSubrange(4..<8, with: texel(0.7071, 0, 0.7071))
+        #expect(abs(Quality.normalError(source, decoded, width: 10, height: 10, twoChannel: false).p99 - 45) < 0.3)
+        // Two channels: the decode's blue is ignored and z rebuilt from x and y.
+        var twoChannel = source
+        for i in 0..<100 { twoChannel[4 * i + 2] = 0 }
+        #expect(Quality.normalError(source, twoChannel, width: 10, height: 10, twoChannel: true).mean < 0.3)
+        #expect(Quality.normalError(source, twoChannel, width: 10, height: 10, twoChannel: false).mean > 90)
+    }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""The tests' references for texpipe's perceptual measures: scikit-image's structural_similarity
+(Wang et al.'s SSIM: gaussian_weights, sigma 1.5, population variances, data range 255) per
+channel, and NVIDIA's FLIP (flip-evaluator, LDR, 67 pixels per degree) mean.
+
+  metrics_reference.py LIST   # LIST: lines "width height reference.rgba test.rgba" (raw RGBA8)
+
+Prints per pair: SSIM of R, G, B and A, then the FLIP mean.
+"""
+import sys
+
+import flip_evaluator
+import numpy as np
+from skimage.metrics import structural_similarity
+
+
+def main():
+    for line in open(sys.argv[1]):
+        w, h, a, b = line.split()
+        w, h = int(w), int(h)
+        ref = np.fromfile(a, dtype=np.uint8).reshape(h, w, 4)
+        test = np.fromfile(b, dtype=np.uint8).reshape(h, w, 4)
+        ssim = [structural_similarity(ref[..., c], test[..., c], gaussian_weights=True, sigma=1.5,
+                                      use_sample_covariance=False, data_range=255) for c in range(4)]
+        _, mean, _ = flip_evaluator.evaluate(ref[..., :3].astype(np.float32) / 255,
+                                             test[..., :3].astype(np.float32) / 255, "LDR",
+                                             applyMagma=False)
+        print(" ".join(f"{v:.6f}" for v in ssim + [float(mean)]))
+
+
+if __name__ == "__main__":
+    main()
