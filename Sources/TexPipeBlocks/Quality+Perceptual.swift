@@ -10,103 +10,61 @@ extension Quality {
 
     /// SSIM's window: a Gaussian of σ = 1.5 texels out to 3.5 σ (radius 5, 11 taps), normalized —
     /// Wang et al.'s window, as scikit-image's `gaussian_weights=True` builds it.
-    static let ssimWindow: [Double] = {
+    static let ssimWindow: [Float] = {
         let taps = (-5...5).map { exp(-Double($0 * $0) / (2 * 1.5 * 1.5)) }
         let sum = taps.reduce(0, +)
-        return taps.map { $0 / sum }
+        return taps.map { Float($0 / sum) }
     }()
 
     /// The mean SSIM of one channel (`channel` of interleaved RGBA) of `b` against `a`, on the
     /// stored values (L = 255, K₁ = 0.01, K₂ = 0.03), population (not sample) variances. The map
     /// is averaged over the texels whose whole window lies inside the image, as scikit-image
     /// crops it; a level narrower or shorter than the window (11 texels) averages every texel with
-    /// the window cut at the image's edges and renormalized.
+    /// the window cut at the image's edges and renormalized. A channel equal in both is 1.
     public static func ssim(_ a: [UInt8], _ b: [UInt8], width w: Int, height h: Int, channel: Int) -> Double {
         precondition(a.count == w * h * 4 && b.count == a.count)
         let n = w * h
-        var x = [Double](repeating: 0, count: n)
-        var y = [Double](repeating: 0, count: n)
+        if stride(from: channel, to: a.count, by: 4).allSatisfy({ a[$0] == b[$0] }) { return 1 }
+        var planes = [[Float]](repeating: [Float](repeating: 0, count: n), count: 5)
         for i in 0..<n {
-            x[i] = Double(a[4 * i + channel])
-            y[i] = Double(b[4 * i + channel])
+            let x = Float(a[4 * i + channel])
+            let y = Float(b[4 * i + channel])
+            planes[0][i] = x
+            planes[1][i] = y
+            planes[2][i] = x * x
+            planes[3][i] = y * y
+            planes[4][i] = x * y
         }
         let cropped = w >= 11 && h >= 11
-        let products: [[Double]] = [
-            x, y, zip(x, x).map { $0 * $1 }, zip(y, y).map { $0 * $1 }, zip(x, y).map { $0 * $1 },
-        ]
-        let filtered = products.map { blurred($0, w, h, ssimWindow, renormalize: !cropped) }
+        let f = planes.map { plane in
+            plane.withUnsafeBufferPointer {
+                cropped
+                    ? SeparableFilter.apply($0, w, h, ssimWindow, ssimWindow)
+                    : SeparableFilter.applyCut($0, w, h, ssimWindow)
+            }
+        }
         let k1: Double = 0.01 * 255
         let k2: Double = 0.03 * 255
         let (c1, c2) = (k1 * k1, k2 * k2)
-        let (r0, r1, c0, c1x) = cropped ? (5, h - 5, 5, w - 5) : (0, h, 0, w)
+        let (r0, r1, c0, cEnd) = cropped ? (5, h - 5, 5, w - 5) : (0, h, 0, w)
         var sum = 0.0
         for row in r0..<r1 {
-            for col in c0..<c1x {
+            for col in c0..<cEnd {
                 let i = row * w + col
-                let (ux, uy) = (filtered[0][i], filtered[1][i])
-                let vx = filtered[2][i] - ux * ux
-                let vy = filtered[3][i] - uy * uy
-                let vxy = filtered[4][i] - ux * uy
+                let (ux, uy) = (Double(f[0][i]), Double(f[1][i]))
+                let vx = Double(f[2][i]) - ux * ux
+                let vy = Double(f[3][i]) - uy * uy
+                let vxy = Double(f[4][i]) - ux * uy
                 sum += ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
             }
         }
-        return sum / Double((r1 - r0) * (c1x - c0))
+        return sum / Double((r1 - r0) * (cEnd - c0))
     }
 
     /// SSIM over R, G and B (their mean) and alpha on its own.
     public static func ssim(_ a: [UInt8], _ b: [UInt8], width w: Int, height h: Int) -> (rgb: Double, alpha: Double) {
         let rgb = (0..<3).map { ssim(a, b, width: w, height: h, channel: $0) }.reduce(0, +) / 3
         return (rgb, ssim(a, b, width: w, height: h, channel: 3))
-    }
-
-    /// `plane` (w × h) convolved with `taps` (odd, centred) along x then y. Outside the image: the
-    /// edge texel repeated, or (`renormalize`) nothing, the taps inside renormalized to sum 1.
-    static func blurred(_ plane: [Double], _ w: Int, _ h: Int, _ taps: [Double], renormalize: Bool) -> [Double] {
-        let r = taps.count / 2
-        var across = [Double](repeating: 0, count: plane.count)
-        var out = [Double](repeating: 0, count: plane.count)
-        plane.withUnsafeBufferPointer { p in
-            across.withUnsafeMutableBufferPointer { q in
-                for row in 0..<h {
-                    let base = row * w
-                    for col in 0..<w {
-                        var s = 0.0
-                        var weight = 0.0
-                        for k in -r...r {
-                            var c = col + k
-                            if c < 0 || c >= w {
-                                if renormalize { continue }
-                                c = min(max(c, 0), w - 1)
-                            }
-                            s += taps[k + r] * p[base + c]
-                            weight += taps[k + r]
-                        }
-                        q[base + col] = renormalize ? s / weight : s
-                    }
-                }
-            }
-        }
-        across.withUnsafeBufferPointer { p in
-            out.withUnsafeMutableBufferPointer { q in
-                for row in 0..<h {
-                    for col in 0..<w {
-                        var s = 0.0
-                        var weight = 0.0
-                        for k in -r...r {
-                            var rr = row + k
-                            if rr < 0 || rr >= h {
-                                if renormalize { continue }
-                                rr = min(max(rr, 0), h - 1)
-                            }
-                            s += taps[k + r] * p[rr * w + col]
-                            weight += taps[k + r]
-                        }
-                        q[row * w + col] = renormalize ? s / weight : s
-                    }
-                }
-            }
-        }
-        return out
     }
 
     // MARK: Normal error

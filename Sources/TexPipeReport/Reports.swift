@@ -274,13 +274,21 @@ public enum Reports {
             table.outputs tr.over td { background: #fff0f0; }
             table.outputs tfoot td { font-weight: 600; border-top: 2px solid #999; }
             .under { color: #a00; font-weight: 600; }
+            #failures li { font-family: monospace; font-size: 12px; color: #a00; }
+            #failures li.warning { color: #850; }
+            details { margin: 0 0 8px; }
+            details > summary { cursor: pointer; font-weight: 600; }
             </style></head><body>
             <h1>texpipe report</h1>
-            <p id="summary">\(xml(plan.manifest.file)): \(results.count) jobs, \(results.count - failed) ok, \(failed) failed, \(results.filter(\.cacheHit).count) up to date</p>
+            <p id="summary">\(xml(Self.shownManifest(plan.manifest.file))): \(results.count) jobs, \(results.count - failed) ok, \(failed) failed, \(results.filter(\.cacheHit).count) up to date</p>
 
             """
+        // What a reviewer looks for first: what failed, the gates that failed, the totals against
+        // the budgets; then the per-output tables, folded per pipeline; then the pictures.
+        h += failures(plan, results, budgets)
+        h += totals(budgets)
         h += outputTables(plan, results, budgets)
-        h += "<main>\n"
+        h += "<h2>Pictures</h2>\n<main>\n"
         for (job, r) in zip(plan.jobs, results) {
             let title =
                 "\(xml(job.pipeline)) · \(xml(name(job, plan)))" + (job.variant.map { " · \(xml($0))" } ?? "")
@@ -316,6 +324,52 @@ public enum Reports {
         try AtomicWriter.write(Array(h.utf8), to: dir + "/index.html")
     }
 
+    /// The manifest as the run named it, relative to the folder texpipe ran in when it lies below
+    /// it (a report made from an absolute path shows no machine's folders).
+    static func shownManifest(_ file: String) -> String {
+        guard file.hasPrefix("/") else { return file }
+        return PathText.relative(file, to: FileManager.default.currentDirectoryPath)
+    }
+
+    /// Failed jobs (linked to their pictures) and the gates that failed, warnings included.
+    static func failures(_ plan: Plan, _ results: [JobResult], _ budgets: [Gates.PipelineTotal]) -> String {
+        var items: [String] = []
+        for (job, r) in zip(plan.jobs, results) {
+            if r.status == .failed, let e = r.error {
+                items.append("<li><a href=\"#job-\(job.index)\">\(xml(e))</a></li>")
+            }
+            for w in r.warnings {
+                items.append("<li class=\"warning\"><a href=\"#job-\(job.index)\">\(xml(w))</a></li>")
+            }
+        }
+        for b in budgets {
+            for f in b.findings {
+                items.append("<li\(f.severity == .warning ? " class=\"warning\"" : "")>\(xml(f.message))</li>")
+            }
+        }
+        guard !items.isEmpty else { return "" }
+        return "<section id=\"failures\"><h2>Failures and warnings</h2><ul>\n" + items.joined(separator: "\n")
+            + "\n</ul></section>\n"
+    }
+
+    /// Each pipeline with a check: its outputs' file and GPU bytes against its budget.
+    static func totals(_ budgets: [Gates.PipelineTotal]) -> String {
+        guard !budgets.isEmpty else { return "" }
+        func kb(_ n: Int) -> String { String(format: "%.1f KiB", Double(n) / 1024) }
+        func against(_ total: Int, _ max: Int?) -> String {
+            guard let max else { return kb(total) }
+            return "<span\(total > max ? " class=\"under\"" : "")>\(kb(total)) of \(kb(max))</span>"
+        }
+        var h = "<h2>Totals</h2>\n<table class=\"outputs\" id=\"totals\"><thead><tr>"
+        h += "<th>pipeline</th><th>files</th><th>GPU</th></tr></thead><tbody>\n"
+        for b in budgets {
+            h += "<tr\(b.findings.isEmpty ? "" : " class=\"over\"")><td>\(xml(b.pipeline))</td>"
+            h +=
+                "<td>\(against(b.bytes, b.check.maxTotalBytes))</td><td>\(against(b.gpuBytes, b.check.maxGPUBytes))</td></tr>\n"
+        }
+        return h + "</tbody></table>\n"
+    }
+
     /// Whether a level fails a perceptual gate (SSIM, FLIP, normal angle).
     static func perceptualFailure(_ levels: [LevelQuality], _ c: CheckSettings) -> Bool {
         levels.contains { q in
@@ -349,7 +403,9 @@ public enum Reports {
                 ($0.output.gpuBytes ?? 0, $1.output.path) > ($1.output.gpuBytes ?? 0, $0.output.path)
             }
             let budget = budgets.first { $0.pipeline == p }
-            h += "<h3>\(xml(p))</h3>\n"
+            // Folded, unless something in it is over a gate.
+            let open = mine.contains(where: \.over) || budget.map { !$0.findings.isEmpty } == true
+            h += "<details\(open ? " open" : "")><summary>\(xml(p)) · \(mine.count) outputs</summary>\n"
             if let c = budget?.check {
                 let limits =
                     [
@@ -413,7 +469,7 @@ public enum Reports {
             }
             h +=
                 "<td>\(against(bytes, budget?.check.maxTotalBytes))</td><td>\(against(gpu, budget?.check.maxGPUBytes))</td><td></td><td></td><td></td><td></td>"
-            h += "</tr></tfoot></table>\n"
+            h += "</tr></tfoot></table></details>\n"
         }
         return h
     }
