@@ -176,7 +176,8 @@ let package = Package(
             path: "Tests/TexPipeTestSupport",
             // Reference scripts, run by path (Python.script).
             exclude: [
-                "rectpack_best.py", "basisu_reference.py", "webgl_reference.py", "gltf_reference.py", "metrics_reference.py",
+                "rectpack_best.py", "basisu_reference.py", "webgl_reference.py", "gltf_reference.py",
+                "metrics_reference.py",
             ],
             swiftSettings: tests),
         .testTarget(
