@@ -70,28 +70,8 @@ public enum TextureEncoder {
         for n in 0..<levels.count {
             var worst: LevelQuality?
             for layer in layers {
-                let level = layer[n]
-                if info.hdr || level.isHDR {
-                    // HDR: half floats are stored as they are (nothing to measure); BC6H is
-                    // measured in log-RGB PSNR.
-                    guard case .rgbaF32(let floats) = level.pixels else {
-                        throw CodecError(.hdrFormatNeedsHDR(format.rawValue))
-                    }
-                    let blocks = try TextureCodecs.encodeHDR(floats, level.width, level.height, settings, rows: rows)
-                    if measure && info.codec != .half {
-                        let decoded = try TextureCodecs.decodeHDR(blocks, level.width, level.height, format: format)
-                        let q = LevelQuality(rgb: Quality.logPSNR(floats, decoded), alpha: nil)
-                        worst = worst.map { $0.worse(q) } ?? q
-                    }
-                    if layers.count == 1 { data[n] = blocks } else { data[n] += blocks }
-                    continue
-                }
-                let texels = Self.rgba8(level)
-                let blocks = try TextureCodecs.encode(texels, level.width, level.height, settings, rows: rows)
-                if measure && info.codec != .uncompressed {
-                    let q = try Self.measured(blocks, texels, level.width, level.height, settings, srgb, metrics)
-                    worst = worst.map { $0.worse(q) } ?? q
-                }
+                let (blocks, q) = try Self.encoded(layer[n], settings, srgb: srgb, rows, measure, metrics)
+                if let q { worst = worst.map { $0.worse(q) } ?? q }
                 if layers.count == 1 { data[n] = blocks } else { data[n] += blocks }
             }
             if let worst { quality.append(worst) }
@@ -153,21 +133,7 @@ public enum TextureEncoder {
                 let slice = levels[n][z]
                 levels[n][z] = Self.released
                 opaque = opaque && (container != .dds || Self.isOpaque(slice))
-                let blocks: [UInt8]
-                var q: LevelQuality?
-                if case .rgbaF32(let floats) = slice.pixels {
-                    blocks = try TextureCodecs.encodeHDR(floats, slice.width, slice.height, settings, rows: rows)
-                    if measure && info.codec != .half {
-                        let decoded = try TextureCodecs.decodeHDR(blocks, slice.width, slice.height, format: format)
-                        q = LevelQuality(rgb: Quality.logPSNR(floats, decoded), alpha: nil)
-                    }
-                } else {
-                    let texels = Self.rgba8(slice)
-                    blocks = try TextureCodecs.encode(texels, slice.width, slice.height, settings, rows: rows)
-                    if measure && info.codec != .uncompressed {
-                        q = try Self.measured(blocks, texels, slice.width, slice.height, settings, srgb, metrics)
-                    }
-                }
+                let (blocks, q) = try Self.encoded(slice, settings, srgb: srgb, rows, measure, metrics)
                 if let q { worst = worst.map { $0.worse(q) } ?? q }
                 // A BC slice's texels go now; an rgba8 slice's are its blocks, which go into the file.
                 if !(info.codec == .uncompressed && slice.depth == 8) {
@@ -208,6 +174,30 @@ public enum TextureEncoder {
                 bytes = 0
             }
         }
+    }
+
+    /// One image's blocks (a level, or one layer, face or slice of it) and, with `measure`, what was
+    /// measured of them: HDR in log-RGB PSNR (half floats are stored as they are, nothing to
+    /// measure); 8/16-bit by `measured`.
+    static func encoded(
+        _ image: Image, _ settings: TextureSettings, srgb: Bool, _ rows: any RowScheduler, _ measure: Bool,
+        _ metrics: QualityMetrics
+    ) throws -> (blocks: [UInt8], quality: LevelQuality?) {
+        let format = settings.format
+        let info = format.info
+        if info.hdr || image.isHDR {
+            guard case .rgbaF32(let floats) = image.pixels else {
+                throw CodecError(.hdrFormatNeedsHDR(format.rawValue))
+            }
+            let blocks = try TextureCodecs.encodeHDR(floats, image.width, image.height, settings, rows: rows)
+            guard measure && info.codec != .half else { return (blocks, nil) }
+            let decoded = try TextureCodecs.decodeHDR(blocks, image.width, image.height, format: format)
+            return (blocks, LevelQuality(rgb: Quality.logPSNR(floats, decoded), alpha: nil))
+        }
+        let texels = Self.rgba8(image)
+        let blocks = try TextureCodecs.encode(texels, image.width, image.height, settings, rows: rows)
+        guard measure && info.codec != .uncompressed else { return (blocks, nil) }
+        return (blocks, try Self.measured(blocks, texels, image.width, image.height, settings, srgb, metrics))
     }
 
     /// One level's measures: PSNR from its blocks (BC7 without a decoded copy), and what `metrics`

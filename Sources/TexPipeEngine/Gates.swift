@@ -64,19 +64,20 @@ public enum Gates {
                     failures.append(GateMessage.underPSNR(shown, level: level, levels.count, q, min))
                 }
             }
-            for (level, q) in (o.psnr ?? []).enumerated() {
+            let levels = o.psnr ?? []
+            for (level, q) in levels.enumerated() {
                 if let min = check.minSSIM, let ssim = q.worstSSIM, ssim < min {
-                    failures.append(GateMessage.underSSIM(shown, level: level, o.psnr!.count, q, min))
+                    failures.append(GateMessage.underSSIM(shown, level: level, levels.count, q, min))
                 }
                 if let max = check.maxFLIP, let flip = q.flip, flip > max {
-                    failures.append(GateMessage.overFLIP(shown, level: level, o.psnr!.count, flip, max))
+                    failures.append(GateMessage.overFLIP(shown, level: level, levels.count, flip, max))
                 }
                 if let max = check.maxNormalError {
                     if let limit = max.mean, let mean = q.normalMean, mean > limit {
-                        failures.append(GateMessage.overNormal(shown, level: level, o.psnr!.count, "mean", mean, limit))
+                        failures.append(GateMessage.overNormal(shown, level: level, levels.count, "mean", mean, limit))
                     }
                     if let limit = max.p99, let p99 = q.normalP99, p99 > limit {
-                        failures.append(GateMessage.overNormal(shown, level: level, o.psnr!.count, "p99", p99, limit))
+                        failures.append(GateMessage.overNormal(shown, level: level, levels.count, "p99", p99, limit))
                     }
                 }
             }

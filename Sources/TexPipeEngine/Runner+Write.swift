@@ -130,7 +130,6 @@ extension Runner {
                 format: measure?.format, gpuBytes: measure?.gpuBytes, psnr: measure?.psnr))
     }
 
-    /// What an output holds and costs, recorded beside its hash (docs/gpu-textures.md "Checks and budgets").
     /// Whether a job's levels are measured: a quality gate, a report, or `--report-metrics`.
     static func measuresQuality(_ job: Job, _ options: RunOptions) -> Bool {
         job.check?.measures == true || options.measureQuality || options.reportMetrics
@@ -144,6 +143,7 @@ extension Runner {
             normals: job.normalMap && (job.check?.maxNormalError != nil || options.reportMetrics))
     }
 
+    /// What an output holds and costs, recorded beside its hash (docs/gpu-textures.md "Checks and budgets").
     struct Measure {
         var format: String
         var gpuBytes: Int

@@ -2,13 +2,6 @@ internal import TexPipeManifest
 internal import TexPipeStages
 
 extension PlanBuilder {
-    /// Whether an input is a `.cube` LUT (docs/gpu-textures.md "Colour-grading LUTs").
-    static func isLUT(_ path: String) -> Bool {
-        let bytes = path.utf8
-        guard bytes.count > 5 else { return false }
-        return String(decoding: bytes.suffix(5), as: UTF8.self).lowercased() == ".cube"
-    }
-
     /// A `.cube` LUT input's job: the LUT is a volume by itself (x red, y green, z blue), written as
     /// `rgba8` or `rgba16f` into a `.ktx2` or `.dds`; its only stage may be a last `mipmaps`. A LUT
     /// is data: without a `colorSpace` its texture is linear (UNORM), so a shader reads back its

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipeManifest
 internal import TexPipeParameters
@@ -237,7 +238,7 @@ struct PlanBuilder {
     mutating func addInput(_ p: PipelineSpec, _ m: Glob.Match, _ variants: [Variant?]) {
         let absolute = manifest.directory + "/" + m.relativePath
         inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
-        if Self.isLUT(absolute) {
+        if CubeLUT.isLUT(path: absolute) {
             for v in variants { addLUT(p, match: m, absolute: absolute, variant: v) }
             return
         }

@@ -137,7 +137,7 @@ public enum Inspector {
             return try textureFacts(bytes, path: path, maxPixels: maxPixels)
         }
         if isModel(bytes, path: path) { return try modelFacts(bytes, path: path, maxPixels: maxPixels) }
-        if PathText.pathExtension(path).lowercased() == "cube" {
+        if CubeLUT.isLUT(path: path) {
             let lut = try CubeLUT(bytes, maxTexels: maxPixels)
             var f = InspectFacts(
                 file: path, format: "Cube LUT", width: lut.size, height: lut.size, colorType: "RGB", bitDepth: 32,

@@ -1,7 +1,6 @@
 internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipePixels
-internal import TexPipePlan
 internal import TexPipeStages
 
 /// Pictures of what a file holds, for the HTML report and `texpipe inspect --preview`: an image
@@ -53,7 +52,7 @@ public enum Preview {
             } else {
                 image = try file.level(0)
             }
-        } else if PathText.pathExtension(path).lowercased() == "cube" {
+        } else if CubeLUT.isLUT(path: path) {
             let lut = try CubeLUT(bytes, maxTexels: maxPixels)
             let slices = lut.slices8()
             image = row(picks(slices.count).map { slices[$0] }, gap: true)

@@ -597,15 +597,7 @@ public enum Reports {
                     "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel)) faces\"></div><figcaption>faces: +Y above +Z; −X, +Z, +X, −Z across; −Y below</figcaption></figure>"
             }
         } else if file.isArray, let layers = try? (0..<min(file.layers, 8)).map({ try file.level(0, layer: $0) }) {
-            var row = Image(
-                width: layers.reduce(0) { $0 + $1.width }, height: level0.height, depth: level0.depth,
-                alpha: level0.alpha)
-            var x = 0
-            for layer in layers {
-                row = row.pasting(layer, atX: x, y: 0)
-                x += layer.width
-            }
-            if let t = thumbnail(row, stem + "-layers.png") {
+            if let t = thumbnail(Preview.row(layers), stem + "-layers.png") {
                 figures +=
                     "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"\(xml(rel)) layers\"></div><figcaption>layers 0–\(layers.count - 1)</figcaption></figure>"
             }
