@@ -22,9 +22,15 @@ extension Quality {
         precondition(reference.count == w * h * 4 && test.count == reference.count)
         let n = w * h
         guard n > 0 else { return (0, []) }
+        return flip(FLIPImage(reference, n), FLIPImage(test, n), w, h, ppd)
+    }
+
+    /// The FLIP map of two images already in YyCxCz, and its mean.
+    static func flip(_ ref: FLIPImage, _ tst: FLIPImage, _ w: Int, _ h: Int, _ ppd: Double) -> (
+        mean: Double, map: [Float]
+    ) {
+        let n = w * h
         let filters = FLIPFilters.cached(ppd)
-        let ref = FLIPImage(reference, n)
-        let tst = FLIPImage(test, n)
         let refLab = colorPipeline(ref, w, h, filters)
         let tstLab = colorPipeline(tst, w, h, filters)
         let refFeatures = features(ref.achromatic, w, h, filters)
@@ -56,15 +62,21 @@ extension Quality {
         var achromatic: [Float]
 
         init(_ rgba: [UInt8], _ n: Int) {
+            self.init(n) { i in
+                SIMD3(
+                    FLIPFilters.linear[Int(rgba[4 * i])], FLIPFilters.linear[Int(rgba[4 * i + 1])],
+                    FLIPFilters.linear[Int(rgba[4 * i + 2])])
+            }
+        }
+
+        /// Texel i's linear RGB from `linear`.
+        init(_ n: Int, _ linear: (Int) -> SIMD3<Double>) {
             var yy = [Float](repeating: 0, count: n)
             var cx = yy
             var cz = yy
             var ach = yy
             for i in 0..<n {
-                let rgb = SIMD3(
-                    FLIPFilters.linear[Int(rgba[4 * i])], FLIPFilters.linear[Int(rgba[4 * i + 1])],
-                    FLIPFilters.linear[Int(rgba[4 * i + 2])])
-                let (y, x, z) = FLIPFilters.ycxcz(rgb)
+                let (y, x, z) = FLIPFilters.ycxcz(linear(i))
                 (yy[i], cx[i], cz[i], ach[i]) = (Float(y), Float(x), Float(z), Float((y + 16) / 116))
             }
             planes = [yy, cx, cz]
@@ -255,4 +267,72 @@ struct FLIPFilters: Sendable {
         let hyab = abs(g.0 - b.0) + ((g.1 - b.1) * (g.1 - b.1) + (g.2 - b.2) * (g.2 - b.2)).squareRoot()
         return pow(hyab, 0.7)
     }()
+}
+
+extension Quality {
+    /// HDR-FLIP (Andersson, Nilsson, Shirley and Akenine-Möller, "Visualizing Errors in Rendered
+    /// High Dynamic Range Images", 2021) of linear RGBA floats: both images exposed by 2^c and
+    /// tonemapped with the ACES fit x' = (k₀x² + k₁x) / (k₃x² + k₄x + k₅) (k₀ = 0.6²·2.51,
+    /// k₁ = 0.6·0.03, k₃ = 0.6²·2.43, k₄ = 0.6·0.59, k₅ = 0.14, clamped to [0, 1]) for exposures c
+    /// from start = log₂(x_t / Y_max) to stop = log₂(x_t / Y_median) of the reference's luminance
+    /// (Rec. 709 weights), x_t the value the tonemapper takes to 0.85, in max(2, ⌈stop − start⌉)
+    /// even steps; the LDR-FLIP of each pair, and per texel the largest. Negative values and NaN
+    /// count as 0; a median of 0 is taken as the smallest positive luminance.
+    public static func hdrFLIP(_ reference: [Float], _ test: [Float], width w: Int, height h: Int, ppd: Double = 67)
+        -> (mean: Double, map: [Float])
+    {
+        precondition(reference.count == w * h * 4 && test.count == reference.count)
+        let n = w * h
+        guard n > 0 else { return (0, []) }
+        let (k0, k1, k3, k4, k5) = (0.6 * 0.6 * 2.51, 0.6 * 0.03, 0.6 * 0.6 * 2.43, 0.6 * 0.59, 0.14)
+        @inline(__always) func clean(_ v: Float) -> Double { v.isNaN || v < 0 ? 0 : Double(v) }
+        // x_t solves (k₀ − k₃t)x² + (k₁ − k₄t)x − k₅t = 0 for t = 0.85.
+        let t = 0.85
+        let c0 = (k1 - k4 * t) / (k0 - k3 * t)
+        let c1 = -k5 * t / (k0 - k3 * t)
+        let xt = -0.5 * c0 + (0.25 * c0 * c0 - c1).squareRoot()
+        var luminance = (0..<n).map { i in
+            0.2126 * clean(reference[4 * i]) + 0.7152 * clean(reference[4 * i + 1]) + 0.0722
+                * clean(reference[4 * i + 2])
+        }
+        luminance.sort()
+        guard let high = luminance.last, high > 0, high.isFinite else {
+            return flipAt(exposures: [0], reference, test, w, h, ppd, tonemap: (k0, k1, k3, k4, k5))
+        }
+        // The median as numpy's percentile takes it: the mean of the middle two for an even count.
+        var median = n % 2 == 1 ? luminance[n / 2] : (luminance[n / 2 - 1] + luminance[n / 2]) / 2
+        if median <= 0 { median = luminance.first { $0 > 0 }! }
+        let start = log2(xt / high)
+        let stop = log2(xt / median)
+        let count = max(2, Int((stop - start).rounded(.up)))
+        let step = (stop - start) / Double(count - 1)
+        return flipAt(
+            exposures: (0..<count).map { start + Double($0) * step }, reference, test, w, h, ppd,
+            tonemap: (k0, k1, k3, k4, k5))
+    }
+
+    /// The per-texel largest LDR-FLIP over `exposures` of the two tonemapped images, and its mean.
+    static func flipAt(
+        exposures: [Double], _ reference: [Float], _ test: [Float], _ w: Int, _ h: Int, _ ppd: Double,
+        tonemap k: (Double, Double, Double, Double, Double)
+    ) -> (mean: Double, map: [Float]) {
+        let n = w * h
+        var map = [Float](repeating: 0, count: n)
+        for c in exposures {
+            let scale = exp2(c)
+            @inline(__always) func mapped(_ v: Float) -> Double {
+                let x = (v.isNaN || v < 0 ? 0 : Double(v)) * scale
+                guard x.isFinite else { return 1 }
+                let y = (k.0 * x * x + k.1 * x) / (k.2 * x * x + k.3 * x + k.4)
+                return y.isNaN ? 1 : min(max(y, 0), 1)
+            }
+            let ref = FLIPImage(n) { i in
+                SIMD3(mapped(reference[4 * i]), mapped(reference[4 * i + 1]), mapped(reference[4 * i + 2]))
+            }
+            let tst = FLIPImage(n) { i in SIMD3(mapped(test[4 * i]), mapped(test[4 * i + 1]), mapped(test[4 * i + 2])) }
+            let e = flip(ref, tst, w, h, ppd).map
+            for i in 0..<n where e[i] > map[i] { map[i] = e[i] }
+        }
+        return (map.reduce(0.0) { $0 + Double($1) } / Double(n), map)
+    }
 }

@@ -72,10 +72,12 @@ extension Quality {
     /// The angle in degrees between each texel's unit normal in `source` and in `decoded` (RGB as
     /// x, y, z = 2c/255 − 1, each normalized; with `twoChannel`, z rebuilt as √(1 − x² − y²) in
     /// the decode, as a shader of a BC5 or EAC RG11 map does): the mean and the 99th percentile
-    /// (nearest rank).
-    public static func normalError(_ source: [UInt8], _ decoded: [UInt8], width w: Int, height h: Int, twoChannel: Bool)
-        -> (mean: Double, p99: Double)
-    {
+    /// (nearest rank). With `rebuildSource`, the source's z is rebuilt the same way (two
+    /// two-channel maps compared, as `texpipe diff` does).
+    public static func normalError(
+        _ source: [UInt8], _ decoded: [UInt8], width w: Int, height h: Int, twoChannel: Bool,
+        rebuildSource: Bool = false
+    ) -> (mean: Double, p99: Double) {
         let n = w * h
         guard n > 0 else { return (0, 0) }
         var angles = [Double](repeating: 0, count: n)
@@ -88,7 +90,7 @@ extension Quality {
             return length > 0 ? v / length : SIMD3(0, 0, 1)
         }
         for i in 0..<n {
-            let a = unit(source, i, rebuild: false)
+            let a = unit(source, i, rebuild: rebuildSource)
             let b = unit(decoded, i, rebuild: twoChannel)
             angles[i] = acos(min(1, max(-1, (a * b).sum()))) * 180 / .pi
         }

@@ -350,6 +350,13 @@ public struct TextureFile: Sendable {
         return try (0..<slices(n)).map { try image(of: layerBlocks(blocks, n, $0), level: n) }
     }
 
+    /// Up to `limit` indices of `count` layers or slices, evenly spaced, the first and the last
+    /// included: the ones pictures show.
+    public static func picks(_ count: Int, limit: Int = 8) -> [Int] {
+        guard count > limit else { return Array(0..<count) }
+        return (0..<limit).map { k in (k * (count - 1) + (limit - 1) / 2) / (limit - 1) }
+    }
+
     /// Layers, faces or (a volume's) slices at level n.
     public func slices(_ n: Int) -> Int { isVolume ? levels[n].depth : layers }
 

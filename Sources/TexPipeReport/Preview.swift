@@ -8,10 +8,7 @@ internal import TexPipeStages
 /// volume's slices as a strip — and a `.cube` LUT as the volume it becomes. HDR is tonemapped.
 public enum Preview {
     /// Up to `limit` indices of `count`, evenly spaced, the first and the last included.
-    public static func picks(_ count: Int, limit: Int = 8) -> [Int] {
-        guard count > limit else { return Array(0..<count) }
-        return (0..<limit).map { k in (k * (count - 1) + (limit - 1) / 2) / (limit - 1) }
-    }
+    public static func picks(_ count: Int, limit: Int = 8) -> [Int] { TextureFile.picks(count, limit: limit) }
 
     /// Images side by side, left to right, tops aligned, with a 1-texel gap when `gap`.
     static func row(_ images: [Image], gap: Bool = false) -> Image {

@@ -14,7 +14,7 @@ struct TexPipeCommand: ParsableCommand {
         subcommands: [
             Run.self, Watch.self, Validate.self, Stages.self, Formats.self, Schema.self, Inspect.self, Clean.self,
             PackRects.self,
-            EncodeBlocks.self,
+            EncodeBlocks.self, Diff.self,
         ],
         defaultSubcommand: Run.self)
 

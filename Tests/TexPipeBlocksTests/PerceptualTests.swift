@@ -80,6 +80,59 @@ struct PerceptualTests {
         }
     }
 
+    /// HDR-FLIP against NVIDIA's (`flip-evaluator`, HDR, ACES, its own exposure range): the sky's
+    /// corners, each against its BC6H decode, a copy 1.2× as bright and a copy with every third
+    /// texel's red halved; and a ramp to 40 against its half-float rounding. Means within 2 %.
+    @Test(Reference.needs(available, "python3 flip-evaluator"))
+    func hdrFLIPAgreesWithTheReference() throws {
+        let t = TempDir()
+        let sky = try EXR.decode(
+            Array(try Data(contentsOf: URL(fileURLWithPath: Python.packageRoot + "/Samples/hdr/sky.exr"))))
+        guard case .rgbaF32(let all) = sky.pixels else { throw CodecError("sky.exr is not HDR") }
+        let (w, h) = (64, 48)
+        var pairs: [(String, [Float], [Float])] = []
+        for (name, x0, y0) in [("top left", 0, 0), ("bottom right", sky.width - w, sky.height - h)] {
+            var crop = [Float](repeating: 1, count: w * h * 4)
+            for y in 0..<h {
+                for x in 0..<w {
+                    for c in 0..<3 { crop[(y * w + x) * 4 + c] = all[((y0 + y) * sky.width + x0 + x) * 4 + c] }
+                }
+            }
+            var settings = TextureSettings.standard
+            settings.format = .bc6h
+            settings.colorSpace = .linear
+            let blocks = try TextureCodecs.encodeHDR(crop, w, h, settings, rows: SerialRows())
+            pairs.append(("\(name) bc6h", crop, try TextureCodecs.decodeHDR(blocks, w, h, format: .bc6h)))
+            pairs.append(("\(name) brighter", crop, crop.map { $0 * 1.2 }))
+            var marked = crop
+            for i in stride(from: 0, to: w * h, by: 3) { marked[4 * i] *= 0.5 }
+            pairs.append(("\(name) marked", crop, marked))
+        }
+        let ramp = (0..<(w * h)).flatMap { i -> [Float] in
+            let v = Float(i % w) / Float(w - 1) * 40 + 0.01
+            return [v, v * 0.5, v * 0.25, 1]
+        }
+        pairs.append(("ramp half", ramp, Half.bits(ramp).withUnsafeBufferPointer { Half.floats($0) }))
+        var list = ""
+        for (k, p) in pairs.enumerated() {
+            t.write("a\(k).f32", p.1.withUnsafeBytes { Array($0) })
+            t.write("b\(k).f32", p.2.withUnsafeBytes { Array($0) })
+            list += "hdr \(w) \(h) \(t.path)/a\(k).f32 \(t.path)/b\(k).f32\n"
+        }
+        t.write("list.txt", text: list)
+        let out = String(
+            decoding: try Python.run([Python.script("metrics_reference.py"), t.path + "/list.txt"]), as: UTF8.self)
+        let rows = out.split(separator: "\n").map { $0.split(separator: " ").map { Double($0)! } }
+        #expect(rows.count == pairs.count)
+        for (p, reference) in zip(pairs, rows) {
+            let ours = Quality.hdrFLIP(p.1, p.2, width: w, height: h).mean
+            #expect(ours > 0)
+            #expect(abs(ours - reference[0]) <= 0.02 * reference[0], "\(p.0) HDR-FLIP: \(ours) against \(reference[0])")
+        }
+        // Identical: 0.
+        #expect(Quality.hdrFLIP(ramp, ramp, width: w, height: h).mean == 0)
+    }
+
     /// Identical images: SSIM 1 and FLIP 0.
     @Test func identicalImagesAreExact() {
         let p = BlockReference.picture(40, 30, seed: 3)
