@@ -61,7 +61,9 @@ package enum AtomicWriter {
 
     /// Writes `bytes` to `path` atomically, creating folders as needed.
     public static func write(_ bytes: [UInt8], to path: String) throws {
-        let dir = (path as NSString).deletingLastPathComponent
+        // A bare file name is in the current folder.
+        let parent = (path as NSString).deletingLastPathComponent
+        let dir = parent.isEmpty ? "." : parent
         // Once per folder per process: create it (FileManager looks up /etc/passwd and /etc/group
         // on every call) and sweep what killed runs left in it. A folder removed since (a long
         // `watch`) is created again when the temporary file cannot be.
