@@ -15,112 +15,153 @@ internal import Foundation
 /// edge texel outside the image.
 extension Quality {
     /// The per-texel FLIP map of `test` against `reference`, both sRGB-encoded 8-bit RGBA (alpha
-    /// ignored), and its mean.
-    public static func flip(_ reference: [UInt8], _ test: [UInt8], width w: Int, height h: Int, ppd: Double = 67)
-        -> (mean: Double, map: [Float])
-    {
+    /// ignored), and its mean; without `map`, the mean alone (the map empty).
+    public static func flip(
+        _ reference: [UInt8], _ test: [UInt8], width w: Int, height h: Int, ppd: Double = 67, map: Bool = true
+    ) -> (mean: Double, map: [Float]) {
         precondition(reference.count == w * h * 4 && test.count == reference.count)
         let n = w * h
         guard n > 0 else { return (0, []) }
-        return flip(FLIPImage(reference, n), FLIPImage(test, n), w, h, ppd)
+        var out = [Float](repeating: 0, count: map ? n : 0)
+        let sum = reference.withUnsafeBufferPointer { r in
+            test.withUnsafeBufferPointer { t in
+                out.withUnsafeMutableBufferPointer { m in
+                    FLIPColour.linear8.withUnsafeBufferPointer { table in
+                        flip(
+                            SRGB8Texels(texels: r, table: table), SRGB8Texels(texels: t, table: table), w, h, ppd,
+                            map: map ? m.baseAddress : nil)
+                    }
+                }
+            }
+        }
+        return (sum / Double(n), out)
     }
 
-    /// The FLIP map of two images already in YyCxCz, and its mean.
-    static func flip(_ ref: FLIPImage, _ tst: FLIPImage, _ w: Int, _ h: Int, _ ppd: Double) -> (
-        mean: Double, map: [Float]
-    ) {
-        let n = w * h
-        let filters = FLIPFilters.cached(ppd)
-        let refLab = colorPipeline(ref, w, h, filters)
-        let tstLab = colorPipeline(tst, w, h, filters)
-        let refFeatures = features(ref.achromatic, w, h, filters)
-        let tstFeatures = features(tst.achromatic, w, h, filters)
-        let cmax = FLIPFilters.maxColorDifference
-        let (pc, pt) = (0.4, 0.95)
-        var map = [Float](repeating: 0, count: n)
+    /// Where FLIP reads an image's texels: linear RGB in [0, 1] of texel i (specialized, so no
+    /// call per texel is dynamic).
+    protocol FLIPSource {
+        func linear(_ i: Int) -> SIMD3<Float>
+    }
+
+    /// sRGB-encoded 8-bit RGBA.
+    struct SRGB8Texels: FLIPSource {
+        let texels: UnsafeBufferPointer<UInt8>
+        let table: UnsafeBufferPointer<Float>
+        @inline(__always) func linear(_ i: Int) -> SIMD3<Float> {
+            SIMD3(table[Int(texels[4 * i])], table[Int(texels[4 * i + 1])], table[Int(texels[4 * i + 2])])
+        }
+    }
+
+    /// The sum of the FLIP map of `tst` against `ref` (w × h), written to `map` when given. The
+    /// image is worked through in strips of 48 rows (and the filters' reach above and below), so
+    /// its working memory is a few strips, not planes of the whole image.
+    static func flip<Source: FLIPSource>(
+        _ ref: Source, _ tst: Source, _ w: Int, _ h: Int, _ ppd: Double, map: UnsafeMutablePointer<Float>?
+    ) -> Double {
+        let f = FLIPFilters.cached(ppd)
+        let colourSpace = FLIPColour()
+        let reach = max(f.csf.flatMap { $0.map { $0.taps.count / 2 } }.max()!, f.gaussian.count / 2)
+        let stripRows = 48
+        let inputRows = stripRows + 2 * reach
+        let (inputPlane, stripPlane) = (inputRows * w, stripRows * w)
+        // Per image: Yy, Cx, Cz and the achromatic channel of the rows a strip reads (planes 0–3,
+        // 4–7); filtered, the three colour channels (0–2, 3–5) and the edge and point magnitudes
+        // of the strip's rows (0–1, 2–3).
+        var planes = [Float](repeating: 0, count: 8 * inputPlane)
+        var colour = [Float](repeating: 0, count: 6 * stripPlane)
+        var features = [Float](repeating: 0, count: 4 * stripPlane)
+        var parts = [Float](repeating: 0, count: 2 * stripPlane + 2 * inputPlane)
+        var scratch = SeparableFilter.Scratch(w, rows: inputRows, reach)
+        let cmax = Float(FLIPFilters.maxColorDifference)
+        let (pc, pt): (Float, Float) = (0.4, 0.95)
         var sum = 0.0
-        for i in 0..<n {
-            let (l1, a1, b1) = refLab[i]
-            let (l2, a2, b2) = tstLab[i]
-            let hyab = abs(l1 - l2) + ((a1 - a2) * (a1 - a2) + (b1 - b2) * (b1 - b2)).squareRoot()
-            let dc = hyab > 0 ? exp2(0.7 * log2(hyab)) : 0
-            let color =
-                dc < pc * cmax ? pt / (pc * cmax) * dc : pt + (dc - pc * cmax) / (cmax - pc * cmax) * (1 - pt)
-            let edge = Double(abs(refFeatures.edges[i] - tstFeatures.edges[i]))
-            let point = Double(abs(refFeatures.points[i] - tstFeatures.points[i]))
-            let feature = (max(edge, point) / 2.squareRoot()).squareRoot()
-            let e = color > 0 ? exp2((1 - feature) * log2(color)) : 0
-            map[i] = Float(e)
-            sum += e
-        }
-        return (sum / Double(n), map)
-    }
-
-    /// An image in YyCxCz, plane by plane, and its achromatic channel normalized ((Yy + 16) / 116).
-    struct FLIPImage {
-        var planes: [[Float]]
-        var achromatic: [Float]
-
-        init(_ rgba: [UInt8], _ n: Int) {
-            self.init(n) { i in
-                SIMD3(
-                    FLIPFilters.linear[Int(rgba[4 * i])], FLIPFilters.linear[Int(rgba[4 * i + 1])],
-                    FLIPFilters.linear[Int(rgba[4 * i + 2])])
+        planes.withUnsafeMutableBufferPointer { planes in
+            colour.withUnsafeMutableBufferPointer { colour in
+                features.withUnsafeMutableBufferPointer { features in
+                    parts.withUnsafeMutableBufferPointer { parts in
+                        let (planes, colour, features) = (planes.baseAddress!, colour.baseAddress!, features.baseAddress!)
+                        let (along, across) = (parts.baseAddress!, parts.baseAddress! + stripPlane)
+                        let (smoothed, derived) = (across + stripPlane, across + stripPlane + inputPlane)
+                        for r0 in stride(from: 0, to: h, by: stripRows) {
+                            let rows = r0..<min(h, r0 + stripRows)
+                            let first = max(0, r0 - reach)
+                            let last = min(h, rows.upperBound + reach)
+                            let count = rows.count * w
+                            for k in 0..<2 {
+                                let p = planes + 4 * k * inputPlane
+                                for row in first..<last {
+                                    for x in 0..<w {
+                                        let v = colourSpace.ycxcz((k == 0 ? ref : tst).linear(row * w + x))
+                                        let j = (row - first) * w + x
+                                        p[j] = v.x
+                                        p[inputPlane + j] = v.y
+                                        p[2 * inputPlane + j] = v.z
+                                        p[3 * inputPlane + j] = (v.x + 16) / 116
+                                    }
+                                }
+                                // Colour: each channel's contrast sensitivity, a weighted sum of
+                                // separable Gaussians.
+                                for c in 0..<3 {
+                                    let dst = colour + (3 * k + c) * stripPlane
+                                    dst.update(repeating: 0, count: count)
+                                    for (weight, taps) in f.csf[c] where weight != 0 {
+                                        SeparableFilter.strip(
+                                            p + c * inputPlane, first: first, w: w, h: h, rows: rows, taps, taps,
+                                            &scratch, into: along)
+                                        let wf = Float(weight)
+                                        for i in 0..<count { dst[i] += wf * along[i] }
+                                    }
+                                }
+                                // Features: edge and point magnitudes of the achromatic channel; the
+                                // Gaussian along x is shared by both detectors along y.
+                                let a = max(0, rows.lowerBound - f.gaussian.count / 2)
+                                let b = min(h, rows.upperBound + f.gaussian.count / 2)
+                                let ach = p + 3 * inputPlane
+                                SeparableFilter.horizontal(
+                                    ach, first: first, w: w, rows: a..<b, f.gaussian, &scratch.padded, into: smoothed)
+                                for (d, detector) in [f.edge, f.point].enumerated() {
+                                    SeparableFilter.horizontal(
+                                        ach, first: first, w: w, rows: a..<b, detector, &scratch.padded, into: derived)
+                                    SeparableFilter.vertical(
+                                        derived, first: a, w: w, h: h, rows: rows, f.gaussian, into: along)
+                                    SeparableFilter.vertical(
+                                        smoothed, first: a, w: w, h: h, rows: rows, detector, into: across)
+                                    let m = features + (2 * k + d) * stripPlane
+                                    for i in 0..<count { m[i] = (along[i] * along[i] + across[i] * across[i]).squareRoot() }
+                                }
+                            }
+                            var stripSum = 0.0
+                            for i in 0..<count {
+                                let lab1 = colourSpace.huntLab(
+                                    colourSpace.linearRGB(
+                                        SIMD3(colour[i], colour[stripPlane + i], colour[2 * stripPlane + i])))
+                                let lab2 = colourSpace.huntLab(
+                                    colourSpace.linearRGB(
+                                        SIMD3(colour[3 * stripPlane + i], colour[4 * stripPlane + i], colour[5 * stripPlane + i])))
+                                let d = lab1 - lab2
+                                let hyab = abs(d.x) + (d.y * d.y + d.z * d.z).squareRoot()
+                                let dc = hyab > 0 ? Foundation.pow(hyab, 0.7) : 0
+                                let color =
+                                    dc < pc * cmax
+                                    ? pt / (pc * cmax) * dc : pt + (dc - pc * cmax) / (cmax - pc * cmax) * (1 - pt)
+                                let edge = abs(features[i] - features[2 * stripPlane + i])
+                                let point = abs(features[stripPlane + i] - features[3 * stripPlane + i])
+                                let feature = (max(edge, point) / Float(2).squareRoot()).squareRoot()
+                                let e = color > 0 ? Foundation.pow(color, 1 - feature) : 0
+                                map?[r0 * w + i] = e
+                                stripSum += Double(e)
+                            }
+                            sum += stripSum
+                        }
+                    }
+                }
             }
         }
-
-        /// Texel i's linear RGB from `linear`.
-        init(_ n: Int, _ linear: (Int) -> SIMD3<Double>) {
-            var yy = [Float](repeating: 0, count: n)
-            var cx = yy
-            var cz = yy
-            var ach = yy
-            for i in 0..<n {
-                let (y, x, z) = FLIPFilters.ycxcz(linear(i))
-                (yy[i], cx[i], cz[i], ach[i]) = (Float(y), Float(x), Float(z), Float((y + 16) / 116))
-            }
-            planes = [yy, cx, cz]
-            achromatic = ach
-        }
-    }
-
-    /// Filtered by the contrast sensitivities, back to linear RGB and clamped, then CIELAB with the
-    /// Hunt adjustment.
-    static func colorPipeline(_ image: FLIPImage, _ w: Int, _ h: Int, _ f: FLIPFilters) -> [(Double, Double, Double)] {
-        var filtered: [[Float]] = []
-        for (k, plane) in image.planes.enumerated() {
-            // Each channel's filter is a sum of (at most) two separable Gaussians.
-            var sum = [Float](repeating: 0, count: plane.count)
-            for (weight, taps) in f.csf[k] where weight != 0 {
-                let part = plane.withUnsafeBufferPointer { SeparableFilter.apply($0, w, h, taps, taps) }
-                let wf = Float(weight)
-                for i in sum.indices { sum[i] += wf * part[i] }
-            }
-            filtered.append(sum)
-        }
-        return (0..<(w * h)).map { i in
-            var rgb = FLIPFilters.linearRGB(Double(filtered[0][i]), Double(filtered[1][i]), Double(filtered[2][i]))
-            rgb = clamp01(rgb)
-            return FLIPFilters.huntLab(rgb)
-        }
+        return sum
     }
 
     @inline(__always) static func clamp01(_ v: SIMD3<Double>) -> SIMD3<Double> {
         v.replacing(with: 0, where: v .< 0).replacing(with: 1, where: v .> 1)
-    }
-
-    /// Edge and point magnitudes of the achromatic channel.
-    static func features(_ y: [Float], _ w: Int, _ h: Int, _ f: FLIPFilters) -> (edges: [Float], points: [Float]) {
-        y.withUnsafeBufferPointer { p in
-            let ex = SeparableFilter.apply(p, w, h, f.edge, f.gaussian)
-            let ey = SeparableFilter.apply(p, w, h, f.gaussian, f.edge)
-            let px = SeparableFilter.apply(p, w, h, f.point, f.gaussian)
-            let py = SeparableFilter.apply(p, w, h, f.gaussian, f.point)
-            return (
-                zip(ex, ey).map { ($0 * $0 + $1 * $1).squareRoot() },
-                zip(px, py).map { ($0 * $0 + $1 * $1).squareRoot() }
-            )
-        }
     }
 }
 
@@ -167,7 +208,10 @@ struct FLIPFilters: Sendable {
                 let s = taps.reduce(0, +)
                 // The 2D term's sum is a √(π/b) · s²; its taps normalized to 1 are weighted by it.
                 let mass = a * (Double.pi / b).squareRoot() * s * s
-                terms.append((mass, taps.map { Float($0 / s) }))
+                // Taps under 10⁻⁷ of the centre's (the narrow achromatic and red–green terms reach
+                // only 5–6 texels) are left out: they change no result's first six digits.
+                let cut = taps.prefix { $0 < 1e-7 * taps[radius] }.count
+                terms.append((mass, taps[cut..<(taps.count - cut)].map { Float($0 / s) }))
                 total += mass
             }
             return terms.map { ($0.0 / total, $0.1) }
@@ -188,12 +232,6 @@ struct FLIPFilters: Sendable {
         let d2Positive = d2.filter { $0 > 0 }.reduce(0, +)
         let d2Negative = -d2.filter { $0 < 0 }.reduce(0, +)
         point = d2.map { Float($0 > 0 ? $0 / d2Positive : $0 / d2Negative) }
-    }
-
-    /// The sRGB transfer curve decoded, per 8-bit value.
-    static let linear: [Double] = (0..<256).map { v in
-        let c = Double(v) / 255
-        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
     }
 
     /// Linear sRGB (D65) to XYZ, and the white every conversion is relative to: XYZ of (1, 1, 1).
@@ -222,19 +260,6 @@ struct FLIPFilters: Sendable {
 
     static func xyz(_ rgb: SIMD3<Double>) -> SIMD3<Double> {
         SIMD3((toXYZ[0] * rgb).sum(), (toXYZ[1] * rgb).sum(), (toXYZ[2] * rgb).sum()) / white
-    }
-
-    /// YyCxCz (a linearized CIELAB, relative to the white): Yy = 116 Y − 16, Cx = 500 (X − Y),
-    /// Cz = 200 (Y − Z).
-    static func ycxcz(_ rgb: SIMD3<Double>) -> (Double, Double, Double) {
-        let v = xyz(rgb)
-        return (116 * v.y - 16, 500 * (v.x - v.y), 200 * (v.y - v.z))
-    }
-
-    static func linearRGB(_ yy: Double, _ cx: Double, _ cz: Double) -> SIMD3<Double> {
-        let y = (yy + 16) / 116
-        let v = SIMD3(cx / 500 + y, y, y - cz / 200) * white
-        return SIMD3((fromXYZ[0] * v).sum(), (fromXYZ[1] * v).sum(), (fromXYZ[2] * v).sum())
     }
 
     /// CIELAB of linear RGB, a* and b* scaled by 0.01 L* (the Hunt effect).
@@ -318,21 +343,101 @@ extension Quality {
     ) -> (mean: Double, map: [Float]) {
         let n = w * h
         var map = [Float](repeating: 0, count: n)
-        for c in exposures {
-            let scale = exp2(c)
-            @inline(__always) func mapped(_ v: Float) -> Double {
-                let x = (v.isNaN || v < 0 ? 0 : Double(v)) * scale
-                guard x.isFinite else { return 1 }
-                let y = (k.0 * x * x + k.1 * x) / (k.2 * x * x + k.3 * x + k.4)
-                return y.isNaN ? 1 : min(max(y, 0), 1)
+        var one = [Float](repeating: 0, count: n)
+        reference.withUnsafeBufferPointer { r in
+            test.withUnsafeBufferPointer { t in
+                one.withUnsafeMutableBufferPointer { e in
+                    for c in exposures {
+                        let scale = exp2(c)
+                        _ = flip(
+                            ToneMapped(texels: r, scale: scale, k: k), ToneMapped(texels: t, scale: scale, k: k), w, h,
+                            ppd, map: e.baseAddress)
+                        for i in 0..<n where e[i] > map[i] { map[i] = e[i] }
+                    }
+                }
             }
-            let ref = FLIPImage(n) { i in
-                SIMD3(mapped(reference[4 * i]), mapped(reference[4 * i + 1]), mapped(reference[4 * i + 2]))
-            }
-            let tst = FLIPImage(n) { i in SIMD3(mapped(test[4 * i]), mapped(test[4 * i + 1]), mapped(test[4 * i + 2])) }
-            let e = flip(ref, tst, w, h, ppd).map
-            for i in 0..<n where e[i] > map[i] { map[i] = e[i] }
         }
         return (map.reduce(0.0) { $0 + Double($1) } / Double(n), map)
+    }
+
+    /// Linear RGBA floats exposed by `scale` and tonemapped (ACES fit, clamped to [0, 1]).
+    struct ToneMapped: FLIPSource {
+        let texels: UnsafeBufferPointer<Float>
+        let scale: Double
+        let k: (Double, Double, Double, Double, Double)
+        @inline(__always) func mapped(_ v: Float) -> Double {
+            let x = (v.isNaN || v < 0 ? 0 : Double(v)) * scale
+            guard x.isFinite else { return 1 }
+            let y = (k.0 * x * x + k.1 * x) / (k.2 * x * x + k.3 * x + k.4)
+            return y.isNaN ? 1 : min(max(y, 0), 1)
+        }
+        @inline(__always) func linear(_ i: Int) -> SIMD3<Float> {
+            SIMD3(Float(mapped(texels[4 * i])), Float(mapped(texels[4 * i + 1])), Float(mapped(texels[4 * i + 2])))
+        }
+    }
+}
+
+/// FLIP's colour conversions per texel, in Float, the matrices held in registers: linear sRGB to
+/// YyCxCz (a linearized CIELAB relative to the white XYZ of (1, 1, 1): Yy = 116 Y − 16,
+/// Cx = 500 (X − Y), Cz = 200 (Y − Z)) and back, and CIELAB with the Hunt adjustment.
+struct FLIPColour {
+    let toXYZ: (SIMD3<Float>, SIMD3<Float>, SIMD3<Float>)
+    let fromXYZ: (SIMD3<Float>, SIMD3<Float>, SIMD3<Float>)
+
+    init() {
+        let m = FLIPFilters.toXYZ
+        let white = FLIPFilters.white
+        // Rows scaled by 1 / white (XYZ relative to the white); columns of the inverse by white.
+        toXYZ = (
+            SIMD3<Float>(m[0] / white.x), SIMD3<Float>(m[1] / white.y), SIMD3<Float>(m[2] / white.z)
+        )
+        let i = FLIPFilters.fromXYZ
+        fromXYZ = (SIMD3<Float>(i[0] * white), SIMD3<Float>(i[1] * white), SIMD3<Float>(i[2] * white))
+    }
+
+    /// The sRGB transfer curve decoded, per 8-bit value.
+    static let linear8: [Float] = (0..<256).map { v in
+        let c = Double(v) / 255
+        return Float(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4))
+    }
+
+    @inline(__always) func xyz(_ rgb: SIMD3<Float>) -> SIMD3<Float> {
+        SIMD3((toXYZ.0 * rgb).sum(), (toXYZ.1 * rgb).sum(), (toXYZ.2 * rgb).sum())
+    }
+
+    @inline(__always) func ycxcz(_ rgb: SIMD3<Float>) -> SIMD3<Float> {
+        let v = xyz(rgb)
+        return SIMD3(116 * v.y - 16, 500 * (v.x - v.y), 200 * (v.y - v.z))
+    }
+
+    /// Linear RGB of YyCxCz, clamped to [0, 1].
+    @inline(__always) func linearRGB(_ c: SIMD3<Float>) -> SIMD3<Float> {
+        let y = (c.x + 16) / 116
+        let v = SIMD3(c.y / 500 + y, y, y - c.z / 200)
+        let rgb = SIMD3((fromXYZ.0 * v).sum(), (fromXYZ.1 * v).sum(), (fromXYZ.2 * v).sum())
+        return rgb.clamped(lowerBound: SIMD3(repeating: 0), upperBound: SIMD3(repeating: 1))
+    }
+
+    /// CIELAB of linear RGB, a* and b* scaled by 0.01 L* (the Hunt effect).
+    @inline(__always) func huntLab(_ rgb: SIMD3<Float>) -> SIMD3<Float> {
+        let v = xyz(rgb)
+        @inline(__always) func f(_ t: Float) -> Float {
+            let d: Float = 6.0 / 29
+            return t > d * d * d ? Self.cubeRoot(t) : t / (3 * d * d) + 4.0 / 29
+        }
+        let (fx, fy, fz) = (f(v.x), f(v.y), f(v.z))
+        let l = 116 * fy - 16
+        return SIMD3(l, 0.01 * l * 500 * (fx - fy), 0.01 * l * 200 * (fy - fz))
+    }
+
+    /// ∛t for t > 0: a first guess from the exponent's bits (within 6 %), then two of Halley's
+    /// steps, each cubing the error (to Float's precision).
+    @inline(__always) static func cubeRoot(_ t: Float) -> Float {
+        var y = Float(bitPattern: t.bitPattern / 3 + 0x2A51_4067)
+        for _ in 0..<2 {
+            let y3 = y * y * y
+            y *= (y3 + 2 * t) / (2 * y3 + t)
+        }
+        return y
     }
 }

@@ -7,41 +7,116 @@ enum SeparableFilter {
     /// the image the edge texel repeats.
     static func apply(_ plane: UnsafeBufferPointer<Float>, _ w: Int, _ h: Int, _ kx: [Float], _ ky: [Float]) -> [Float]
     {
-        let rx = kx.count / 2
+        var scratch = Scratch(w, rows: h, kx.count / 2)
+        return [Float](unsafeUninitializedCapacity: w * h) { out, n in
+            strip(plane.baseAddress!, first: 0, w: w, h: h, rows: 0..<h, kx, ky, &scratch, into: out.baseAddress!)
+            n = w * h
+        }
+    }
+
+    /// Working memory of `strip`: one row padded at both ends and the rows filtered across.
+    struct Scratch {
+        var padded: [Float]
+        var across: [Float]
+        init(_ w: Int, rows: Int, _ radius: Int) {
+            padded = [Float](repeating: 0, count: w + 2 * radius + 8)
+            across = [Float](repeating: 0, count: w * rows)
+        }
+    }
+
+    /// Rows `rows` of an image h rows tall, filtered by `kx` along x and `ky` along y (edge texels
+    /// repeat), written to `out` ((rows.count) × w). `plane` holds the image's rows from `first` on,
+    /// as many as `rows` needs: from max(0, rows.lowerBound − ry) to min(h, rows.upperBound + ry).
+    /// Each output texel sums its taps in registers, eight texels at a time.
+    static func strip(
+        _ plane: UnsafePointer<Float>, first: Int, w: Int, h: Int, rows: Range<Int>, _ kx: [Float], _ ky: [Float],
+        _ scratch: inout Scratch, into out: UnsafeMutablePointer<Float>
+    ) {
         let ry = ky.count / 2
-        var across = [Float](repeating: 0, count: w * h)
-        var padded = [Float](repeating: 0, count: w + 2 * rx)
-        across.withUnsafeMutableBufferPointer { out in
+        let a = max(0, rows.lowerBound - ry)
+        let b = min(h, rows.upperBound + ry)
+        if scratch.across.count < (b - a) * w { scratch.across = [Float](repeating: 0, count: (b - a) * w) }
+        scratch.across.withUnsafeMutableBufferPointer { across in
+            horizontal(plane, first: first, w: w, rows: a..<b, kx, &scratch.padded, into: across.baseAddress!)
+            vertical(across.baseAddress!, first: a, w: w, h: h, rows: rows, ky, into: out)
+        }
+    }
+
+    /// Rows `rows` of `plane` (which holds rows from `first` on) filtered by `kx` along x, the edge
+    /// texels repeated: row r into `out` at r − rows.lowerBound.
+    static func horizontal(
+        _ plane: UnsafePointer<Float>, first: Int, w: Int, rows: Range<Int>, _ kx: [Float], _ padded: inout [Float],
+        into out: UnsafeMutablePointer<Float>
+    ) {
+        let rx = kx.count / 2
+        if padded.count < w + 2 * rx + 8 { padded = [Float](repeating: 0, count: w + 2 * rx + 8) }
+        kx.withUnsafeBufferPointer { kx in
             padded.withUnsafeMutableBufferPointer { pad in
-                for row in 0..<h {
-                    let src = plane.baseAddress! + row * w
+                let pad = pad.baseAddress!
+                for row in rows {
+                    let src = plane + (row - first) * w
                     for i in 0..<rx {
                         pad[i] = src[0]
                         pad[rx + w + i] = src[w - 1]
                     }
-                    for x in 0..<w { pad[rx + x] = src[x] }
-                    let dst = out.baseAddress! + row * w
-                    for (k, c) in kx.enumerated() {
-                        let p = pad.baseAddress! + k
-                        for x in 0..<w { dst[x] += c * p[x] }
-                    }
+                    (pad + rx).update(from: src, count: w)
+                    convolve(pad, taps: kx, step: 1, count: w, into: out + (row - rows.lowerBound) * w)
                 }
             }
         }
-        var result = [Float](repeating: 0, count: w * h)
-        across.withUnsafeBufferPointer { src in
-            result.withUnsafeMutableBufferPointer { out in
-                for row in 0..<h {
-                    let dst = out.baseAddress! + row * w
-                    for (k, c) in ky.enumerated() {
-                        let r = min(max(row + k - ry, 0), h - 1)
-                        let line = src.baseAddress! + r * w
+    }
+
+    /// Rows `rows` of an image h rows tall filtered by `ky` along y, from `across` (which holds its
+    /// rows from `first` on, as far as `ky` reaches, filtered along x): the edge rows repeat.
+    static func vertical(
+        _ across: UnsafePointer<Float>, first: Int, w: Int, h: Int, rows: Range<Int>, _ ky: [Float],
+        into out: UnsafeMutablePointer<Float>
+    ) {
+        let ry = ky.count / 2
+        ky.withUnsafeBufferPointer { taps in
+            for row in rows {
+                let dst = out + (row - rows.lowerBound) * w
+                if row - ry >= 0 && row + ry < h {
+                    convolve(across + (row - ry - first) * w, taps: taps, step: w, count: w, into: dst)
+                } else {
+                    dst.update(repeating: 0, count: w)
+                    for (k, c) in taps.enumerated() {
+                        let line = across + (min(max(row + k - ry, 0), h - 1) - first) * w
                         for x in 0..<w { dst[x] += c * line[x] }
                     }
                 }
             }
         }
-        return result
+    }
+
+    /// out[x] = Σₖ taps[k] · src[x + k·step] for x in 0..<count: eight outputs at a time summed in
+    /// a register, the rest one by one.
+    @inline(__always)
+    static func convolve(
+        _ src: UnsafePointer<Float>, taps: UnsafeBufferPointer<Float>, step: Int, count: Int,
+        into out: UnsafeMutablePointer<Float>
+    ) {
+        var x = 0
+        while x + 8 <= count {
+            var acc = SIMD8<Float>(repeating: 0)
+            var p = src + x
+            for c in taps {
+                acc += c * UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+                p += step
+            }
+            UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: SIMD8<Float>.self)
+            x += 8
+        }
+        while x < count {
+            var acc: Float = 0
+            var p = src + x
+            for c in taps {
+                acc += c * p.pointee
+                p += step
+            }
+            out[x] = acc
+            x += 1
+        }
     }
 
     /// The same with the window cut at the image's edges and renormalized: each output divided by

@@ -23,8 +23,69 @@ extension Quality {
     /// the window cut at the image's edges and renormalized. A channel equal in both is 1.
     public static func ssim(_ a: [UInt8], _ b: [UInt8], width w: Int, height h: Int, channel: Int) -> Double {
         precondition(a.count == w * h * 4 && b.count == a.count)
-        let n = w * h
         if stride(from: channel, to: a.count, by: 4).allSatisfy({ a[$0] == b[$0] }) { return 1 }
+        guard w >= 11 && h >= 11 else { return ssimCut(a, b, width: w, height: h, channel: channel) }
+        // The texels whose window lies inside, in strips of 48 rows: each strip reads its rows and
+        // the window's reach (5) above and below, so the working memory is a few strips.
+        let r = 5
+        let stripRows = 48
+        let (inputPlane, stripPlane) = ((stripRows + 2 * r) * w, stripRows * w)
+        var planes = [Float](repeating: 0, count: 5 * inputPlane)
+        var filtered = [Float](repeating: 0, count: 5 * stripPlane)
+        var scratch = SeparableFilter.Scratch(w, rows: stripRows + 2 * r, r)
+        let c1: Float = (0.01 * 255) * (0.01 * 255)
+        let c2: Float = (0.03 * 255) * (0.03 * 255)
+        var sum = 0.0
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                planes.withUnsafeMutableBufferPointer { planes in
+                    filtered.withUnsafeMutableBufferPointer { filtered in
+                        let (p, f) = (planes.baseAddress!, filtered.baseAddress!)
+                        for r0 in stride(from: r, to: h - r, by: stripRows) {
+                            let rows = r0..<min(h - r, r0 + stripRows)
+                            let first = r0 - r
+                            for row in first..<(rows.upperBound + r) {
+                                let src = row * w * 4 + channel
+                                let dst = (row - first) * w
+                                for x in 0..<w {
+                                    let u = Float(a[src + 4 * x])
+                                    let v = Float(b[src + 4 * x])
+                                    p[dst + x] = u
+                                    p[inputPlane + dst + x] = v
+                                    p[2 * inputPlane + dst + x] = u * u
+                                    p[3 * inputPlane + dst + x] = v * v
+                                    p[4 * inputPlane + dst + x] = u * v
+                                }
+                            }
+                            for k in 0..<5 {
+                                SeparableFilter.strip(
+                                    p + k * inputPlane, first: first, w: w, h: h, rows: rows, ssimWindow, ssimWindow,
+                                    &scratch, into: f + k * stripPlane)
+                            }
+                            for row in 0..<rows.count {
+                                var rowSum: Float = 0
+                                for col in r..<(w - r) {
+                                    let i = row * w + col
+                                    let (ux, uy) = (f[i], f[stripPlane + i])
+                                    let vx = f[2 * stripPlane + i] - ux * ux
+                                    let vy = f[3 * stripPlane + i] - uy * uy
+                                    let vxy = f[4 * stripPlane + i] - ux * uy
+                                    rowSum += ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
+                                }
+                                sum += Double(rowSum)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return sum / Double((h - 2 * r) * (w - 2 * r))
+    }
+
+    /// SSIM of a level narrower or shorter than the window: every texel, the window cut at the
+    /// image's edges and renormalized.
+    static func ssimCut(_ a: [UInt8], _ b: [UInt8], width w: Int, height h: Int, channel: Int) -> Double {
+        let n = w * h
         var planes = [[Float]](repeating: [Float](repeating: 0, count: n), count: 5)
         for i in 0..<n {
             let x = Float(a[4 * i + channel])
@@ -35,30 +96,19 @@ extension Quality {
             planes[3][i] = y * y
             planes[4][i] = x * y
         }
-        let cropped = w >= 11 && h >= 11
-        let f = planes.map { plane in
-            plane.withUnsafeBufferPointer {
-                cropped
-                    ? SeparableFilter.apply($0, w, h, ssimWindow, ssimWindow)
-                    : SeparableFilter.applyCut($0, w, h, ssimWindow)
-            }
-        }
+        let f = planes.map { plane in plane.withUnsafeBufferPointer { SeparableFilter.applyCut($0, w, h, ssimWindow) } }
         let k1: Double = 0.01 * 255
         let k2: Double = 0.03 * 255
         let (c1, c2) = (k1 * k1, k2 * k2)
-        let (r0, r1, c0, cEnd) = cropped ? (5, h - 5, 5, w - 5) : (0, h, 0, w)
         var sum = 0.0
-        for row in r0..<r1 {
-            for col in c0..<cEnd {
-                let i = row * w + col
-                let (ux, uy) = (Double(f[0][i]), Double(f[1][i]))
-                let vx = Double(f[2][i]) - ux * ux
-                let vy = Double(f[3][i]) - uy * uy
-                let vxy = Double(f[4][i]) - ux * uy
-                sum += ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
-            }
+        for i in 0..<n {
+            let (ux, uy) = (Double(f[0][i]), Double(f[1][i]))
+            let vx = Double(f[2][i]) - ux * ux
+            let vy = Double(f[3][i]) - uy * uy
+            let vxy = Double(f[4][i]) - ux * uy
+            sum += ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
         }
-        return sum / Double((r1 - r0) * (cEnd - c0))
+        return sum / Double(n)
     }
 
     /// SSIM over R, G and B (their mean) and alpha on its own.
@@ -121,7 +171,7 @@ extension Quality {
                 colour.map { ssim(texels, decoded, width: w, height: h, channel: $0) }.reduce(0, +)
                 / Double(colour.count)
             if channels == .rgba { q.ssimAlpha = ssim(texels, decoded, width: w, height: h, channel: 3) }
-            if channels == .rgb || channels == .rgba { q.flip = flip(texels, decoded, width: w, height: h).mean }
+            if channels == .rgb || channels == .rgba { q.flip = flip(texels, decoded, width: w, height: h, map: false).mean }
         }
         if metrics.normals {
             let e = normalError(texels, decoded, width: w, height: h, twoChannel: channels == .rg)

@@ -398,7 +398,8 @@ extension Differ {
                 let channels: TextureFormatInfo.Channels =
                     h.channels ?? b.channels ?? (opaque(p) && opaque(q) ? .rgb : .rgba)
                 let (part, map) = ldrPart(
-                    level, layer, x.width, x.height, p, q, channels: channels, normal: normal!, twoChannel: twoChannel)
+                    level, layer, x.width, x.height, p, q, channels: channels, normal: normal!, twoChannel: twoChannel,
+                    map: folder != nil && shown.contains(layer))
                 o.parts.append(part)
                 if let folder, shown.contains(layer) { try savePictures(folder, level, layer, x, y, map) }
             }
@@ -410,7 +411,7 @@ extension Differ {
     /// names and alpha where it does, FLIP for colour, the normal angle for normal maps.
     static func ldrPart(
         _ level: Int, _ layer: Int, _ w: Int, _ h: Int, _ base: [UInt8], _ head: [UInt8],
-        channels: TextureFormatInfo.Channels, normal: Bool, twoChannel: Bool
+        channels: TextureFormatInfo.Channels, normal: Bool, twoChannel: Bool, map wantMap: Bool
     ) -> (Part, [Float]?) {
         let q = Quality.level(base, head, channels: channels)
         var part = Part(level: level, layer: layer, width: w, height: h, psnr: q.rgb, psnrAlpha: q.alpha)
@@ -426,8 +427,8 @@ extension Differ {
         if channels == .rgba { part.ssimAlpha = Quality.ssim(base, head, width: w, height: h, channel: 3) }
         var map: [Float]?
         if channels == .rgb || channels == .rgba {
-            let f = Quality.flip(base, head, width: w, height: h)
-            (part.flip, map) = (f.mean, f.map)
+            let f = Quality.flip(base, head, width: w, height: h, map: wantMap)
+            (part.flip, map) = (f.mean, wantMap ? f.map : nil)
         }
         if normal {
             let e = Quality.normalError(
