@@ -79,7 +79,9 @@ extension Quality {
             colour.withUnsafeMutableBufferPointer { colour in
                 features.withUnsafeMutableBufferPointer { features in
                     parts.withUnsafeMutableBufferPointer { parts in
-                        let (planes, colour, features) = (planes.baseAddress!, colour.baseAddress!, features.baseAddress!)
+                        let (planes, colour, features) = (
+                            planes.baseAddress!, colour.baseAddress!, features.baseAddress!
+                        )
                         let (along, across) = (parts.baseAddress!, parts.baseAddress! + stripPlane)
                         let (smoothed, derived) = (across + stripPlane, across + stripPlane + inputPlane)
                         for r0 in stride(from: 0, to: h, by: stripRows) {
@@ -127,7 +129,9 @@ extension Quality {
                                     SeparableFilter.vertical(
                                         smoothed, first: a, w: w, h: h, rows: rows, detector, into: across)
                                     let m = features + (2 * k + d) * stripPlane
-                                    for i in 0..<count { m[i] = (along[i] * along[i] + across[i] * across[i]).squareRoot() }
+                                    for i in 0..<count {
+                                        m[i] = (along[i] * along[i] + across[i] * across[i]).squareRoot()
+                                    }
                                 }
                             }
                             var stripSum = 0.0
@@ -137,7 +141,9 @@ extension Quality {
                                         SIMD3(colour[i], colour[stripPlane + i], colour[2 * stripPlane + i])))
                                 let lab2 = colourSpace.huntLab(
                                     colourSpace.linearRGB(
-                                        SIMD3(colour[3 * stripPlane + i], colour[4 * stripPlane + i], colour[5 * stripPlane + i])))
+                                        SIMD3(
+                                            colour[3 * stripPlane + i], colour[4 * stripPlane + i],
+                                            colour[5 * stripPlane + i])))
                                 let d = lab1 - lab2
                                 let hyab = abs(d.x) + (d.y * d.y + d.z * d.z).squareRoot()
                                 let dc = hyab > 0 ? Foundation.pow(hyab, 0.7) : 0
@@ -303,7 +309,14 @@ extension Quality {
     /// (Rec. 709 weights), x_t the value the tonemapper takes to 0.85, in max(2, ⌈stop − start⌉)
     /// even steps; the LDR-FLIP of each pair, and per texel the largest. Negative values and NaN
     /// count as 0; a median of 0 is taken as the smallest positive luminance.
-    public static func hdrFLIP(_ reference: [Float], _ test: [Float], width w: Int, height h: Int, ppd: Double = 67)
+    public static func hdrFLIP(
+        _ reference: [Float], _ test: [Float], width w: Int, height h: Int, ppd: Double = 67, map: Bool = true
+    ) -> (mean: Double, map: [Float]) {
+        let r = hdrFLIPMap(reference, test, width: w, height: h, ppd: ppd)
+        return (r.mean, map ? r.map : [])
+    }
+
+    static func hdrFLIPMap(_ reference: [Float], _ test: [Float], width w: Int, height h: Int, ppd: Double)
         -> (mean: Double, map: [Float])
     {
         precondition(reference.count == w * h * 4 && test.count == reference.count)

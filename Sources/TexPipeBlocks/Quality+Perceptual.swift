@@ -70,7 +70,9 @@ extension Quality {
                                     let vx = f[2 * stripPlane + i] - ux * ux
                                     let vy = f[3 * stripPlane + i] - uy * uy
                                     let vxy = f[4 * stripPlane + i] - ux * uy
-                                    rowSum += ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
+                                    rowSum +=
+                                        ((2 * ux * uy + c1) * (2 * vxy + c2))
+                                        / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
                                 }
                                 sum += Double(rowSum)
                             }
@@ -171,7 +173,11 @@ extension Quality {
                 colour.map { ssim(texels, decoded, width: w, height: h, channel: $0) }.reduce(0, +)
                 / Double(colour.count)
             if channels == .rgba { q.ssimAlpha = ssim(texels, decoded, width: w, height: h, channel: 3) }
-            if channels == .rgb || channels == .rgba { q.flip = flip(texels, decoded, width: w, height: h, map: false).mean }
+            if channels == .rgb || channels == .rgba {
+                let f = flip(texels, decoded, width: w, height: h, map: metrics.flipMaps != nil)
+                q.flip = f.mean
+                metrics.flipMaps?.offer(.init(mean: f.mean, width: w, height: h, values: f.map))
+            }
         }
         if metrics.normals {
             let e = normalError(texels, decoded, width: w, height: h, twoChannel: channels == .rg)

@@ -192,7 +192,14 @@ public enum TextureEncoder {
             let blocks = try TextureCodecs.encodeHDR(floats, image.width, image.height, settings, rows: rows)
             guard measure && info.codec != .half else { return (blocks, nil) }
             let decoded = try TextureCodecs.decodeHDR(blocks, image.width, image.height, format: format)
-            return (blocks, LevelQuality(rgb: Quality.logPSNR(floats, decoded), alpha: nil))
+            var q = LevelQuality(rgb: Quality.logPSNR(floats, decoded), alpha: nil)
+            if metrics.perceptual {
+                let f = Quality.hdrFLIP(
+                    floats, decoded, width: image.width, height: image.height, map: metrics.flipMaps != nil)
+                q.flip = f.mean
+                metrics.flipMaps?.offer(.init(mean: f.mean, width: image.width, height: image.height, values: f.map))
+            }
+            return (blocks, q)
         }
         let texels = Self.rgba8(image)
         let blocks = try TextureCodecs.encode(texels, image.width, image.height, settings, rows: rows)

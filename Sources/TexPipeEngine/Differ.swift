@@ -295,7 +295,7 @@ extension Differ {
     }
 
     /// One path compared: read, opened, and for a changed picture every level and layer measured.
-    static func compare(_ path: String, base: String?, head: String?, maxPixels: Int, pictures: (String, Int)?)
+    package static func compare(_ path: String, base: String?, head: String?, maxPixels: Int, pictures: (String, Int)?)
         -> Output
     {
         var o = Output(path: path, status: .unchanged, parts: [])

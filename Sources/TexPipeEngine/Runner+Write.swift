@@ -4,6 +4,7 @@ internal import TexPipeCodecs
 internal import TexPipeFormats
 internal import TexPipePixels
 internal import TexPipePlan
+internal import TexPipeStages
 
 extension Runner {
     /// Encoding (the codec) and writing (the file system, the output's hash) apart: a large
@@ -64,6 +65,12 @@ extension Runner {
                 next += output.levels
             }
             sidecars = group.first?.sidecars ?? [:]
+            var sink: FLIPMapSink?
+            defer {
+                if let m = sink?.map {
+                    result.flipMaps[PathText.relative(output.path, to: base)] = (m.mean, Self.picture(m))
+                }
+            }
             do {
                 let bytes: [UInt8]
                 var measure = Measure(format: "png", gpuBytes: 0, psnr: nil)
@@ -84,6 +91,7 @@ extension Runner {
                     measure.gpuBytes = image.pixelCount * image.depth / 2
                     bytes = try ImageEncoder.png(image, job.png, rows: rows)
                 case .jpeg:
+                    let metrics = Self.withMap(metrics, options, &sink)
                     bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
                     measure.format = "jpeg"
                     measure.gpuBytes = group[0].pixelCount * 4
@@ -103,7 +111,8 @@ extension Runner {
                     measure.gpuBytes = group.reduce(0) { $0 + info.levelBytes($1.width, $1.height) }
                     let encoded = try TextureEncoder.encode(
                         group, job.texture, container: container, rows: rows,
-                        measure: measureQuality && info.isBlockCompressed, metrics: metrics)
+                        measure: measureQuality && info.isBlockCompressed,
+                        metrics: Self.withMap(metrics, options, &sink))
                     bytes = encoded.bytes
                     if measureQuality && info.isBlockCompressed { measure.psnr = encoded.quality }
                 }
@@ -128,6 +137,26 @@ extension Runner {
             .init(
                 path: PathText.relative(output.path, to: base), sha256: Cache.sha256(bytes), bytes: bytes.count,
                 format: measure?.format, gpuBytes: measure?.gpuBytes, psnr: measure?.psnr))
+    }
+
+    /// `metrics` keeping the worst FLIP map in a new `sink` when the HTML report wants it.
+    static func withMap(_ metrics: QualityMetrics, _ options: RunOptions, _ sink: inout FLIPMapSink?) -> QualityMetrics
+    {
+        guard options.flipMaps && metrics.perceptual else { return metrics }
+        var m = metrics
+        sink = FLIPMapSink()
+        m.flipMaps = sink
+        return m
+    }
+
+    /// A FLIP map as the report shows it: the heat map, at most 160 texels on a side.
+    static func picture(_ m: FLIPMapSink.Map) -> [UInt8] {
+        guard m.width > 0, m.height > 0, m.values.count == m.width * m.height else { return [] }
+        var image = Differ.heatMap(m.values, m.width, m.height)
+        let scale = min(1, 160 / Double(max(m.width, m.height)))
+        var context = StageContext()
+        if scale < 1, let small = try? Resize(scale: scale).applied(to: image, context: &context)[0] { image = small }
+        return (try? ImageEncoder.png(image)) ?? []
     }
 
     /// Whether a job's levels are measured: a quality gate, a report, or `--report-metrics`.

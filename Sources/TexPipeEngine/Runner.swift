@@ -28,6 +28,9 @@ public struct JobResult: Sendable {
     public var timings: [(name: String, seconds: Double)] = []
     /// What the stages reported (`bleed: 12 pixels not reached within radius 4`).
     public var notes: [String] = []
+    /// With `RunOptions.flipMaps`: per output (its path relative to the output folder) the FLIP
+    /// map of its worst level, face or layer as a small heat-map PNG, and that level's mean FLIP.
+    public var flipMaps: [String: (mean: Double, png: [UInt8])] = [:]
     public var seconds: Double = 0
 }
 
@@ -50,6 +53,8 @@ public struct RunOptions: Sendable {
     /// Measure SSIM and FLIP of every lossy LDR output's levels too, and the normal angle of normal
     /// maps (`--report-metrics`): into the reports and cache entries, without a gate.
     public var reportMetrics = false
+    /// Keep each measured output's worst FLIP map as a small picture (the HTML report's).
+    public var flipMaps = false
     /// Memory policy: the largest image (pixels) a stage may hold whole as Float where it could
     /// stream instead (16 B a pixel: 256 MiB at 16 MP). Mipmaps' filters that read level 0 for
     /// every level convert it once up to this size (converting per level cost them 2–3×).

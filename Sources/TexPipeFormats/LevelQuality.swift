@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// What was measured of one level of an output against the image that was encoded
 /// (docs/gpu-textures.md "Checks and budgets"):
 /// - PSNR over the colour channels the format stores (R; R and G; or R, G and B), and alpha on
@@ -54,12 +56,47 @@ public struct LevelQuality: Sendable, Equatable, Codable {
 public struct QualityMetrics: Sendable, Equatable {
     public var perceptual: Bool
     public var normals: Bool
+    /// Where the FLIP map of the worst level goes, for the HTML report (nil: no map is kept).
+    public var flipMaps: FLIPMapSink?
 
-    public init(perceptual: Bool = false, normals: Bool = false) {
+    public init(perceptual: Bool = false, normals: Bool = false, flipMaps: FLIPMapSink? = nil) {
         self.perceptual = perceptual
         self.normals = normals
+        self.flipMaps = flipMaps
+    }
+
+    public static func == (a: QualityMetrics, b: QualityMetrics) -> Bool {
+        a.perceptual == b.perceptual && a.normals == b.normals && (a.flipMaps === b.flipMaps)
     }
 
     public static let none = QualityMetrics()
     public var isEmpty: Bool { !perceptual && !normals }
+}
+
+/// The FLIP map with the highest mean of those offered (one output's levels, faces and layers): the
+/// one the HTML report shows beside an output that failed its gates.
+public final class FLIPMapSink: Sendable {
+    public struct Map: Sendable {
+        public var mean: Double
+        public var width: Int
+        public var height: Int
+        public var values: [Float]
+
+        public init(mean: Double, width: Int, height: Int, values: [Float]) {
+            self.mean = mean
+            self.width = width
+            self.height = height
+            self.values = values
+        }
+    }
+
+    private let worst = Mutex<Map?>(nil)
+
+    public init() {}
+
+    public func offer(_ map: Map) {
+        worst.withLock { if $0 == nil || map.mean > $0!.mean { $0 = map } }
+    }
+
+    public var map: Map? { worst.withLock { $0 } }
 }

@@ -33,6 +33,11 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `.cube` colour-grading LUTs (docs/gpu-textures.md "Colour-grading LUTs"): parsed; a LUT that
     /// reads is written as an rgba8 volume in DDS, which must read back slice by slice.
     case cube
+    /// `texpipe diff` of two files (docs/command-line.md "Reviewing a change"): a 4-byte
+    /// little-endian length, BASE's bytes, then HEAD's; both read as `diff` reads them (PNG, JPEG,
+    /// EXR, Radiance, KTX2, DDS or other bytes), a changed pair of pictures measured level by level
+    /// with its pictures written.
+    case diff
 
     /// The pixel limit the targets run under: a decoder that allocates beyond it is a finding.
     package static let maxPixels = 1 << 22
@@ -138,6 +143,28 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 precondition(
                     again?.map(\.blob) == sorted.map(\.blob) && again?.map(\.contents) == sorted.map(\.contents),
                     "an entry does not read back as written")
+            case .diff:
+                let length = bytes.prefix(4).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+                let base = Array(bytes.dropFirst(4).prefix(length))
+                let head = Array(bytes.dropFirst(4 + base.count))
+                let unique = Self.folder + "/" + UUID().uuidString
+                defer { try? FileManager.default.removeItem(atPath: unique) }
+                try FileManager.default.createDirectory(atPath: unique + "/pictures", withIntermediateDirectories: true)
+                Self.write(unique + "/base", base)
+                Self.write(unique + "/head", head)
+                let o = Differ.compare(
+                    "x", base: unique + "/base", head: unique + "/head", maxPixels: Self.maxPixels,
+                    pictures: (unique + "/pictures", 0))
+                precondition(o.status == (base == head ? .unchanged : .changed), "a pair's status")
+                precondition(o.bytesBefore == base.count || o.error != nil, "BASE's size")
+                for part in o.parts {
+                    precondition(part.psnr.isFinite && part.psnr <= 99, "PSNR \(part.psnr)")
+                    for v in [part.ssim, part.ssimAlpha].compactMap({ $0 }) {
+                        precondition(v.isFinite && v >= -1 - 1e-6 && v <= 1 + 1e-6, "SSIM \(v)")
+                    }
+                    if let f = part.flip { precondition(f.isFinite && f >= 0 && f <= 1 + 1e-6, "FLIP \(f)") }
+                }
+                if let e = o.error { return e }
             case .cube:
                 let lut = try CubeLUT(bytes, maxTexels: Self.maxPixels)
                 let n = lut.size

@@ -45,10 +45,9 @@ enum PlanMessage {
             "\(item) \"\(name)\" is \(size.0)×\(size.1) but the first \(item) is \(first.width)×\(first.height); every \(item) needs the first's size (or give \"size\": [w, h])"
     }
 
-    static func perceptualOnHDR(_ key: String) -> String {
-        "\(key) measures 8/16-bit outputs and this image is HDR: HDR-FLIP and SSIM of HDR levels are not built "
-            + "yet (gate HDR outputs with minPSNR, which is log-RGB for them)"
-    }
+    static let ssimOnHDR =
+        "minSSIM measures 8/16-bit outputs and this image is HDR: SSIM compares stored 8/16-bit values (gate HDR "
+        + "outputs with maxFLIP, which is HDR-FLIP for them, or minPSNR, which is log-RGB)"
 
     static func lutStage(_ stage: String) -> String {
         "\(stage) does not apply to a .cube LUT: a LUT is a volume of colour data, and only a last \"mipmaps\" "

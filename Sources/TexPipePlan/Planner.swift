@@ -292,10 +292,10 @@ struct PlanBuilder {
             sized = chain.unsized
         }
         guard let check = decodeCheck(p, values, context) else { return }
-        // SSIM and FLIP are measured of 8/16-bit outputs; HDR-FLIP is not built.
-        if check.minSSIM != nil || check.maxFLIP != nil, chain.unsized.contains(where: \.isHDR) {
-            let key = check.minSSIM != nil ? "minSSIM" : "maxFLIP"
-            error(p.path.key("check").key(key), PlanMessage.perceptualOnHDR(key) + " (\(m.relativePath))" + context)
+        // SSIM is measured of 8/16-bit outputs (FLIP of HDR ones is HDR-FLIP).
+        if check.minSSIM != nil, chain.unsized.contains(where: \.isHDR) {
+            error(
+                p.path.key("check").key("minSSIM"), PlanMessage.ssimOnHDR + " (\(m.relativePath))" + context)
             return
         }
         // An invalid pipeline's texture settings are the default standing in for what was

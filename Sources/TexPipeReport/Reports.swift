@@ -318,6 +318,16 @@ public enum Reports {
                     }
                 }
             }
+            // A job whose gates failed or warned: where each measured output differs from what was
+            // encoded, as the FLIP map of its worst level (black 0, red, yellow, white 1).
+            if r.status == .failed || !r.warnings.isEmpty {
+                for (k, (path, m)) in r.flipMaps.sorted(by: { $0.key < $1.key }).enumerated() where !m.png.isEmpty {
+                    let name = "thumbs/\(job.index)-flip-\(k).png"
+                    try? AtomicWriter.write(m.png, to: dir + "/" + name)
+                    h +=
+                        "<figure class=\"flip\"><img src=\"\(name)\" alt=\"FLIP error map of \(xml(path))\"><figcaption>FLIP error of \(xml(path)): its worst level, mean \(String(format: "%.4f", m.mean))</figcaption></figure>"
+                }
+            }
             h += "</div></section>\n"
         }
         h += "</main>\n" + sortScript + "</body></html>\n"

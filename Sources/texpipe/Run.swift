@@ -137,6 +137,7 @@ struct Run: ParsableCommand {
                 o.remoteCostModel = ProcessInfo.processInfo.environment["TEXPIPE_REMOTE_COST_MODEL"] != "off"
                 o.measureQuality = report != nil || html != nil
                 o.reportMetrics = reportMetrics
+                o.flipMaps = html != nil
                 return o
             }(),
             progress: { console.progress(done: $0, total: $1) },

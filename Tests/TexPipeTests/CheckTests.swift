@@ -171,6 +171,48 @@ struct CheckTests {
     /// recorded (changing a gate reruns nothing), each failure one line; the values are what the
     /// measures give for the written file read back by the test's KTX2 reader and decoded by
     /// texture2ddecoder. A new perceptual gate reruns a job recorded without those measures.
+    /// The HTML report shows, beside an output that failed its FLIP gate, the FLIP map of its
+    /// worst level: the map of the level whose recorded FLIP is highest, drawn as a heat map
+    /// (black 0 → red ⅓ → yellow ⅔ → white 1) at the level's size. A job that passed shows none.
+    @Test func theHTMLReportShowsTheFLIPMapOfAnOutputThatFailedItsGate() throws {
+        let t = TempDir()
+        let pixels = Self.input(t, "in/noise.png", 36, 28, seed: 5)
+        var options = RunOptions(jobs: 1)
+        options.flipMaps = true
+        let plan = try t.plan(Self.manifest(#"{"maxFLIP": 0.0001}"#)).get()
+        let results = Runner.run(plan, options)
+        #expect(results[0].status == .failed)
+        let recorded = results[0].recorded[0]
+        let map = try #require(results[0].flipMaps[recorded.path])
+        #expect(map.mean == recorded.psnr?[0].flip)
+        // The map is the decode's FLIP against the texels encoded, worked out here: level 0 is
+        // the only level; the heat of texel i is 3e in red, 3e − 1 in green, 3e − 2 in blue.
+        let file = try #require(KTX2File(Array(FileManager.default.contents(atPath: t.path + "/out/noise.ktx2")!)))
+        let decoded = try BlockReference.reference(file.levelData(0), .bc1, 36, 28)
+        let flip = Quality.flip(pixels, decoded, width: 36, height: 28)
+        let picture = try ImageDecoder.decode(map.png)
+        #expect(picture.width == 36 && picture.height == 28)
+        guard case .rgba8(let heat) = picture.pixels else { throw CodecError("8-bit") }
+        for i in stride(from: 0, to: 36 * 28, by: 7) {
+            let e = Double(flip.map[i]) * 3
+            let expected = [min(1, e), min(1, max(0, e - 1)), min(1, max(0, e - 2))].map { UInt8(($0 * 255).rounded()) }
+            #expect(Array(heat[(4 * i)..<(4 * i + 3)]) == expected, "texel \(i)")
+        }
+        try Reports.html(plan, results, to: t.path + "/html")
+        let html = try String(contentsOfFile: t.path + "/html/index.html", encoding: .utf8)
+        #expect(
+            html.contains("FLIP error of \(recorded.path): its worst level, mean \(String(format: "%.4f", map.mean))"))
+        #expect(FileManager.default.fileExists(atPath: t.path + "/html/thumbs/0-flip-0.png"))
+        // Passed: no map on the page.
+        let passing = try t.plan(Self.manifest(#"{"maxFLIP": 1}"#)).get()
+        var force = options
+        force.force = true
+        let ok = Runner.run(passing, force)
+        #expect(ok[0].status == .ok)
+        try Reports.html(passing, ok, to: t.path + "/html2")
+        #expect(!(try String(contentsOfFile: t.path + "/html2/index.html", encoding: .utf8)).contains("FLIP error of"))
+    }
+
     @Test(Reference.needs(BlockReference.hasDecoder, "python3 texture2ddecoder"))
     func perceptualGatesJudgeWhatWasRecorded() throws {
         let t = TempDir()

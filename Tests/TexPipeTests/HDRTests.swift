@@ -602,14 +602,19 @@ struct HDRTests {
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "output": "{file}.hdr" }"#, files)
                 == [at + "pipelines[0].output: output \"sky.hdr\" must end in .png, .jpg, .jpeg, .exr, .ktx2 or .dds"])
-        // SSIM and FLIP gates on HDR outputs: not measured, so refused rather than never failing.
+        // An SSIM gate on HDR outputs: SSIM compares stored 8/16-bit values, so refused rather
+        // than never failing; a FLIP gate is HDR-FLIP for them.
+        #expect(
+            try Self.planErrors(
+                #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "texture": { "format": "bc6h" }, "check": { "minSSIM": 0.9 }, "output": "{file}.ktx2" }"#,
+                files) == [
+                    at
+                        + "pipelines[0].check.minSSIM: minSSIM measures 8/16-bit outputs and this image is HDR: SSIM compares stored 8/16-bit values (gate HDR outputs with maxFLIP, which is HDR-FLIP for them, or minPSNR, which is log-RGB) (in/sky.exr)"
+                ])
         #expect(
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "texture": { "format": "bc6h" }, "check": { "maxFLIP": 0.1 }, "output": "{file}.ktx2" }"#,
-                files) == [
-                    at
-                        + "pipelines[0].check.maxFLIP: maxFLIP measures 8/16-bit outputs and this image is HDR: HDR-FLIP and SSIM of HDR levels are not built yet (gate HDR outputs with minPSNR, which is log-RGB for them) (in/sky.exr)"
-                ])
+                files) == [])
         // ASTC HDR is KTX2 only and needs an HDR image.
         #expect(
             try Self.planErrors(
@@ -630,6 +635,35 @@ struct HDRTests {
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [{ "stage": "flip", "axis": "both" }, { "stage": "mipmaps" }], "texture": { "format": "rgba16f" }, "output": "{file}.ktx2" }, { "name": "q", "inputs": ["in/*.exr"], "stages": [{ "stage": "tonemap", "exposure": -1 }], "output": "{file}.png" }"#,
                 files) == [])
+    }
+
+    /// A FLIP gate on a BC6H output measures HDR-FLIP: the value recorded is the HDR-FLIP of the
+    /// level in the file, decoded (BC6HTests hold the decoder to the references), against the
+    /// image encoded.
+    @Test func aFLIPGateOnAnHDROutputIsHDRFLIP() throws {
+        let t = TempDir()
+        var floats: [Float] = []
+        for y in 0..<16 {
+            for x in 0..<16 { floats += [Float(x) * 0.7 + 0.01, Float(y) * 0.05, Float(x ^ y) * 0.3, 1] }
+        }
+        t.write("in/sky.exr", try EXR.encode(Image(width: 16, height: 16, pixels: .rgbaF32(floats))))
+        let plan = try t.plan(
+            #"{ "version": 1, "output": "out", "pipelines": [ { "name": "p", "inputs": ["in/*.exr"], "stages": [], "output": "{file}.ktx2", "texture": { "format": "bc6h" }, "check": { "maxFLIP": 0.000001 } } ] }"#
+        ).get()
+        let r = Runner.run(plan, RunOptions(jobs: 1))[0]
+        #expect(r.status == .failed)
+        let flip = try #require(r.recorded[0].psnr?[0].flip)
+        let file = try #require(KTX2File(Array(FileManager.default.contents(atPath: t.path + "/out/sky.ktx2")!)))
+        let decoded = try TextureCodecs.decodeHDR(file.levelData(0), 16, 16, format: .bc6h)
+        // The image encoded: the EXR's values as it stores them (half floats).
+        guard
+            case .rgbaF32(let stored) = try EXR.decode(
+                Array(FileManager.default.contents(atPath: t.path + "/in/sky.exr")!)
+            ).pixels
+        else { throw CodecError("HDR") }
+        let expected = Quality.hdrFLIP(stored, decoded, width: 16, height: 16).mean
+        #expect(flip > 0 && abs(flip - expected) < 1e-9, "\(flip) against \(expected)")
+        #expect(r.errorMessage?.contains("FLIP \(String(format: "%.4f", flip)) is over maxFLIP") == true)
     }
 
     @Test func aPipelineRunsHDRThroughToEveryOutput() throws {
