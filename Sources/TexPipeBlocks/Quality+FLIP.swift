@@ -136,6 +136,14 @@ extension Quality {
                             }
                             var stripSum = 0.0
                             for i in 0..<count {
+                                // Where both images' filtered colour and features agree, the error is 0.
+                                if colour[i] == colour[3 * stripPlane + i]
+                                    && colour[stripPlane + i] == colour[4 * stripPlane + i]
+                                    && colour[2 * stripPlane + i] == colour[5 * stripPlane + i]
+                                {
+                                    map?[r0 * w + i] = 0
+                                    continue
+                                }
                                 let lab1 = colourSpace.huntLab(
                                     colourSpace.linearRGB(
                                         SIMD3(colour[i], colour[stripPlane + i], colour[2 * stripPlane + i])))

@@ -145,13 +145,13 @@ public enum DiffReport {
 
             """
         let t = r.total
-        h += "<table id=\"totals\"><tr><th></th><th>before</th><th>after</th></tr>"
+        h += "<table id=\"totals\"><tr><th></th><th>before</th><th>after</th><th>change</th></tr>"
         h +=
-            "<tr><td>outputs</td><td>\(t.changed + t.removed + t.unchanged)</td><td>\(t.changed + t.added + t.unchanged)</td></tr>"
+            "<tr><td>outputs</td><td>\(t.changed + t.removed + t.unchanged)</td><td>\(t.changed + t.added + t.unchanged)</td><td>\(signed(t.added - t.removed))</td></tr>"
         h +=
-            "<tr><td>file bytes</td><td>\(size(t.bytesBefore))</td><td>\(x(change(t.bytesBefore, t.bytesAfter)))</td></tr>"
+            "<tr><td>file bytes</td><td>\(size(t.bytesBefore))</td><td>\(size(t.bytesAfter))</td><td>\(x(percent(t.bytesBefore, t.bytesAfter)))</td></tr>"
         h +=
-            "<tr><td>GPU bytes</td><td>\(size(t.gpuBytesBefore))</td><td>\(x(change(t.gpuBytesBefore, t.gpuBytesAfter)))</td></tr></table>\n"
+            "<tr><td>GPU bytes</td><td>\(size(t.gpuBytesBefore))</td><td>\(size(t.gpuBytesAfter))</td><td>\(x(percent(t.gpuBytesBefore, t.gpuBytesAfter)))</td></tr></table>\n"
         h += "<details><summary>Folders (\(r.folders.count))</summary><table id=\"folders\">"
         h +=
             "<tr><th>folder</th><th>changed</th><th>added</th><th>removed</th><th>unchanged</th><th>file bytes</th><th>GPU bytes</th></tr>"
