@@ -272,38 +272,11 @@ struct FLIPFilters: Sendable {
         ]
     }()
 
-    static func xyz(_ rgb: SIMD3<Double>) -> SIMD3<Double> {
-        SIMD3((toXYZ[0] * rgb).sum(), (toXYZ[1] * rgb).sum(), (toXYZ[2] * rgb).sum()) / white
-    }
-
-    /// CIELAB of linear RGB, a* and b* scaled by 0.01 L* (the Hunt effect).
-    static func huntLab(_ rgb: SIMD3<Double>) -> (Double, Double, Double) {
-        let v = xyz(rgb)
-        func f(_ t: Double) -> Double {
-            let d = 6.0 / 29
-            return t > d * d * d ? cubeRoot(t) : t / (3 * d * d) + 4.0 / 29
-        }
-        let (fx, fy, fz) = (f(v.x), f(v.y), f(v.z))
-        let l = 116 * fy - 16
-        return (l, 0.01 * l * 500 * (fx - fy), 0.01 * l * 200 * (fy - fz))
-    }
-
-    /// ∛t for t > 0: a first guess from the exponent's bits (within 6 %), then two of Halley's
-    /// steps, each cubing the error (relative error below 10⁻¹²), one division each.
-    @inline(__always) static func cubeRoot(_ t: Double) -> Double {
-        var y = Double(bitPattern: t.bitPattern / 3 + 0x2A9F_7893_782D_A1CE)
-        for _ in 0..<2 {
-            let y3 = y * y * y
-            y *= (y3 + 2 * t) / (2 * y3 + t)
-        }
-        return y
-    }
-
     /// The largest colour difference: pure green against pure blue, Hunt-adjusted, HyAB, ^0.7.
     static let maxColorDifference: Double = {
-        let g = huntLab(SIMD3(0, 1, 0))
-        let b = huntLab(SIMD3(0, 0, 1))
-        let hyab = abs(g.0 - b.0) + ((g.1 - b.1) * (g.1 - b.1) + (g.2 - b.2) * (g.2 - b.2)).squareRoot()
+        let colour = FLIPColour()
+        let d = colour.huntLab(SIMD3(0, 1, 0)) - colour.huntLab(SIMD3(0, 0, 1))
+        let hyab = Double(abs(d.x)) + Double(d.y * d.y + d.z * d.z).squareRoot()
         return pow(hyab, 0.7)
     }()
 }

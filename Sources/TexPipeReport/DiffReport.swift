@@ -131,10 +131,7 @@ public enum DiffReport {
             section.output h3 { font-size: 14px; margin: 0 0 6px; font-family: monospace; }
             .row { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
             figure { margin: 0; text-align: center; font-size: 12px; }
-            .checker { background-color: #fff; background-image:
-              linear-gradient(45deg, #ccc 25%, transparent 25%), linear-gradient(-45deg, #ccc 25%, transparent 25%),
-              linear-gradient(45deg, transparent 75%, #ccc 75%), linear-gradient(-45deg, transparent 75%, #ccc 75%);
-              background-size: 16px 16px; background-position: 0 0, 0 8px, 8px -8px, -8px 0; display: inline-block; }
+            \(Reports.checkerCSS)
             .checker img { display: block; image-rendering: pixelated; width: 256px; }
             .error { color: #a00; font-family: monospace; }
             .note { color: #850; }

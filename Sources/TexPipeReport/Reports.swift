@@ -257,10 +257,7 @@ public enum Reports {
             .job.failed { border-color: #c33; background: #fff4f4; }
             .row { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
             figure { margin: 0; text-align: center; font-size: 12px; }
-            .checker { background-color: #fff; background-image:
-              linear-gradient(45deg, #ccc 25%, transparent 25%), linear-gradient(-45deg, #ccc 25%, transparent 25%),
-              linear-gradient(45deg, transparent 75%, #ccc 75%), linear-gradient(-45deg, transparent 75%, #ccc 75%);
-              background-size: 16px 16px; background-position: 0 0, 0 8px, 8px -8px, -8px 0; display: inline-block; }
+            \(checkerCSS)
             .checker img { display: block; image-rendering: pixelated; }
             .error { color: #a00; font-family: monospace; }
             .page { position: relative; }
@@ -333,6 +330,14 @@ public enum Reports {
         h += "</main>\n" + sortScript + "</body></html>\n"
         try AtomicWriter.write(Array(h.utf8), to: dir + "/index.html")
     }
+
+    /// A checkerboard behind transparent pictures (the run's report and `texpipe diff`'s page).
+    static let checkerCSS = """
+        .checker { background-color: #fff; background-image:
+          linear-gradient(45deg, #ccc 25%, transparent 25%), linear-gradient(-45deg, #ccc 25%, transparent 25%),
+          linear-gradient(45deg, transparent 75%, #ccc 75%), linear-gradient(-45deg, transparent 75%, #ccc 75%);
+          background-size: 16px 16px; background-position: 0 0, 0 8px, 8px -8px, -8px 0; display: inline-block; }
+        """
 
     /// The manifest as the run named it, relative to the folder texpipe ran in when it lies below
     /// it (a report made from an absolute path shows no machine's folders).

@@ -65,10 +65,7 @@ struct PerceptualTests {
             t.write("b\(k).rgba", p.2)
             list += "\(p.3) \(p.4) \(t.path)/a\(k).rgba \(t.path)/b\(k).rgba\n"
         }
-        t.write("list.txt", text: list)
-        let out = String(
-            decoding: try Python.run([Python.script("metrics_reference.py"), t.path + "/list.txt"]), as: UTF8.self)
-        let rows = out.split(separator: "\n").map { $0.split(separator: " ").map { Double($0)! } }
+        let rows = try Self.reference(t, list)
         #expect(rows.count == pairs.count)
         for (p, reference) in zip(pairs, rows) {
             for c in 0..<4 {
@@ -119,10 +116,7 @@ struct PerceptualTests {
             t.write("b\(k).f32", p.2.withUnsafeBytes { Array($0) })
             list += "hdr \(w) \(h) \(t.path)/a\(k).f32 \(t.path)/b\(k).f32\n"
         }
-        t.write("list.txt", text: list)
-        let out = String(
-            decoding: try Python.run([Python.script("metrics_reference.py"), t.path + "/list.txt"]), as: UTF8.self)
-        let rows = out.split(separator: "\n").map { $0.split(separator: " ").map { Double($0)! } }
+        let rows = try Self.reference(t, list)
         #expect(rows.count == pairs.count)
         for (p, reference) in zip(pairs, rows) {
             let ours = Quality.hdrFLIP(p.1, p.2, width: w, height: h).mean
@@ -131,6 +125,14 @@ struct PerceptualTests {
         }
         // Identical: 0.
         #expect(Quality.hdrFLIP(ramp, ramp, width: w, height: h).mean == 0)
+    }
+
+    /// metrics_reference.py's answer for `list` (its lines), a row of numbers per line.
+    static func reference(_ t: TempDir, _ list: String) throws -> [[Double]] {
+        t.write("list.txt", text: list)
+        let out = String(
+            decoding: try Python.run([Python.script("metrics_reference.py"), t.path + "/list.txt"]), as: UTF8.self)
+        return out.split(separator: "\n").map { $0.split(separator: " ").map { Double($0)! } }
     }
 
     /// Identical images: SSIM 1 and FLIP 0.

@@ -70,6 +70,14 @@ struct FuzzRegressionTests {
         // Found by `remote-entry`: a size past 2⁵³, exact in the scan, rounded by Foundation. The
         // scan leaves such sizes to Foundation, so the two readers agree.
         #expect(try answer(.remoteEntry, "size-past-double-precision.json") == "ok")
+        // diff: a 4-byte length, BASE, HEAD. Two 8×8 PNGs measured; a BC7 KTX2 against a PNG of
+        // the same size measured level 0 against the PNG (the levels the two have); a KTX2 cut short
+        // named with HEAD's fault; a length past the end: BASE takes the rest (a PNG cut inside its
+        // header, named with BASE's fault) and HEAD is empty.
+        #expect(try answer(.diff, "two-pngs.bin") == "ok")
+        #expect(try answer(.diff, "png-against-ktx2.bin") == "ok")
+        #expect(try answer(.diff, "ktx2-cut-short.bin").hasPrefix("HEAD: "))
+        #expect(try answer(.diff, "length-past-end.bin").hasPrefix("BASE: "))
         #expect(try answer(.index, "torn-lines.txt").hasSuffix("damaged lines"))
         // Found by `index` (a failed read-back): keys that were one string but two records.
         #expect(try answer(.index, "crash-key-not-utf8").hasSuffix("damaged lines"))
