@@ -236,11 +236,14 @@ public enum Differ {
 }
 
 extension Differ {
-    /// One side of a pair, opened: its bytes, and its pixels as a texture file or a decoded image.
+    /// One side of a pair, opened: its size, and its pixels as a texture file, or an image's header
+    /// and bytes (decoded only when the pair is compared).
     struct Side {
         var bytes: Int
         var texture: TextureFile?
-        var image: Image?
+        var header: ImageHeader?
+        var file: [UInt8] = []
+        var maxPixels: Int
         var description: String
         var gpuBytes: Int?
 
@@ -251,6 +254,7 @@ extension Differ {
             case .failure(let e): throw CodecError(e.description)
             }
             bytes = data.count
+            self.maxPixels = maxPixels
             let format = ImageFormat.sniff(data)
             if format?.container != nil {
                 let t = try TextureFile(data, maxPixels: maxPixels)
@@ -264,33 +268,33 @@ extension Differ {
                     + (t.isVolume ? "×\(t.depth)" : "") + (t.levels.count > 1 ? ", \(t.levels.count) levels" : "")
                     + (t.isCube ? ", cube" : "") + (t.isArray ? ", \(t.layers / (t.isCube ? 6 : 1)) layers" : "")
             } else if let format {
-                let i = try ImageDecoder.decode(data, maxPixels: maxPixels)
-                image = i
-                let perTexel: Int =
-                    switch format {
-                    case .exr, .radiance: 8
-                    case .png: i.depth == 16 ? 8 : 4
-                    default: 4
-                    }
-                gpuBytes = i.pixelCount * perTexel
-                description = "\(format.name) \(i.width)×\(i.height)" + (i.depth == 16 ? ", 16-bit" : "")
+                let h = try ImageDecoder.header(data, path: path)
+                guard h.width > 0, h.height > 0 else { throw CodecError(.zeroSize) }
+                guard UInt64(h.width) * UInt64(h.height) <= UInt64(maxPixels) else {
+                    throw CodecError(.overPixelLimit(width: UInt64(h.width), height: UInt64(h.height), limit: maxPixels))
+                }
+                header = h
+                file = data
+                // As uncompressed RGBA: 4 bytes a texel, 8 at 16 bits or in half floats (HDR).
+                gpuBytes = h.width * h.height * (h.depth == 8 ? 4 : 8)
+                description = "\(format.name) \(h.width)×\(h.height)" + (h.depth == 16 ? ", 16-bit" : "")
             } else {
                 description = "other"
             }
         }
 
-        var isPicture: Bool { texture != nil || image != nil }
+        var isPicture: Bool { texture != nil || header != nil }
         var levels: Int { texture?.levels.count ?? 1 }
         func slices(_ level: Int) -> Int { texture?.slices(level) ?? 1 }
-        var width: Int { texture?.width ?? image?.width ?? 0 }
-        var height: Int { texture?.height ?? image?.height ?? 0 }
+        var width: Int { texture?.width ?? header?.width ?? 0 }
+        var height: Int { texture?.height ?? header?.height ?? 0 }
         var depth: Int { texture?.depth ?? 1 }
         var layers: Int { texture.map { $0.isVolume ? 1 : $0.layers } ?? 1 }
         var channels: TextureFormatInfo.Channels? { texture?.format.info.channels }
 
         func picture(level: Int, layer: Int) throws -> Image {
             if let texture { return try texture.level(level, layer: layer) }
-            return image!
+            return try ImageDecoder.decode(file, maxPixels: maxPixels)
         }
     }
 

@@ -44,9 +44,11 @@ public struct Tonemap: Stage {
         return [out]
     }
 
-    /// The curve at `c` (≥ 0, after exposure).
+    /// The curve at `c` (≥ 0, after exposure). Past 10⁶ (infinity included, where the curves'
+    /// quotients would be ∞/∞) every curve is 1 to 16 bits.
     @inline(__always)
     func mapped(_ c: Float) -> Float {
+        guard c <= 1e6 else { return 1 }
         switch curve {
         case .clamp: return min(c, 1)
         case .reinhard: return c / (1 + c)

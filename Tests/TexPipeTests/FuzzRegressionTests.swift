@@ -78,6 +78,9 @@ struct FuzzRegressionTests {
         #expect(try answer(.diff, "png-against-ktx2.bin") == "ok")
         #expect(try answer(.diff, "ktx2-cut-short.bin").hasPrefix("HEAD: "))
         #expect(try answer(.diff, "length-past-end.bin").hasPrefix("BASE: "))
+        // Found by `diff`: an EXR holding infinity, drawn for the page through `tonemap`, whose
+        // ACES quotient was ∞/∞ (it trapped).
+        #expect(try answer(.diff, "crash-infinite-exr.bin") == "ok")
         #expect(try answer(.index, "torn-lines.txt").hasSuffix("damaged lines"))
         // Found by `index` (a failed read-back): keys that were one string but two records.
         #expect(try answer(.index, "crash-key-not-utf8").hasSuffix("damaged lines"))

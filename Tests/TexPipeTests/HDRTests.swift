@@ -396,6 +396,15 @@ struct HDRTests {
         }
     }
 
+    /// Infinity (an EXR may hold it) is white under every curve, 1e30 too; NaN is black. Found by
+    /// the `diff` fuzz target: the ACES and Reinhard quotients were ∞/∞ and trapped.
+    @Test(arguments: Tonemap.Curve.allCases)
+    func tonemapTakesInfinityAsWhite(_ curve: Tonemap.Curve) throws {
+        let image = Image(width: 1, height: 1, pixels: .rgbaF32([.infinity, 1e30, .nan, 1]))
+        let out = try Tonemap(exposure: 0, curve: curve).applied(to: image, images: [:])[0]
+        #expect(out.pixel(0, 0) == [255, 255, 0, 255])
+    }
+
     @Test func tonemapOfAPremultipliedImageMultipliesBackIn8Bits() throws {
         let image = Image(width: 1, height: 1, pixels: .rgbaF32([0.25, 0.25, 0.25, 0.5]), alpha: .premultiplied)
         let out = try Tonemap(curve: .clamp).applied(to: image, images: [:])[0]
