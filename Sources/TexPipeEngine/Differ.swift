@@ -271,7 +271,8 @@ extension Differ {
                 let h = try ImageDecoder.header(data, path: path)
                 guard h.width > 0, h.height > 0 else { throw CodecError(.zeroSize) }
                 guard UInt64(h.width) * UInt64(h.height) <= UInt64(maxPixels) else {
-                    throw CodecError(.overPixelLimit(width: UInt64(h.width), height: UInt64(h.height), limit: maxPixels))
+                    throw CodecError(
+                        .overPixelLimit(width: UInt64(h.width), height: UInt64(h.height), limit: maxPixels))
                 }
                 header = h
                 file = data
