@@ -156,10 +156,11 @@ extension Quality {
 extension Quality {
     /// `q` with the perceptual measures of `decoded` against `texels` (both RGBA8, w × h) filled in:
     /// SSIM over the colour channels the format stores and alpha where it stores it; FLIP for
-    /// colour (RGB and RGBA) formats; the normal angle, z rebuilt for two-channel formats.
+    /// colour (RGB and RGBA) formats; the normal angle, z rebuilt for two-channel formats (in
+    /// `texels` too when `sourceDecoded`: two decodes compared, as `texpipe diff` does).
     public static func measured(
         _ q: LevelQuality, _ texels: [UInt8], _ decoded: [UInt8], width w: Int, height h: Int,
-        channels: TextureFormatInfo.Channels, _ metrics: QualityMetrics
+        channels: TextureFormatInfo.Channels, _ metrics: QualityMetrics, sourceDecoded: Bool = false
     ) -> LevelQuality {
         var q = q
         if metrics.perceptual {
@@ -180,7 +181,9 @@ extension Quality {
             }
         }
         if metrics.normals {
-            let e = normalError(texels, decoded, width: w, height: h, twoChannel: channels == .rg)
+            let e = normalError(
+                texels, decoded, width: w, height: h, twoChannel: channels == .rg,
+                rebuildSource: sourceDecoded && channels == .rg)
             (q.normalMean, q.normalP99) = (e.mean, e.p99)
         }
         return q

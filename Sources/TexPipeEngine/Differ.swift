@@ -71,18 +71,22 @@ public enum Differ {
         public var normalMean: Double?
         public var normalP99: Double?
 
+        init(level: Int, layer: Int, width: Int, height: Int, _ q: LevelQuality) {
+            (self.level, self.layer, self.width, self.height) = (level, layer, width, height)
+            (psnr, psnrAlpha, ssim, ssimAlpha, flip) = (q.rgb, q.alpha, q.ssim, q.ssimAlpha, q.flip)
+            (normalMean, normalP99) = (q.normalMean, q.normalP99)
+        }
+
+        /// The measures as the encoder's gates record them.
+        var quality: LevelQuality {
+            LevelQuality(
+                rgb: psnr, alpha: psnrAlpha, ssim: ssim, ssimAlpha: ssimAlpha, flip: flip, normalMean: normalMean,
+                normalP99: normalP99)
+        }
+
+        /// The worse of each measure (this part's level, layer and size).
         func worse(_ o: Part) -> Part {
-            func least(_ a: Double?, _ b: Double?) -> Double? { a.map { x in b.map { min(x, $0) } ?? x } ?? b }
-            func most(_ a: Double?, _ b: Double?) -> Double? { a.map { x in b.map { max(x, $0) } ?? x } ?? b }
-            var p = self
-            p.psnr = min(psnr, o.psnr)
-            p.psnrAlpha = least(psnrAlpha, o.psnrAlpha)
-            p.ssim = least(ssim, o.ssim)
-            p.ssimAlpha = least(ssimAlpha, o.ssimAlpha)
-            p.flip = most(flip, o.flip)
-            p.normalMean = most(normalMean, o.normalMean)
-            p.normalP99 = most(normalP99, o.normalP99)
-            return p
+            Part(level: level, layer: layer, width: width, height: height, quality.worse(o.quality))
         }
     }
 
@@ -247,12 +251,7 @@ extension Differ {
         var description: String
         var gpuBytes: Int?
 
-        init(path: String, maxPixels: Int) throws {
-            let data: [UInt8]
-            switch FileReader.read(path) {
-            case .success(let b): data = b
-            case .failure(let e): throw CodecError(e.description)
-            }
+        init(_ data: [UInt8], path: String, maxPixels: Int) throws {
             bytes = data.count
             self.maxPixels = maxPixels
             let format = ImageFormat.sniff(data)
@@ -299,37 +298,44 @@ extension Differ {
         }
     }
 
-    /// One path compared: read, opened, and for a changed picture every level and layer measured.
+    /// One path compared: each file read once and opened (an unchanged pair once for both sides),
+    /// and for a changed picture every level and layer measured.
     package static func compare(_ path: String, base: String?, head: String?, maxPixels: Int, pictures: (String, Int)?)
         -> Output
     {
         var o = Output(path: path, status: .unchanged, parts: [])
-        var sides: [Side?] = [nil, nil]
+        var data: [[UInt8]?] = [nil, nil]
         var errors: [String] = []
         for (k, (label, file)) in [("BASE", base), ("HEAD", head)].enumerated() {
             guard let file else { continue }
+            switch FileReader.read(file) {
+            case .success(let bytes): data[k] = bytes
+            case .failure(let e): errors.append("\(label): \(e.description)")
+            }
+        }
+        (o.bytesBefore, o.bytesAfter) = (data[0]?.count, data[1]?.count)
+        switch (base, head) {
+        case (nil, _): o.status = .added
+        case (_, nil): o.status = .removed
+        default: o.status = data[0] != nil && data[0] == data[1] ? .unchanged : .changed
+        }
+        var sides: [Side?] = [nil, nil]
+        for (k, label) in ["BASE", "HEAD"].enumerated() {
+            guard let bytes = data[k] else { continue }
+            if k == 1, o.status == .unchanged {
+                sides[1] = sides[0]
+                continue
+            }
             do {
-                sides[k] = try Side(path: file, maxPixels: maxPixels)
+                sides[k] = try Side(bytes, path: k == 0 ? base! : head!, maxPixels: maxPixels)
             } catch {
                 errors.append("\(label): \(error)")
-                let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? nil
-                if k == 0 { o.bytesBefore = size } else { o.bytesAfter = size }
             }
         }
         if !errors.isEmpty { o.error = errors.joined(separator: "; ") }
         let (b, h) = (sides[0], sides[1])
-        if let b {
-            (o.before, o.bytesBefore, o.gpuBytesBefore) = (b.description, b.bytes, b.gpuBytes)
-        }
-        if let h {
-            (o.after, o.bytesAfter, o.gpuBytesAfter) = (h.description, h.bytes, h.gpuBytes)
-        }
-        switch (base, head) {
-        case (nil, _): o.status = .added
-        case (_, nil): o.status = .removed
-        case (let base?, let head?):
-            o.status = sameBytes(base, head) ? .unchanged : .changed
-        }
+        if let b { (o.before, o.gpuBytesBefore) = (b.description, b.gpuBytes) }
+        if let h { (o.after, o.gpuBytesAfter) = (h.description, h.gpuBytes) }
         guard o.status == .changed, let b, let h else { return o }
         guard b.isPicture == h.isPicture else {
             o.error = (b.isPicture ? "HEAD" : "BASE") + ": not a PNG, JPEG, EXR, Radiance, KTX2 or DDS file any more"
@@ -342,21 +348,6 @@ extension Differ {
             o.error = "\(error)"
         }
         return o
-    }
-
-    /// Whether two files hold the same bytes (sizes first, then the bytes, a chunk at a time).
-    static func sameBytes(_ a: String, _ b: String) -> Bool {
-        guard let fa = FileHandle(forReadingAtPath: a), let fb = FileHandle(forReadingAtPath: b) else { return false }
-        defer {
-            try? fa.close()
-            try? fb.close()
-        }
-        while true {
-            let x = fa.readData(ofLength: 1 << 20)
-            let y = fb.readData(ofLength: 1 << 20)
-            if x != y { return false }
-            if x.isEmpty { return true }
-        }
     }
 
     /// Fills `o`'s parts: each level and layer (face, slice) both files have, HEAD against BASE.
@@ -403,7 +394,7 @@ extension Differ {
                 let channels: TextureFormatInfo.Channels =
                     h.channels ?? b.channels ?? (opaque(p) && opaque(q) ? .rgb : .rgba)
                 let (part, map) = ldrPart(
-                    level, layer, x.width, x.height, p, q, channels: channels, normal: normal!, twoChannel: twoChannel,
+                    level, layer, x.width, x.height, p, q, channels: channels, normal: normal!,
                     map: folder != nil && shown.contains(layer))
                 o.parts.append(part)
                 if let folder, shown.contains(layer) { try savePictures(folder, level, layer, x, y, map) }
@@ -412,35 +403,19 @@ extension Differ {
         o.worst = o.parts.dropFirst().reduce(o.parts.first) { $0?.worse($1) }
     }
 
-    /// HEAD against BASE on 8-bit RGBA texels: PSNR, SSIM over the colour channels `channels`
-    /// names and alpha where it does, FLIP for colour, the normal angle for normal maps.
+    /// HEAD against BASE on 8-bit RGBA texels, measured as the encoder's gates measure a level
+    /// (`Quality.measured`: PSNR and SSIM over the colour channels `channels` names and alpha where
+    /// it does, FLIP for colour, the normal angle for normal maps), BASE being a decode too; with
+    /// `map`, FLIP's map.
     static func ldrPart(
         _ level: Int, _ layer: Int, _ w: Int, _ h: Int, _ base: [UInt8], _ head: [UInt8],
-        channels: TextureFormatInfo.Channels, normal: Bool, twoChannel: Bool, map wantMap: Bool
+        channels: TextureFormatInfo.Channels, normal: Bool, map wantMap: Bool
     ) -> (Part, [Float]?) {
-        let q = Quality.level(base, head, channels: channels)
-        var part = Part(level: level, layer: layer, width: w, height: h, psnr: q.rgb, psnrAlpha: q.alpha)
-        let colour: [Int] =
-            switch channels {
-            case .r: [0]
-            case .rg: [0, 1]
-            case .rgb, .rgba: [0, 1, 2]
-            }
-        part.ssim =
-            colour.map { Quality.ssim(base, head, width: w, height: h, channel: $0) }.reduce(0, +)
-            / Double(colour.count)
-        if channels == .rgba { part.ssimAlpha = Quality.ssim(base, head, width: w, height: h, channel: 3) }
-        var map: [Float]?
-        if channels == .rgb || channels == .rgba {
-            let f = Quality.flip(base, head, width: w, height: h, map: wantMap)
-            (part.flip, map) = (f.mean, wantMap ? f.map : nil)
-        }
-        if normal {
-            let e = Quality.normalError(
-                base, head, width: w, height: h, twoChannel: twoChannel, rebuildSource: twoChannel)
-            (part.normalMean, part.normalP99) = (e.mean, e.p99)
-        }
-        return (part, map)
+        let sink = wantMap ? FLIPMapSink() : nil
+        let q = Quality.measured(
+            Quality.level(base, head, channels: channels), base, head, width: w, height: h, channels: channels,
+            QualityMetrics(perceptual: true, normals: normal, flipMaps: sink), sourceDecoded: true)
+        return (Part(level: level, layer: layer, width: w, height: h, q), sink?.map?.values)
     }
 
     /// HEAD against BASE in floats: log-RGB PSNR and HDR-FLIP (an LDR side read as linear values).
@@ -449,8 +424,8 @@ extension Differ {
         let f = Quality.hdrFLIP(p, q, width: x.width, height: x.height)
         return (
             Part(
-                level: level, layer: layer, width: x.width, height: x.height, psnr: Quality.logPSNR(p, q),
-                psnrAlpha: nil, flip: f.mean),
+                level: level, layer: layer, width: x.width, height: x.height,
+                LevelQuality(rgb: Quality.logPSNR(p, q), alpha: nil, flip: f.mean)),
             f.map
         )
     }
@@ -495,20 +470,13 @@ extension Differ {
     static func savePictures(_ folder: String, _ level: Int, _ layer: Int, _ x: Image, _ y: Image, _ map: [Float]?)
         throws
     {
-        var context = StageContext()
-        func shown(_ image: Image) throws -> Image {
-            var i = image
-            if i.isHDR { i = try Tonemap().applied(to: i, context: &context)[0] }
-            let scale = min(1, Double(pictureSide) / Double(max(i.width, i.height)))
-            if scale < 1 { i = try Resize(scale: scale).applied(to: i, context: &context)[0] }
-            return i
-        }
+        func shown(_ image: Image) -> Image { Tonemap.shown(image, fitting: pictureSide) }
         let stem = "\(folder)/L\(level)-\(layer)"
-        try AtomicWriter.write(try ImageEncoder.png(try shown(x)), to: stem + "-before.png")
-        try AtomicWriter.write(try ImageEncoder.png(try shown(y)), to: stem + "-after.png")
+        try AtomicWriter.write(try ImageEncoder.png(shown(x)), to: stem + "-before.png")
+        try AtomicWriter.write(try ImageEncoder.png(shown(y)), to: stem + "-after.png")
         if let map {
             try AtomicWriter.write(
-                try ImageEncoder.png(try shown(heatMap(map, x.width, x.height))), to: stem + "-flip.png")
+                try ImageEncoder.png(shown(heatMap(map, x.width, x.height))), to: stem + "-flip.png")
         }
     }
 

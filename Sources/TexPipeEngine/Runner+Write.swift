@@ -152,11 +152,7 @@ extension Runner {
     /// A FLIP map as the report shows it: the heat map, at most 160 texels on a side.
     static func picture(_ m: FLIPMapSink.Map) -> [UInt8] {
         guard m.width > 0, m.height > 0, m.values.count == m.width * m.height else { return [] }
-        var image = Differ.heatMap(m.values, m.width, m.height)
-        let scale = min(1, 160 / Double(max(m.width, m.height)))
-        var context = StageContext()
-        if scale < 1, let small = try? Resize(scale: scale).applied(to: image, context: &context)[0] { image = small }
-        return (try? ImageEncoder.png(image)) ?? []
+        return (try? ImageEncoder.png(Tonemap.shown(Differ.heatMap(m.values, m.width, m.height), fitting: 160))) ?? []
     }
 
     /// Whether a job's levels are measured: a quality gate, a report, or `--report-metrics`.

@@ -44,6 +44,28 @@ public enum DiffReport {
             "\(t.changed) changed, \(t.added) added, \(t.removed) removed, \(t.unchanged) unchanged; GPU bytes \(change(t.gpuBytesBefore, t.gpuBytesAfter))"
     }
 
+    /// The totals' rows, as both reports show them: what, before, after, change.
+    static func totalRows(_ t: Differ.Totals) -> [[String]] {
+        [
+            [
+                "outputs", "\(t.changed + t.removed + t.unchanged)", "\(t.changed + t.added + t.unchanged)",
+                signed(t.added - t.removed),
+            ],
+            ["file bytes", size(t.bytesBefore), size(t.bytesAfter), percent(t.bytesBefore, t.bytesAfter)],
+            ["GPU bytes", size(t.gpuBytesBefore), size(t.gpuBytesAfter), percent(t.gpuBytesBefore, t.gpuBytesAfter)],
+        ]
+    }
+
+    static let folderColumns = ["folder", "changed", "added", "removed", "unchanged", "file bytes", "GPU bytes"]
+
+    /// A folder's row after its name.
+    static func folderRow(_ f: Differ.Totals) -> [String] {
+        [
+            "\(f.changed)", "\(f.added)", "\(f.removed)", "\(f.unchanged)", change(f.bytesBefore, f.bytesAfter),
+            change(f.gpuBytesBefore, f.gpuBytesAfter),
+        ]
+    }
+
     // MARK: Markdown
 
     /// The pull-request summary: the totals, the changed outputs (the most visible change first;
@@ -53,14 +75,9 @@ public enum DiffReport {
         func code(_ s: String) -> String { "`" + s.replacingOccurrences(of: "`", with: "'") + "`" }
         func cell(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }
         var m = "## texpipe diff\n\n\(headline(r))\n\n"
-        let t = r.total
         m += "| | before | after | change |\n| --- | ---: | ---: | ---: |\n"
-        m +=
-            "| outputs | \(t.changed + t.removed + t.unchanged) | \(t.changed + t.added + t.unchanged) | \(signed(t.added - t.removed)) |\n"
-        m +=
-            "| file bytes | \(size(t.bytesBefore)) | \(size(t.bytesAfter)) | \(percent(t.bytesBefore, t.bytesAfter)) |\n"
-        m +=
-            "| GPU bytes | \(size(t.gpuBytesBefore)) | \(size(t.gpuBytesAfter)) | \(percent(t.gpuBytesBefore, t.gpuBytesAfter)) |\n\n"
+        for row in totalRows(r.total) { m += "| " + row.joined(separator: " | ") + " |\n" }
+        m += "\n"
         let changed = r.outputs.filter { $0.status == .changed }
         if !changed.isEmpty {
             let normals = changed.contains { $0.worst?.normalMean != nil }
@@ -92,12 +109,9 @@ public enum DiffReport {
             m += "\n"
         }
         if r.folders.count > 1 {
-            m += "### Folders\n\n| folder | changed | added | removed | unchanged | file bytes | GPU bytes |\n"
-            m += "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
-            for f in r.folders {
-                m +=
-                    "| \(code(f.folder)) | \(f.changed) | \(f.added) | \(f.removed) | \(f.unchanged) | \(change(f.bytesBefore, f.bytesAfter)) | \(change(f.gpuBytesBefore, f.gpuBytesAfter)) |\n"
-            }
+            m += "### Folders\n\n| " + folderColumns.joined(separator: " | ") + " |\n"
+            m += "| --- |" + String(repeating: " ---: |", count: folderColumns.count - 1) + "\n"
+            for f in r.folders { m += "| " + ([code(f.folder)] + folderRow(f)).joined(separator: " | ") + " |\n" }
             m += "\n"
         }
         return m
@@ -141,22 +155,13 @@ public enum DiffReport {
             <p id="summary">\(x(r.base)) → \(x(r.head)): \(x(headline(r)))</p>
 
             """
-        let t = r.total
-        h += "<table id=\"totals\"><tr><th></th><th>before</th><th>after</th><th>change</th></tr>"
-        h +=
-            "<tr><td>outputs</td><td>\(t.changed + t.removed + t.unchanged)</td><td>\(t.changed + t.added + t.unchanged)</td><td>\(signed(t.added - t.removed))</td></tr>"
-        h +=
-            "<tr><td>file bytes</td><td>\(size(t.bytesBefore))</td><td>\(size(t.bytesAfter))</td><td>\(x(percent(t.bytesBefore, t.bytesAfter)))</td></tr>"
-        h +=
-            "<tr><td>GPU bytes</td><td>\(size(t.gpuBytesBefore))</td><td>\(size(t.gpuBytesAfter))</td><td>\(x(percent(t.gpuBytesBefore, t.gpuBytesAfter)))</td></tr></table>\n"
-        h += "<details><summary>Folders (\(r.folders.count))</summary><table id=\"folders\">"
-        h +=
-            "<tr><th>folder</th><th>changed</th><th>added</th><th>removed</th><th>unchanged</th><th>file bytes</th><th>GPU bytes</th></tr>"
-        for f in r.folders {
-            h +=
-                "<tr><td>\(x(f.folder))</td><td>\(f.changed)</td><td>\(f.added)</td><td>\(f.removed)</td><td>\(f.unchanged)</td><td>\(x(change(f.bytesBefore, f.bytesAfter)))</td><td>\(x(change(f.gpuBytesBefore, f.gpuBytesAfter)))</td></tr>"
+        func tr(_ cells: [String], _ tag: String = "td") -> String {
+            "<tr>" + cells.map { "<\(tag)>\(x($0))</\(tag)>" }.joined() + "</tr>"
         }
-        h += "</table></details>\n"
+        h += "<table id=\"totals\">" + tr(["", "before", "after", "change"], "th")
+        h += totalRows(r.total).map { tr($0) }.joined() + "</table>\n"
+        h += "<details><summary>Folders (\(r.folders.count))</summary><table id=\"folders\">" + tr(folderColumns, "th")
+        h += r.folders.map { tr([$0.folder] + folderRow($0)) }.joined() + "</table></details>\n"
         for (status, title) in [(Differ.Status.added, "Added"), (.removed, "Removed")] {
             let list = r.outputs.filter { $0.status == status }
             guard !list.isEmpty else { continue }

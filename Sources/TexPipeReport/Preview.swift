@@ -56,11 +56,7 @@ public enum Preview {
         } else {
             image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
         }
-        if image.isHDR {
-            var context = StageContext()
-            image = try Tonemap().applied(to: image, context: &context)[0]
-        }
-        return image
+        return Tonemap.shown(image)
     }
 
     /// A cube map's level 0 as a cross: +Y above +Z; −X, +Z, +X, −Z across; −Y below.

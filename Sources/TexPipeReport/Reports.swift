@@ -235,13 +235,7 @@ public enum Reports {
             return thumbnail(image, name)
         }
         func thumbnail(_ hdrOrNot: Image, _ name: String) -> String? {
-            var context = StageContext()
-            // HDR images are shown through the default tonemap (docs/hdr.md).
-            let image =
-                hdrOrNot.isHDR ? (try? Tonemap().applied(to: hdrOrNot, context: &context)[0]) ?? hdrOrNot : hdrOrNot
-            let scale = min(1, 160 / Double(max(image.width, image.height)))
-            let small = (try? Resize(scale: scale).applied(to: image, context: &context)[0]) ?? image
-            guard let png = try? ImageEncoder.png(small) else { return nil }
+            guard let png = try? ImageEncoder.png(Tonemap.shown(hdrOrNot, fitting: 160)) else { return nil }
             try? AtomicWriter.write(png, to: dir + "/thumbs/" + name)
             return "thumbs/" + name
         }
@@ -519,11 +513,9 @@ public enum Reports {
             guard case .success(let bytes) = FileReader.read(out.path),
                 let decoded = try? ImageDecoder.decode(bytes, path: out.path)
             else { continue }
-            var context = StageContext()
-            let page = decoded.isHDR ? (try? Tonemap().applied(to: decoded, context: &context)[0]) ?? decoded : decoded
             // Pages are shown larger than job thumbnails: up to 640 px.
-            let scale = min(1, 640 / Double(max(page.width, page.height)))
-            let shown = (try? Resize(scale: scale).applied(to: page, context: &context)[0]) ?? page
+            let scale = min(1, 640 / Double(max(decoded.width, decoded.height)))
+            let shown = Tonemap.shown(decoded, fitting: 640)
             guard let png = try? ImageEncoder.png(shown) else { continue }
             let name = "thumbs/\(index)-page\(k).png"
             try? AtomicWriter.write(png, to: dir + "/" + name)

@@ -85,3 +85,16 @@ public struct Tonemap: Stage {
         return [image.with(width: w, height: h, pixels: .rgba8(out))]
     }
 }
+
+extension Tonemap {
+    /// An image as texpipe's pages show it (the HTML report, `texpipe diff`'s page): HDR through
+    /// the default tonemap (docs/hdr.md), then scaled down to fit `side` texels on its longer side
+    /// (never up). Should either step fail, the image as it was.
+    public static func shown(_ image: Image, fitting side: Int = .max) -> Image {
+        var context = StageContext()
+        let mapped = image.isHDR ? (try? Tonemap().applied(to: image, context: &context)[0]) ?? image : image
+        let scale = min(1, Double(side) / Double(max(mapped.width, mapped.height)))
+        guard scale < 1 else { return mapped }
+        return (try? Resize(scale: scale).applied(to: mapped, context: &context)[0]) ?? mapped
+    }
+}
