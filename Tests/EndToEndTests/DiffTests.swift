@@ -260,4 +260,69 @@ struct DiffTests {
         guard case .rgba8(let px) = map.pixels else { throw CodecError("8-bit map") }
         #expect(px[0] > 0 && px[1] == 0 && px[2] == 0)
     }
+
+    /// A volume's pictures are its eight picked slices and the page's picker offers those; a
+    /// chain of another length compares the levels both have and says so; a picture replaced by
+    /// other bytes is named with HEAD's fault.
+    @Test func volumesLevelCountsAndPicturesThatStopBeingPictures() throws {
+        let b = try Builds()
+        let make = b.root + "/make"
+        try FileManager.default.createDirectory(atPath: make + "/slices", withIntermediateDirectories: true)
+        for z in 0..<12 {
+            let rgba: [UInt8] = (0..<(8 * 8)).flatMap { i -> [UInt8] in [UInt8(i * 4), UInt8(z * 20), 128, 255] }
+            try Data(try ImageEncoder.png(Image(width: 8, height: 8, pixels: .rgba8(rgba)))).write(
+                to: URL(fileURLWithPath: make + "/slices/s\(String(format: "%02d", z)).png"))
+        }
+        for (side, format, mipmaps) in [("base", "rgba8", true), ("head", "bc1", false)] {
+            let stages = mipmaps ? #"[ { "stage": "mipmaps", "colorSpace": "linear" } ]"# : "[]"
+            let manifest = """
+                { "version": 1, "output": "\(side)-out", "pipelines": [
+                  { "name": "v", "inputs": ["slices/*.png"], "volume": {}, "output": "v.ktx2",
+                    "texture": { "format": "\(format)", "colorSpace": "linear" }, "stages": \(stages) },
+                  { "name": "t", "inputs": ["slices/s00.png"], "output": "t.ktx2",
+                    "texture": { "format": "rgba8", "colorSpace": "linear" }, "stages": \(stages) } ] }
+                """
+            try Data(manifest.utf8).write(to: URL(fileURLWithPath: make + "/pipeline.json"))
+            let r = try CLI.run(["--quiet"], in: make)
+            #expect(r.status == 0, "\(r.stderr)")
+            for name in ["v.ktx2", "t.ktx2"] {
+                try FileManager.default.copyItem(
+                    atPath: make + "/\(side)-out/" + name, toPath: (side == "base" ? b.base : b.head) + "/" + name)
+            }
+        }
+        try b.write("base", "was.png", try Self.flat(8, 8, [1, 2, 3, 255]))
+        try b.write("head", "was.png", Array("not a picture".utf8))
+        let r = try CLI.run(
+            ["diff", b.base, b.head, "--json", b.root + "/d.json", "--html", b.root + "/html"], in: b.root)
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: b.root + "/d.json")))
+                as? [String: Any])
+        let byPath = Dictionary(
+            uniqueKeysWithValues: try #require(json["outputs"] as? [[String: Any]]).map { ($0["path"] as! String, $0) })
+        // The volume: 4 levels (8×8×12 → 1×1×1) against 1, so level 0 alone, all 12 slices
+        // measured, 8 of them (TextureFile.picks) pictured.
+        let v = try #require(byPath["v.ktx2"])
+        #expect((v["note"] as? String) == "levels 4 → 1: compared the first 1")
+        let parts = try #require(v["parts"] as? [[String: Any]])
+        #expect(parts.map { $0["layer"] as! Int } == Array(0..<12) && parts.allSatisfy { $0["level"] as? Int == 0 })
+        let picked = [0, 2, 3, 5, 6, 8, 9, 11]
+        #expect(v["picturedLayers"] as? [Int] == picked)
+        let n = try #require(v["picture"] as? Int)
+        for z in 0..<12 {
+            let exists = FileManager.default.fileExists(atPath: b.root + "/html/img/\(n)/L0-\(z)-after.png")
+            #expect(exists == picked.contains(z), "slice \(z)")
+        }
+        let html = try String(contentsOfFile: b.root + "/html/index.html", encoding: .utf8)
+        let section = try #require(html.components(separatedBy: "<section").first { $0.contains("<h3>v.ktx2</h3>") })
+        #expect(section.components(separatedBy: "<option").count - 1 == picked.count)
+        // A 2D chain of 4 levels against 1: the same note, one part.
+        #expect((byPath["t.ktx2"]?["note"] as? String) == "levels 4 → 1: compared the first 1")
+        #expect((byPath["t.ktx2"]?["parts"] as? [Any])?.count == 1)
+        // A picture that became other bytes.
+        let was = try #require(byPath["was.png"])
+        #expect(was["status"] as? String == "changed")
+        #expect(was["error"] as? String == "HEAD: not a PNG, JPEG, EXR, Radiance, KTX2 or DDS file any more")
+        #expect(r.stderr.contains("was.png: HEAD: not a PNG"))
+    }
 }
