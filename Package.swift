@@ -87,18 +87,36 @@ let package = Package(
         // What outputs can be, as data and with no C library: the texture format table, the
         // output kinds and the png/jpeg/texture settings the manifest decodes.
         .target(name: "TexPipeFormats", dependencies: ["TexPipePixels", "TexPipeParameters"], swiftSettings: strict),
-        // The block codecs: texpipe's BC1–BC7, BC6H, ETC2/EAC and UASTC encoders and decoders, RDO,
-        // ASTC through astcenc, zstd, PSNR; `TextureCodecs` is the one door from a format to them.
+        // The measures: PSNR (log-RGB for HDR), SSIM, LDR- and HDR-FLIP and the normal angle of a
+        // level against the image that was encoded, what one level's measures are (`LevelQuality`),
+        // the gates' verdict over them and FLIP's heat maps. The encoder, the gates, `diff` and the
+        // reports all measure and judge through here.
+        .target(name: "TexPipeMeasures", dependencies: ["TexPipePixels", "TexPipeFormats"], swiftSettings: strict),
+        // The block codecs: texpipe's BC1–BC7, BC6H, ETC2/EAC, ETC1S and UASTC encoders and decoders,
+        // RDO, ASTC through astcenc, zstd; `TextureCodecs` is the one door from a format to them.
         .target(
             name: "TexPipeBlocks",
-            dependencies: ["TexPipePixels", "TexPipeFormats", "CTexPipeShims", "CZstd", "CTexPipeASTC"],
+            dependencies: [
+                "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "CTexPipeShims", "CZstd", "CTexPipeASTC",
+            ],
             swiftSettings: strict),
-        // Image files and texture containers.
+        // Image files: PNG, JPEG, OpenEXR, Radiance and `.cube` LUTs (bytes ↔ Image), fonts, and
+        // the reader of every file. What the planner needs of files: no block codec.
         .target(
             name: "TexPipeCodecs",
+            dependencies: ["TexPipePixels", "TexPipeParameters", "TexPipeFormats", "CTexPipeShims", "CDeflate"],
+            swiftSettings: strict),
+        // GPU texture files: KTX2 and DDS written from levels through the block codecs, and read back.
+        .target(
+            name: "TexPipeTextures",
             dependencies: [
-                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeBlocks", "CTexPipeShims", "CDeflate",
+                "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeBlocks", "TexPipeCodecs", "CZstd",
             ],
+            swiftSettings: strict),
+        // glTF models: the `.gltf`/GLB reader, which textures a model makes, and the rewrite.
+        .target(
+            name: "TexPipeModels",
+            dependencies: ["TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeCodecs"],
             swiftSettings: strict),
         .target(name: "TexPipeStages", dependencies: ["TexPipePixels", "TexPipeParameters"], swiftSettings: strict),
         // Sprite atlases: the MaxRects packer, page drawing, TexturePacker JSON and libGDX metadata.
@@ -111,35 +129,41 @@ let package = Package(
             name: "TexPipePlan",
             dependencies: [
                 "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeManifest", "TexPipeStages",
-                "TexPipeCodecs",
-                "TexPipeAtlas",
+                "TexPipeCodecs", "TexPipeModels", "TexPipeAtlas",
+            ],
+            swiftSettings: strict),
+        // The caches below the engine: the local index (`.texpipe/`), the remote cache of the Bazel
+        // HTTP protocol, its HTTP client (libcurl through CTexPipeHTTP) and its cost model.
+        .target(
+            name: "TexPipeCache",
+            dependencies: [
+                "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeCodecs", "TexPipePlan", "CTexPipeHTTP",
+                "COpenSSL",
             ],
             swiftSettings: strict),
         .target(
             name: "TexPipeEngine",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipePlan", "TexPipeBlocks", "TexPipeCodecs",
-                "TexPipeAtlas", "CTexPipeShims",
-                "CTexPipeHTTP",
-                "COpenSSL",
+                "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeStages", "TexPipeCodecs",
+                "TexPipeTextures",
+                "TexPipeModels", "TexPipeAtlas", "TexPipePlan", "TexPipeCache", "CTexPipeShims",
             ],
             swiftSettings: strict),
         .target(
             name: "TexPipeReport",
             dependencies: [
-                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeStages", "TexPipeBlocks",
-                "TexPipeCodecs", "TexPipeAtlas",
-                "TexPipePlan", "TexPipeEngine",
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeMeasures", "TexPipeStages",
+                "TexPipeCodecs", "TexPipeTextures", "TexPipeModels", "TexPipeAtlas", "TexPipePlan", "TexPipeCache",
+                "TexPipeEngine",
             ],
             swiftSettings: strict),
         // The library product: re-exports the layers' public API, nothing else.
         .target(
             name: "TexPipe",
             dependencies: [
-                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeBlocks", "TexPipeCodecs",
-                "TexPipeStages",
-                "TexPipeAtlas", "TexPipeManifest",
-                "TexPipePlan", "TexPipeEngine", "TexPipeReport",
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeMeasures", "TexPipeBlocks",
+                "TexPipeCodecs", "TexPipeTextures", "TexPipeModels", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest",
+                "TexPipePlan", "TexPipeCache", "TexPipeEngine", "TexPipeReport",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -172,7 +196,7 @@ let package = Package(
         // and temporary folders; public API only, so `swift build` compiles it without testability.
         .target(
             name: "TexPipeTestSupport",
-            dependencies: ["TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeCodecs"],
+            dependencies: ["TexPipePixels", "TexPipeFormats", "TexPipeStages", "TexPipeCodecs", "TexPipeTextures"],
             path: "Tests/TexPipeTestSupport",
             // Reference scripts, run by path (Python.script).
             exclude: [
@@ -185,7 +209,10 @@ let package = Package(
             swiftSettings: tests),
         .testTarget(
             name: "TexPipeBlocksTests",
-            dependencies: ["TexPipeBlocks", "TexPipeFormats", "TexPipeCodecs", "TexPipePixels", "TexPipeTestSupport"],
+            dependencies: [
+                "TexPipeBlocks", "TexPipeFormats", "TexPipeMeasures", "TexPipeTextures", "TexPipePixels",
+                "TexPipeTestSupport",
+            ],
             swiftSettings: tests),
         .testTarget(
             name: "TexPipeStagesTests", dependencies: ["TexPipeStages", "TexPipePixels", "TexPipeTestSupport"],
@@ -195,7 +222,7 @@ let package = Package(
             swiftSettings: tests),
         .testTarget(
             name: "TexPipeEngineTests",
-            dependencies: ["TexPipeEngine", "TexPipePlan", "TexPipeFormats", "TexPipeTestSupport"],
+            dependencies: ["TexPipeEngine", "TexPipeCache", "TexPipePlan", "TexPipeFormats", "TexPipeTestSupport"],
             swiftSettings: tests),
         .testTarget(
             name: "TexPipeTests", dependencies: ["TexPipe", "TexPipeFuzzing", "TexPipeTestSupport"],

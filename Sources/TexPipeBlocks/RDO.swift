@@ -1,5 +1,6 @@
 internal import Foundation
 internal import TexPipeFormats
+internal import TexPipeMeasures
 internal import TexPipePixels
 
 /// Rate-distortion optimisation of one level's BC1, BC3, BC7 or UASTC blocks (docs/gpu-textures.md

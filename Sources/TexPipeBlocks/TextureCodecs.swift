@@ -1,4 +1,5 @@
 public import TexPipeFormats
+internal import TexPipeMeasures
 public import TexPipePixels
 
 /// Where a texture format meets its encoder and decoder: one switch over the codec families of

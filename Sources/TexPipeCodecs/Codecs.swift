@@ -2,19 +2,6 @@ internal import CTexPipeShims
 public import TexPipeFormats
 public import TexPipePixels
 
-extension ImageFormat {
-    /// Sniffs the signature; the file name's extension is never trusted.
-    public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if bytes.starts(with: KTX2.identifier) { return .ktx2 }
-        if bytes.starts(with: Array("DDS ".utf8)) { return .dds }
-        if bytes.starts(with: [0x76, 0x2F, 0x31, 0x01]) { return .exr }
-        if Radiance.sniff(bytes) { return .radiance }
-        return nil
-    }
-}
-
 /// Header facts of an encoded image, read without decoding pixels.
 public struct ImageHeader: Sendable {
     public var format: ImageFormat

@@ -18,12 +18,6 @@ public enum Radiance {
         var dataOffset: Int
     }
 
-    /// Whether the bytes start like a Radiance file (`#?`, then a program name).
-    public static func sniff(_ bytes: [UInt8]) -> Bool {
-        bytes.starts(with: Array("#?RADIANCE".utf8)) || bytes.starts(with: Array("#?RGBE".utf8))
-            || (bytes.count > 2 && bytes[0] == 0x23 && bytes[1] == 0x3F && bytes.prefix(64).contains(0x0A))
-    }
-
     public static func header(_ bytes: [UInt8]) throws -> Header {
         var at = 0
         /// The next line without its newline; nil at the end of the file or past 4 KiB.

@@ -2,8 +2,10 @@ internal import Dispatch
 internal import Foundation
 internal import TexPipeCodecs
 internal import TexPipeFormats
+internal import TexPipeMeasures
 internal import TexPipePixels
 internal import TexPipePlan
+internal import TexPipeTextures
 
 extension Runner {
     /// An array job (docs/gpu-textures.md "Texture arrays"): every layer decoded and through its

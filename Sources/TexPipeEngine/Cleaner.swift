@@ -1,4 +1,7 @@
 internal import Foundation
+internal import TexPipeCache
+internal import TexPipeCodecs
+internal import TexPipePixels
 public import TexPipePlan
 
 /// `texpipe clean`: outputs the cache recorded that no job of the manifest writes any more —

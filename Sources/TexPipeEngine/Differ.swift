@@ -4,8 +4,10 @@ internal import Synchronization
 public import TexPipeBlocks
 public import TexPipeCodecs
 public import TexPipeFormats
+internal import TexPipeMeasures
 public import TexPipePixels
 internal import TexPipeStages
+internal import TexPipeTextures
 
 /// What a change did to the outputs (`texpipe diff BASE HEAD`, docs/command-line.md): the files of
 /// two output folders paired by path — added, removed, changed (by bytes), unchanged — and for each

@@ -1,5 +1,7 @@
 internal import Foundation
 internal import TexPipeCodecs
+internal import TexPipeModels
+internal import TexPipePixels
 internal import TexPipePlan
 
 extension Runner {

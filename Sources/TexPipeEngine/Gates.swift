@@ -1,5 +1,8 @@
 internal import Foundation
+internal import TexPipeCache
 public import TexPipeFormats
+internal import TexPipeMeasures
+internal import TexPipePixels
 public import TexPipePlan
 
 /// A pipeline's `check` (docs/gpu-textures.md "Checks and budgets"): each job's gates over what it

@@ -1,5 +1,6 @@
 internal import Foundation
 import Synchronization
+internal import TexPipeCache
 internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipePixels

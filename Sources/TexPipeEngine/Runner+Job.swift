@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipeCache
 internal import TexPipeCodecs
 public import TexPipePixels
 public import TexPipePlan

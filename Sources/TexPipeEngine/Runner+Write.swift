@@ -1,10 +1,13 @@
 internal import Foundation
 internal import TexPipeBlocks
+internal import TexPipeCache
 internal import TexPipeCodecs
 internal import TexPipeFormats
+internal import TexPipeMeasures
 internal import TexPipePixels
 internal import TexPipePlan
 internal import TexPipeStages
+internal import TexPipeTextures
 
 extension Runner {
     /// Encoding (the codec) and writing (the file system, the output's hash) apart: a large

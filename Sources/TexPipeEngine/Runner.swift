@@ -1,5 +1,7 @@
 internal import Foundation
 import Synchronization
+public import TexPipeCache
+internal import TexPipeCodecs
 public import TexPipePixels
 public import TexPipePlan
 

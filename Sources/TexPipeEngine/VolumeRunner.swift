@@ -1,9 +1,11 @@
 internal import Dispatch
 internal import TexPipeCodecs
 internal import TexPipeFormats
+internal import TexPipeMeasures
 internal import TexPipePixels
 internal import TexPipePlan
 internal import TexPipeStages
+internal import TexPipeTextures
 
 extension Runner {
     /// A volume's depth slices (level 0, in order) through its chain — `mipmaps` as a 2×2×2 box,

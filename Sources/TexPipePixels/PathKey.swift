@@ -24,7 +24,9 @@ public struct PathKey: Hashable, Sendable {
     }
 
     public func hash(into hasher: inout Hasher) {
-        let hashed = path.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashed: Void? = path.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
         if hashed == nil {
             // The same bytes the same way, from a contiguous copy: equal keys hash alike.
             var text = path

@@ -2,6 +2,7 @@ internal import Foundation
 internal import TexPipeCodecs
 internal import TexPipeFormats
 internal import TexPipeManifest
+internal import TexPipeModels
 internal import TexPipeParameters
 internal import TexPipePixels
 internal import TexPipeStages

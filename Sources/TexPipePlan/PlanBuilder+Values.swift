@@ -1,5 +1,6 @@
 internal import TexPipeManifest
 internal import TexPipeParameters
+internal import TexPipePixels
 
 /// The placeholder values a job's parameters, settings and output are rendered with, and the
 /// decoder that reads them: one place for the planner's three kinds of job (one per input, one

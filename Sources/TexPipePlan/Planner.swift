@@ -37,17 +37,7 @@ public enum Planner {
     }
 
     /// Shows a path relative to the current folder when it lies below it.
-    public static func display(_ absolute: String) -> String {
-        let prefix = workingDirectoryPrefix
-        return absolute.hasPrefix(prefix) ? String(absolute.dropFirst(prefix.count)) : absolute
-    }
-
-    /// The process's folder with a trailing `/`, asked once (a getcwd per message added up to one
-    /// per job); texpipe never changes folder.
-    static let workingDirectoryPrefix: String = {
-        let cwd = FileManager.default.currentDirectoryPath
-        return cwd.hasSuffix("/") ? cwd : cwd + "/"
-    }()
+    public static func display(_ absolute: String) -> String { PathText.display(absolute) }
 }
 
 struct PlanBuilder {

@@ -1,7 +1,10 @@
 internal import Foundation
 internal import TexPipeCodecs
 internal import TexPipeFormats
+internal import TexPipeModels
+internal import TexPipePixels
 internal import TexPipePlan
+internal import TexPipeTextures
 
 /// What `inspect` says of a glTF model: its counts and every image with its roles.
 public struct ModelFacts: Codable, Sendable, Equatable {

@@ -3,6 +3,7 @@ internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipePixels
 internal import TexPipePlan
+internal import TexPipeTextures
 
 /// What `texpipe inspect` finds in one file: the fields the text shows, and what
 /// `inspect --json` prints (one object per file).

@@ -2,6 +2,7 @@ internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipePixels
 internal import TexPipeStages
+internal import TexPipeTextures
 
 /// Pictures of what a file holds, for the HTML report and `texpipe inspect --preview`: an image
 /// as it is, a texture's level 0 — a cube map as a cross, an array's first layers side by side, a

@@ -5,7 +5,9 @@ import TexPipeTestSupport
 @testable import TexPipeBlocks
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
+@testable import TexPipeMeasures
 @testable import TexPipePixels
+@testable import TexPipeTextures
 
 /// BC6H (unsigned): texpipe's decoder against an independent one (PyPI's texture2ddecoder, which
 /// rounds each half float clamped to 0…1 to 8 bits), blocks of every mode with their texels worked

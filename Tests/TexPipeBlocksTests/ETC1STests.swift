@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 import TexPipeBlocks
-import TexPipeCodecs
 import TexPipeFormats
 import TexPipePixels
 import TexPipeTestSupport
+
+@testable import TexPipeCodecs
+@testable import TexPipeTextures
 
 /// texpipe's ETC1S files against the Basis Universal transcoder (opengl-basisu: basisu's own
 /// C++ transcoder, what web engines run): every image of every file it writes transcodes, and to

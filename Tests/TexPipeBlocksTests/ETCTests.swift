@@ -6,6 +6,7 @@ import TexPipeTestSupport
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
 @testable import TexPipePixels
+@testable import TexPipeTextures
 
 /// ETC2 and EAC: texpipe's decoder against an independent one (PyPI's texture2ddecoder), blocks
 /// built by hand from the Khronos Data Format Specification's bit tables with their texels worked

@@ -5,7 +5,9 @@ import TexPipeTestSupport
 @testable import TexPipeBlocks
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
+@testable import TexPipeMeasures
 @testable import TexPipePixels
+@testable import TexPipeTextures
 
 /// SSIM, FLIP and the normal angle (docs/gpu-textures.md "Checks and budgets") against their
 /// references: scikit-image's `structural_similarity` (Gaussian window σ 1.5, population

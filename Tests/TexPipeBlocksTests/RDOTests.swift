@@ -6,6 +6,7 @@ import TexPipeTestSupport
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
 @testable import TexPipePixels
+@testable import TexPipeTextures
 
 /// Rate-distortion optimisation (docs/gpu-textures.md "Smaller downloads"): the blocks stay
 /// valid (an independent decoder reads them as texpipe's does), `maxLoss` holds on the decoded

@@ -6,6 +6,7 @@ import TexPipeTestSupport
 @testable import TexPipeCodecs
 @testable import TexPipeFormats
 @testable import TexPipePixels
+@testable import TexPipeTextures
 
 /// UASTC: texpipe's decoder against the Basis Universal transcoder itself (PyPI's opengl-basisu)
 /// on blocks of basisu's own encoder (alktx2), which uses every mode; texpipe's encoder's files

@@ -1,9 +1,11 @@
 import Foundation
 import Testing
-import TexPipeCodecs
 import TexPipeFormats
 import TexPipePixels
 import TexPipeTestSupport
+
+@testable import TexPipeCodecs
+@testable import TexPipeTextures
 
 /// texpipe's KTX2 files in a real client: WebGL 2 in headless Chromium (ANGLE on SwiftShader,
 /// whose block decoders are its own). Every level of a 60 × 44 chain, down to 1 × 1, is uploaded

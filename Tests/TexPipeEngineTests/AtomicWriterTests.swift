@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TexPipeTestSupport
 
+@testable import TexPipeCodecs
 @testable import TexPipeEngine
 
 @Suite("atomic writes")

@@ -2,8 +2,10 @@ import Foundation
 import Testing
 import TexPipeTestSupport
 
+@testable import TexPipeCache
 @testable import TexPipeEngine
 @testable import TexPipeFormats
+@testable import TexPipeMeasures
 @testable import TexPipePlan
 
 /// `.texpipe/index` and its journal: what one run records, the next reads back — through the

@@ -1,6 +1,7 @@
 import Testing
 import TexPipeTestSupport
 
+@testable import TexPipeCache
 @testable import TexPipeEngine
 
 /// The remote cache's cost model (docs/caching-and-ci.md), with the numbers worked by hand: a job

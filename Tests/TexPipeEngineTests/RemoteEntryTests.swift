@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TexPipeTestSupport
 
+@testable import TexPipeCache
 @testable import TexPipeEngine
 
 /// The remote cache's `/ac/` entry: the scan of the layout texpipe writes against Foundation's JSON

@@ -4,6 +4,8 @@ internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipePixels
 
+@testable import TexPipeTextures
+
 /// The independent references the tests compare against (decoders, reference encoders, validators).
 /// Where one is missing a test that needs it is skipped on a developer's machine, but under
 /// `CI=true` it runs and fails: a missing reference must never turn CI green.

@@ -1,8 +1,9 @@
 import Testing
-import TexPipeCodecs
 import TexPipeTestSupport
+import TexPipeTextures
 
 @testable import TexPipeBlocks
+@testable import TexPipeCodecs
 @testable import TexPipeEngine
 @testable import TexPipeFormats
 @testable import TexPipePixels

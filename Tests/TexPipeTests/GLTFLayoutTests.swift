@@ -3,6 +3,7 @@ import Testing
 import TexPipe
 
 @testable import TexPipeCodecs
+@testable import TexPipeModels
 
 /// The glTF container's pieces against expectations worked out by hand from docs/gltf.md: roles
 /// and kinds as the documentation lists them, file names, and where a re-laid buffer puts views.

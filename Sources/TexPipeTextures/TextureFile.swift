@@ -68,7 +68,7 @@ public struct TextureFile: Sendable {
     /// no two levels overlapping, a sane data format descriptor, at most log2 + 1 levels and no
     /// more than `maxPixels` texels in level 0. Anything else is a one-line `CodecError`.
     public init(_ bytes: [UInt8], maxPixels: Int = Image.defaultMaxPixels) throws {
-        if bytes.starts(with: KTX2.identifier) {
+        if bytes.starts(with: FileKind.ktx2Signature) {
             try self.init(ktx2: bytes, maxPixels: maxPixels)
         } else if bytes.starts(with: Array("DDS ".utf8)) {
             try self.init(dds: bytes, maxPixels: maxPixels)

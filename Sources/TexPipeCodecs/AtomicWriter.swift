@@ -1,6 +1,5 @@
 internal import Foundation
 import Synchronization
-internal import TexPipeCodecs
 internal import TexPipePixels
 
 /// Outputs are written to a temporary file in their own folder and renamed into place,
@@ -71,7 +70,7 @@ package enum AtomicWriter {
             do {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             } catch {
-                throw WriteError(description: EngineMessage.cannotCreateFolder(dir, reason(errno)))
+                throw WriteError(description: FileMessage.cannotCreateFolder(dir, reason(errno)))
             }
         }
         if swept.withLock({ !$0.contains(PathKey(dir)) }) {
@@ -100,9 +99,9 @@ package enum AtomicWriter {
             try createFolder()
             fd = create()
         }
-        if fd == -2 { throw WriteError(description: EngineMessage.stopped) }
+        if fd == -2 { throw WriteError(description: FileMessage.stopped) }
         guard fd >= 0 else {
-            throw WriteError(description: EngineMessage.cannotWriteIn(dir, reason(errno)))
+            throw WriteError(description: FileMessage.cannotWriteIn(dir, reason(errno)))
         }
         let temp = String(nullTerminated: template)
         defer { _ = inFlight.withLock { $0.paths.remove(temp) } }
@@ -118,7 +117,7 @@ package enum AtomicWriter {
         guard ok else {
             close(fd)
             unlink(temp)
-            throw WriteError(description: EngineMessage.cannotWrite(path, reason(writeErrno)))
+            throw WriteError(description: FileMessage.cannotWrite(path, reason(writeErrno)))
         }
         // Renamed while still open and locked, so no sweeper can take the file in between.
         let renamed: Bool = shared {
@@ -135,12 +134,12 @@ package enum AtomicWriter {
             let e = errno
             close(fd)
             unlink(temp)
-            throw WriteError(description: EngineMessage.cannotRename(path, reason(e)))
+            throw WriteError(description: FileMessage.cannotRename(path, reason(e)))
         }
         if close(fd) != 0 {
             let e = errno
             unlink(path)  // the data may not have reached the disk: no output rather than a bad one
-            throw WriteError(description: EngineMessage.cannotWrite(path, reason(e)))
+            throw WriteError(description: FileMessage.cannotWrite(path, reason(e)))
         }
     }
 

@@ -4,7 +4,7 @@ internal import TexPipePixels
 
 /// KTX 2.0 (Khronos KTX File Format Specification 2.0).
 enum KTX2 {
-    static let identifier: [UInt8] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A]
+    static let identifier = FileKind.ktx2Signature
 
     /// One image's slices within its level (BasisLZ global data's `ImageDesc`); flags 0 (no P-frames).
     struct ImageDesc {

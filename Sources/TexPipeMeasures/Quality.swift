@@ -40,7 +40,7 @@ public enum Quality {
     }
 
     /// 10 · log10(255² / MSE) of `sum` squared differences over `samples`, capped at 99 dB.
-    static func psnr(sum: Int64, samples: Int) -> Double {
+    package static func psnr(sum: Int64, samples: Int) -> Double {
         guard sum > 0, samples > 0 else { return LevelQuality.identical }
         return min(LevelQuality.identical, 10 * log10(255 * 255 / (Double(sum) / Double(samples))))
     }

@@ -73,7 +73,7 @@ public final class RemoteCache: Sendable {
     public let settings: RemoteSettings
     let client: HTTPClient?
     let lanes: Lanes
-    static let lanes = 16
+    package static let lanes = 16
     static let breakerLimit = 3
 
     public struct Stats: Sendable, Equatable {
@@ -112,7 +112,7 @@ public final class RemoteCache: Sendable {
     public var isOff: Bool { state.withLock { $0.off } }
 
     /// Runs `work` on the cache's threads.
-    func submit(_ work: @escaping @Sendable () -> Void) { lanes.submit(work) }
+    package func submit(_ work: @escaping @Sendable () -> Void) { lanes.submit(work) }
 
     /// Waits for every lookup and upload in flight (the end of a run).
     public func finish() { lanes.finish() }
@@ -126,6 +126,10 @@ public final class RemoteCache: Sendable {
         public var sha256: String
         /// The output's measure token (format, GPU bytes, PSNR per level), as the local index keeps it.
         public var measure: String? = nil
+
+        package init(path: String, size: Int, sha256: String, measure: String? = nil) {
+            (self.path, self.size, self.sha256, self.measure) = (path, size, sha256, measure)
+        }
     }
 
     enum Answer {
@@ -141,7 +145,7 @@ public final class RemoteCache: Sendable {
 
     /// `accept`: whether the outputs an entry lists are the job's (an atlas knows its pages only
     /// by their names' pattern).
-    func fetch(key: String, accept: ([String]) -> Bool) -> [(Blob, [UInt8])]? {
+    package func fetch(key: String, accept: ([String]) -> Bool) -> [(Blob, [UInt8])]? {
         guard !isOff else { return nil }
         switch send("GET", "ac/" + key) {
         case .failed(let kind, let what):
@@ -201,7 +205,7 @@ public final class RemoteCache: Sendable {
     /// entry whose blobs are not there. An output of at most `inlineLimit` bytes travels only
     /// inside the entry, which only texpipe reads (its key covers texpipe's version); a larger one
     /// is asked for first (HEAD) and sent only when missing. Read mode never writes.
-    func store(key: String, outputs: [(Blob, [UInt8])]) {
+    package func store(key: String, outputs: [(Blob, [UInt8])]) {
         guard settings.mode == .readWrite, !isOff else { return }
         for (blob, bytes) in outputs where bytes.count > RemoteCache.inlineLimit {
             switch send("HEAD", "cas/" + blob.sha256) {

@@ -4,9 +4,14 @@
 /// measured mean time (queue and round trips), shared by the cache's lanes, plus writing its
 /// outputs, shared by the workers. Until `minimumSamples` lookups are measured, the cache is
 /// asked; until as many jobs ran here, small jobs are sent here to be measured (`prefersHere`).
-struct RemoteCosts {
+package struct RemoteCosts {
     let workers: Int
     let lanes: Int
+
+    package init(workers: Int, lanes: Int) {
+        self.workers = workers
+        self.lanes = lanes
+    }
     var hereNanoseconds = 0.0
     var herePixels = 0.0
     var hereJobs = 0
@@ -21,19 +26,19 @@ struct RemoteCosts {
     /// on a small image): a job cheaper than a hit at that rate may run here to be measured.
     static let probeNanosecondsPerPixel = 50.0
 
-    mutating func ranHere(nanoseconds: UInt64, pixels: Int) {
+    package mutating func ranHere(nanoseconds: UInt64, pixels: Int) {
         hereNanoseconds += Double(nanoseconds)
         herePixels += Double(max(1, pixels))
         hereJobs += 1
     }
 
-    mutating func asked(nanoseconds: UInt64) {
+    package mutating func asked(nanoseconds: UInt64) {
         askedNanoseconds += Double(nanoseconds)
         askedJobs += 1
     }
 
     /// A hit's outputs written and recorded by a worker.
-    mutating func wrote(nanoseconds: UInt64) {
+    package mutating func wrote(nanoseconds: UInt64) {
         writtenNanoseconds += Double(nanoseconds)
         writtenJobs += 1
     }
@@ -49,7 +54,7 @@ struct RemoteCosts {
     /// ask. Until 8 jobs have run here, a job cheap at `probeNanosecondsPerPixel` runs here to be
     /// measured (at most 8 such probes); a larger one asks. Then: here when its pixels at the
     /// measured time per pixel, shared by the workers, cost less than a hit.
-    func prefersHere(pixels: Int) -> Bool {
+    package func prefersHere(pixels: Int) -> Bool {
         guard askedJobs >= Self.minimumSamples else { return false }
         guard hereJobs >= Self.minimumSamples else {
             return probes < Self.minimumSamples
@@ -59,7 +64,7 @@ struct RemoteCosts {
     }
 
     /// `prefersHere`, counting the probes it sends here.
-    mutating func runsHere(pixels: Int) -> Bool {
+    package mutating func runsHere(pixels: Int) -> Bool {
         let here = prefersHere(pixels: pixels)
         if here && hereJobs < Self.minimumSamples { probes += 1 }
         return here

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipeCodecs
 public import TexPipeFormats
 public import TexPipeParameters
 

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import TexPipeBlocks
 public import TexPipeFormats
+public import TexPipeMeasures
 public import TexPipePixels
 
 /// GPU texture files: one image and its mip levels (level 0 first) encoded and put in a KTX2 or

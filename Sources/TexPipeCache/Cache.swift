@@ -1,7 +1,8 @@
 internal import COpenSSL
 internal import Foundation
 internal import TexPipeCodecs
-public import TexPipeFormats
+internal import TexPipeFormats
+public import TexPipeMeasures
 internal import TexPipePixels
 public import TexPipePlan
 
@@ -62,7 +63,7 @@ public final class Cache: Sendable {
             /// format;gpuBytes;rgb:alpha,… — one field without spaces, for the index and the remote
             /// entry. A level measured beyond PSNR adds :ssim:ssimAlpha:flip:normalMean:normalP99
             /// ("-" for what was not measured).
-            var measureToken: String? {
+            package var measureToken: String? {
                 guard let format, let gpuBytes else { return nil }
                 func field(_ v: Double?, _ digits: String = "%.4f") -> String {
                     v.map { String(format: digits, $0) } ?? "-"
@@ -82,7 +83,7 @@ public final class Cache: Sendable {
             /// The fields of a token; false when it is malformed (the entry is then damaged).
             /// Read as bytes (`format;gpuBytes;levels`): a no-op run reads one per output, and
             /// splitting by Characters was a tenth of its time.
-            mutating func readMeasure(_ token: Substring) -> Bool {
+            package mutating func readMeasure(_ token: Substring) -> Bool {
                 let bytes = token.utf8
                 guard let first = bytes.firstIndex(of: UInt8(ascii: ";")),
                     let second = bytes[bytes.index(after: first)...].firstIndex(of: UInt8(ascii: ";"))
@@ -207,7 +208,7 @@ public final class Cache: Sendable {
     public func entry(for job: Job) -> Entry? { index.entry(key(for: job)) }
 
     /// Problems reading the index (damaged lines), once per run.
-    public func warnings() -> [String] { index.damage.map { [EngineMessage.damagedIndex(index.indexFile, $0)] } ?? [] }
+    public func warnings() -> [String] { index.damage.map { [CacheMessage.damagedIndex(index.indexFile, $0)] } ?? [] }
 
     /// The SHA-256 of a file: from the index while its stat is unchanged, else read and hashed
     /// (and recorded). nil: missing or unreadable. `bytes` receives the contents when it was read.
@@ -226,7 +227,7 @@ public final class Cache: Sendable {
     /// The SHA-256 of a file: the index's while its stat matches a trusted record, else what
     /// `hash` computes (nil: unreadable), recorded against the stat taken before it when `hash`
     /// says so. nil when the file is missing.
-    func digest(of path: String, hash: (FileStamp) -> (sha256: String, record: Bool)?) -> String? {
+    package func digest(of path: String, hash: (FileStamp) -> (sha256: String, record: Bool)?) -> String? {
         guard let stamp = FileStamp.of(path) else { return nil }
         if !verify, let known = index.digest(of: path, stamp: stamp) { return known }
         let time = FileStamp.now()

@@ -1,5 +1,7 @@
 internal import Foundation
 import Synchronization
+internal import TexPipeCodecs
+internal import TexPipePixels
 package import TexPipePlan
 
 /// `.texpipe/index` and `.texpipe/journal`: every job entry and every file texpipe hashed, in one
@@ -130,7 +132,7 @@ package final class CacheIndex: Sendable, ShapeMemory {
         s.droppedFiles.remove(k)
     }
 
-    func forget(_ path: String) {
+    package func forget(_ path: String) {
         let k = key(path)
         withContents { s in
             if s.contents.files.removeValue(forKey: k) != nil {
@@ -164,7 +166,7 @@ package final class CacheIndex: Sendable, ShapeMemory {
 
     func entry(_ key: String) -> Cache.Entry? { withContents { $0.contents.jobs[key] } }
 
-    var entries: [String: Cache.Entry] {
+    package var entries: [String: Cache.Entry] {
         withContents { s in
             Dictionary(
                 uniqueKeysWithValues: s.contents.jobs.keys.compactMap { k in s.contents.jobs[k].map { (k, $0) } })
@@ -190,7 +192,7 @@ package final class CacheIndex: Sendable, ShapeMemory {
         }
     }
 
-    func drop(job key: String) {
+    package func drop(job key: String) {
         withContents { s in
             if s.contents.jobs.removeValue(forKey: key) != nil {
                 s.droppedJobs.insert(key)
@@ -232,7 +234,7 @@ package final class CacheIndex: Sendable, ShapeMemory {
         return withContents { s -> String? in
             mkdir(directory, 0o755)
             let fd = s.journal >= 0 ? s.journal : open(journalFile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { return EngineMessage.indexNotWritten(journalFile, String(cString: strerror(errno))) }
+            guard fd >= 0 else { return CacheMessage.indexNotWritten(journalFile, String(cString: strerror(errno))) }
             defer {
                 flock(fd, LOCK_UN)
                 close(fd)
@@ -274,7 +276,7 @@ package final class CacheIndex: Sendable, ShapeMemory {
                 for k in s.droppedJobs.sorted() { bytes += Array("-j \(k)\n".utf8) }
                 let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                 guard written == bytes.count else {
-                    return EngineMessage.indexNotWritten(journalFile, String(cString: strerror(errno)))
+                    return CacheMessage.indexNotWritten(journalFile, String(cString: strerror(errno)))
                 }
                 for (k, r) in confirmed { s.contents.files[k] = r }
                 s.changedFiles = []

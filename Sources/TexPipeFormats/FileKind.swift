@@ -1,0 +1,123 @@
+/// Every kind of file texpipe reads or writes, one row each (docs/ARCHITECTURE.md "Where a new piece
+/// goes"): its name, its extensions, how its first bytes are recognised, what it holds and whether
+/// texpipe writes it. The extension of a path, the signature of a file's bytes, an output template's
+/// list of extensions, and which job, reader, preview and `inspect` a file gets are all read from
+/// here; what a kind holds (`Holds`) is what the layers above switch over, so a new kind of image
+/// touches its row and its codec, not the planner or the reports.
+public enum FileKind: String, Sendable, CaseIterable, Hashable {
+    case png, jpeg, exr, radiance, ktx2, dds, cube, gltf, glb
+
+    /// What a file of the kind holds: an image (8/16-bit or HDR), a GPU texture in a container, a
+    /// 3D colour-grading LUT or a glTF model.
+    public enum Holds: Sendable, Hashable {
+        case image
+        case hdrImage
+        case texture(TextureContainer)
+        case lut
+        case model(binary: Bool)
+    }
+
+    public struct Row: Sendable {
+        /// As messages and `inspect` name it: "PNG", "Radiance HDR".
+        public let name: String
+        /// Lowercase, without the dot; the first is the one texpipe writes.
+        public let extensions: [String]
+        public let holds: Holds
+        /// Whether an output template may end in one of its extensions.
+        public let writable: Bool
+        /// Whether the file's first bytes say it is one (the extension is never trusted for
+        /// contents); nil: a text format recognised by its extension only.
+        public let probe: (@Sendable ([UInt8]) -> Bool)?
+    }
+
+    /// The kind's row.
+    public var row: Row {
+        switch self {
+        case .png:
+            Row(name: "PNG", extensions: ["png"], holds: .image, writable: true, probe: Self.starts(Self.pngSignature))
+        case .jpeg:
+            Row(
+                name: "JPEG", extensions: ["jpg", "jpeg"], holds: .image, writable: true,
+                probe: Self.starts([0xFF, 0xD8, 0xFF]))
+        case .exr:
+            Row(
+                name: "EXR", extensions: ["exr"], holds: .hdrImage, writable: true,
+                probe: Self.starts([0x76, 0x2F, 0x31, 0x01]))
+        case .radiance:
+            // "#?RADIANCE", "#?RGBE", or any "#?" program name on a first line.
+            Row(
+                name: "Radiance HDR", extensions: ["hdr"], holds: .hdrImage, writable: false,
+                probe: { b in
+                    b.starts(with: Array("#?RADIANCE".utf8)) || b.starts(with: Array("#?RGBE".utf8))
+                        || (b.count > 2 && b[0] == 0x23 && b[1] == 0x3F && b.prefix(64).contains(0x0A))
+                })
+        case .ktx2:
+            Row(
+                name: "KTX2", extensions: ["ktx2"], holds: .texture(.ktx2), writable: true,
+                probe: Self.starts(Self.ktx2Signature))
+        case .dds:
+            Row(
+                name: "DDS", extensions: ["dds"], holds: .texture(.dds), writable: true,
+                probe: Self.starts(Array("DDS ".utf8)))
+        case .cube:
+            Row(name: "Cube LUT", extensions: ["cube"], holds: .lut, writable: false, probe: nil)
+        case .gltf:
+            Row(name: "glTF", extensions: ["gltf"], holds: .model(binary: false), writable: true, probe: nil)
+        case .glb:
+            Row(
+                name: "GLB", extensions: ["glb"], holds: .model(binary: true), writable: true,
+                probe: Self.starts(Array("glTF".utf8)))
+        }
+    }
+
+    /// PNG's eight signature bytes.
+    public static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// KTX 2.0's twelve identifier bytes: «KTX 20»\r\n\x1A\n.
+    public static let ktx2Signature: [UInt8] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    static func starts(_ signature: [UInt8]) -> @Sendable ([UInt8]) -> Bool { { $0.starts(with: signature) } }
+
+    /// The kind a path's extension names (case-insensitive); nil for any other extension.
+    public init?(path: String) {
+        // Only the extension is lowercased and compared: the planner asks this of every output
+        // (lowercasing whole paths, and Foundation's substring search, were a tenth of planning
+        // 20,000 sprites).
+        let bytes = path.utf8
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        let tail = bytes[bytes.index(after: dot)...]
+        guard !tail.contains(UInt8(ascii: "/")) else { return nil }
+        let ext = String(decoding: tail, as: UTF8.self).lowercased()
+        guard let kind = Self.byExtension[ext] else { return nil }
+        self = kind
+    }
+
+    static let byExtension: [String: FileKind] = Dictionary(
+        uniqueKeysWithValues: allCases.flatMap { k in k.row.extensions.map { ($0, k) } })
+
+    /// The kind a file's first bytes say it is; nil when no row's probe recognises them.
+    public static func sniff(_ bytes: [UInt8]) -> FileKind? {
+        allCases.first { $0.row.probe?(bytes) ?? false }
+    }
+
+    /// The image or texture format of the kind's files (nil: a LUT or a model).
+    public var imageFormat: ImageFormat? {
+        switch self {
+        case .png: .png
+        case .jpeg: .jpeg
+        case .exr: .exr
+        case .radiance: .radiance
+        case .ktx2: .ktx2
+        case .dds: .dds
+        case .cube, .gltf, .glb: nil
+        }
+    }
+
+    /// ".png, .jpg, .jpeg, .exr, .ktx2 or .dds": every extension an image output may end in, for
+    /// messages and the schema.
+    public static var imageExtensionList: String {
+        let all = allCases.filter { $0.row.writable && $0.imageFormat != nil }.flatMap(\.row.extensions).map {
+            "." + $0
+        }
+        return all.dropLast().joined(separator: ", ") + " or " + all.last!
+    }
+}
