@@ -257,7 +257,7 @@ public final class Cache: Sendable {
         if e.parameters != Cache.sha256(job.parameters) { return (.parametersChanged, e) }
         if e.inputs != inputs { return (.inputChanged, e) }
         // An atlas's pages are known once it has packed: the entry lists them.
-        let paths = job.atlas == nil ? job.outputs.map(\.path) : e.outputs.map { base + "/" + $0.path }
+        let paths = job.work.outputsPlanned ? job.outputs.map(\.path) : e.outputs.map { base + "/" + $0.path }
         for path in paths {
             let rel = PathText.relative(path, to: base)
             guard let rec = e.outputs.first(where: { $0.path == rel }) else { return (.parametersChanged, e) }

@@ -30,7 +30,7 @@ public struct Cleaner {
             for out in entry.outputs {
                 let path = plan.manifest.directory + "/" + out.path
                 // An atlas's pages beyond the first are known by their names' pattern.
-                if let atlas = current[key]?.atlas, atlas.owns(PathText.relative(path, to: root)) { continue }
+                if current[key]?.work.owns(PathText.relative(path, to: root)) == true { continue }
                 guard !planned.contains(path), FileStamp.of(path) != nil else { continue }
                 var bytes: [UInt8]?
                 stale.append(Stale(path: path, modified: cache.digest(of: path, bytes: &bytes) != out.sha256))

@@ -31,11 +31,11 @@ public enum Gates {
     /// A recorded output that cannot answer the job's gates (recorded before measures were, or
     /// fetched from a cache that measured no PSNR): the job then runs again.
     static func unmeasured(_ job: Job, _ outputs: [Cache.Entry.Output], reportMetrics: Bool = false) -> Bool {
-        let check = job.check ?? CheckSettings()
-        guard job.check != nil || reportMetrics else { return false }
+        let check = job.quality.check ?? CheckSettings()
+        guard job.quality.check != nil || reportMetrics else { return false }
         return outputs.contains { o in
             guard isImage(o.path) else { return false }
-            guard let format = o.format else { return job.check != nil }
+            guard let format = o.format else { return job.quality.check != nil }
             guard isLossy(format) else { return false }
             if check.measures && o.psnr == nil { return true }
             guard let levels = o.psnr else { return reportMetrics }
@@ -43,7 +43,7 @@ public enum Gates {
             let ldr = !(TextureSettings.Format(rawValue: format)?.info.hdr ?? false)
             let perceptual = check.minSSIM != nil || check.maxFLIP != nil || reportMetrics
             if perceptual && ldr && levels.contains(where: { $0.ssim == nil }) { return true }
-            if job.normalMap && (check.maxNormalError != nil || reportMetrics) && ldr
+            if job.quality.normalMap && (check.maxNormalError != nil || reportMetrics) && ldr
                 && levels.contains(where: { $0.normalMean == nil })
             {
                 return true
@@ -55,7 +55,7 @@ public enum Gates {
     /// The job's own gates (`minPSNR`, `maxBytes`): a failure of severity `error` fails the job with
     /// one line per gate; `warning` adds warnings.
     static func apply(_ job: Job, to result: inout JobResult) {
-        guard let check = job.check, result.status == .ok else { return }
+        guard let check = job.quality.check, result.status == .ok else { return }
         var failures: [String] = []
         for o in result.recorded where isImage(o.path) {
             let shown = o.path  // relative to the manifest's folder
@@ -89,14 +89,14 @@ public enum Gates {
         switch check.severity {
         case .warning:
             result.warnings += failures.map {
-                EngineMessage.jobLine(input: job.inputDisplay, variant: job.variant, stage: "check", $0)
+                EngineMessage.jobLine(input: job.input.display, variant: job.variant, stage: "check", $0)
             }
         case .error:
             result.status = .failed
             result.errorStage = "check"
             result.errorMessage = failures.joined(separator: "; ")
             result.error = EngineMessage.jobLine(
-                input: job.inputDisplay, variant: job.variant, stage: "check", result.errorMessage!)
+                input: job.input.display, variant: job.variant, stage: "check", result.errorMessage!)
         }
     }
 
@@ -116,8 +116,8 @@ public enum Gates {
         var order: [String] = []
         var sums: [String: PipelineTotal] = [:]
         for (job, r) in zip(plan.jobs, results) {
-            guard let check = job.check else { continue }
-            let name = job.budget.isEmpty ? job.pipeline : job.budget
+            guard let check = job.quality.check else { continue }
+            let name = job.quality.budget.isEmpty ? job.pipeline : job.quality.budget
             if sums[name] == nil {
                 order.append(name)
                 sums[name] = PipelineTotal(pipeline: name, bytes: 0, gpuBytes: 0, check: check, findings: [])

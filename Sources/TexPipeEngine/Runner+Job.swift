@@ -30,17 +30,17 @@ struct JobInputs {
     var inputError: String? { errors[0] }
 
     init(_ job: Job, cache: Cache?, loader: ResourceLoader, base: String) {
-        let own = job.atlas?.sprites.count ?? job.layers?.count ?? 1
+        let own = job.work.parts?.count ?? 1
         read = ReadBytes(count: own)
         errors = Array(repeating: nil, count: own)
         // An image a model embeds: its bytes came with the job, its digest stands in for a file's.
         var ownReads = own
-        if let embedded = job.embedded {
+        if let embedded = job.work.embedded {
             read.files[0] = embedded.bytes
             digests.append((embedded.name, Cache.sha256(embedded.bytes)))
             ownReads = 0
         }
-        for (k, path) in job.reads.enumerated() {
+        for (k, path) in job.reads.files.enumerated() {
             if k < ownReads {
                 if let cache {
                     let digest = cache.digest(of: path, bytes: &read.files[k])
@@ -120,13 +120,13 @@ extension Runner {
         result.status = .failed
         result.errorStage = stage
         result.errorMessage = message
-        result.error = EngineMessage.jobLine(input: job.inputDisplay, variant: job.variant, stage: stage, message)
+        result.error = EngineMessage.jobLine(input: job.input.display, variant: job.variant, stage: stage, message)
         result.seconds = elapsed(since: start)
         return result
     }
 
     /// Why a job that writes several outputs (an atlas, an array) failed, and at which stage.
-    struct GroupFailure {
+    struct GroupFailure: Error {
         var message: String
         var stage: String?
         init(_ message: String, _ stage: String?) { (self.message, self.stage) = (message, stage) }
@@ -156,8 +156,8 @@ extension Runner {
         var result = JobResult(index: job.index, status: .ok)
         if let failure = job.failure {
             return Prepared(
-                result: failed(job, result, failure, stage: job.failureStage, start: start), inputs: nil, start: start,
-                done: true)
+                result: failed(job, result, failure.message, stage: failure.stage, start: start), inputs: nil,
+                start: start, done: true)
         }
         let base = plan.manifest.directory
         let inputs = JobInputs(job, cache: options.cache, loader: loader, base: base)
@@ -170,7 +170,7 @@ extension Runner {
             } else if decision.isHit, let entry {
                 result.cacheHit = true
                 result.written =
-                    job.atlas == nil
+                    job.work.outputsPlanned
                     ? job.outputs : Cache.recordedOutputs(entry, root: plan.manifest.outputRoot, base: base)
                 result.recorded = entry.outputs
                 result.seconds = elapsed(since: start)
@@ -195,7 +195,7 @@ extension Runner {
         let base = plan.manifest.directory
         var result = p.result
         // An entry measured without what this job's gates ask for: the job runs here and measures.
-        if job.check != nil || options.reportMetrics {
+        if job.quality.check != nil || options.reportMetrics {
             let listed = blobs.map { b, _ in
                 var o = Cache.Entry.Output(path: b.path, sha256: b.sha256, bytes: b.size)
                 if let m = b.measure { _ = o.readMeasure(Substring(m)) }
@@ -205,7 +205,7 @@ extension Runner {
         }
         // An atlas's outputs are what the entry lists (checked against its pattern when fetched).
         let outputs =
-            job.atlas == nil
+            job.work.outputsPlanned
             ? job.outputs
             : blobs.map { PlannedOutput.named($0.0.path, root: plan.manifest.outputRoot) }
         for output in outputs {
@@ -234,7 +234,7 @@ extension Runner {
         var context = StageContext(maxPixels: options.maxPixels)
         context.rows = rows
         context.wholeFloatPixels = options.wholeFloatPixels
-        context.fonts = job.fonts
+        context.fonts = job.reads.fonts
         context.text = FreeTypeText()
         return context
     }
@@ -276,84 +276,43 @@ extension Runner {
     /// "Bounded"): nil, or the one-line reason it does not. Under a data or address-space limit,
     /// the job's notes say what it needs and what is free.
     static func admitted(_ job: Job, _ result: inout JobResult) -> String? {
-        let need = Allocator.need(pixels: job.pixels)
+        let need = Allocator.need(pixels: job.input.pixels)
         guard need >= Allocator.checkedFrom else { return nil }
         let limit = Allocator.limit()
         if let limit {
             result.notes.append(EngineMessage.memoryNote(need: need, limit: limit.limit, free: limit.free))
         }
         if Allocator.canReserve(need) { return nil }
-        return EngineMessage.cannotAllocate(need, pixels: job.pixels, free: limit.map { max(0, $0.free) })
+        return EngineMessage.cannotAllocate(need, pixels: job.input.pixels, free: limit.map { max(0, $0.free) })
     }
 
-    /// Decode → stages → encode → atomic write → cache entry. Also hands back the bytes written,
-    /// for a remote cache to upload.
+    /// The job's kind's body (its runner, in `Kinds/`), after its inputs are read: the outputs written
+    /// atomically, then the cache entry. Also hands back the bytes written, for a remote cache to
+    /// upload.
     static func runLocally(
         _ job: Job, in plan: Plan, _ options: RunOptions, _ prepared: Prepared, rows: any RowScheduler,
         loader: ResourceLoader
     ) -> (result: JobResult, bytes: [[UInt8]]) {
-        let start = prepared.start
-        var result = prepared.result
         var inputs = prepared.inputs!
-        var encoded: [[UInt8]] = []
-        func elapsed(since t: UInt64) -> Double { Runner.elapsed(since: t) }
-        func fail(_ message: String, stage: String? = nil) -> (JobResult, [[UInt8]]) {
-            (failed(job, result, message, stage: stage, start: start), [])
+        inputs.load(base: plan.manifest.directory)
+        switch job.work {
+        case .image(let image):
+            return runImage(
+                job, image.stages, plainCopy: false, in: plan, options, prepared, inputs, rows: rows, loader: loader)
+        case .modelTexture(let texture):
+            return runImage(
+                job, texture.stages, plainCopy: texture.plainCopy, in: plan, options, prepared, inputs, rows: rows,
+                loader: loader)
+        case .atlas(let atlas):
+            return runAtlas(job, atlas, in: plan, options, prepared, inputs, rows: rows, loader: loader)
+        case .array(let array):
+            return runArray(job, array, in: plan, options, prepared, inputs, rows: rows, loader: loader)
+        case .volume(let volume):
+            return runVolume(job, volume, in: plan, options, prepared, inputs, rows: rows, loader: loader)
+        case .lut(let lut):
+            return runLUT(job, lut, in: plan, options, prepared, inputs, rows: rows)
+        case .model(let model):
+            return runModel(job, model, in: plan, options, prepared, inputs)
         }
-        let t = DispatchTime.now().uptimeNanoseconds
-        let base = plan.manifest.directory
-        inputs.load(base: base)
-        if job.atlas != nil {
-            return runAtlas(job, in: plan, options, prepared, inputs, rows: rows, loader: loader)
-        }
-        if job.layers != nil {
-            return runArray(job, in: plan, options, prepared, inputs, rows: rows, loader: loader)
-        }
-        if job.model != nil { return runModel(job, in: plan, options, prepared, inputs) }
-        guard let data = inputs.read.files[0] else {
-            return fail(inputs.inputError ?? EngineMessage.unreadableInput)
-        }
-        // The file's bytes go as soon as they are decoded: only the image stays in flight.
-        inputs.read.files[0] = nil
-        if let message = admitted(job, &result) { return fail(message, stage: "decode") }
-        if job.volume?.lut == true {
-            return runLUT(job, data, in: plan, options, prepared, inputs, rows: rows)
-        }
-        var images: [Image]
-        do {
-            var image = try ImageDecoder.decode(consume data, path: job.input, maxPixels: options.maxPixels)
-            image.alpha = job.inputAlpha
-            images = [image]
-        } catch {
-            return fail("\(error)")
-        }
-        result.timings.append(("decode", elapsed(since: t)))
-        var context = stageContext(job, options, rows: rows)
-        switch applyStages(job.stages, to: consume images, &context, options, loader: loader, result: &result) {
-        case .success(let out): images = out
-        case .failure(let f): return fail(f.message, stage: f.stage)
-        }
-        // A glTF texture with a fallback: level 0 again, as the plain image after the KTX2.
-        if job.plainCopy, var first = images.first {
-            first.textureLevel = nil
-            images.append(first)
-        }
-        // An output takes one image, or a GPU texture's whole chain (`levels` images); a cube map's
-        // six face files take one image between them.
-        let planned = job.outputs.reduce(0) { $0 + ($1.face.map { $0 == 0 ? 1 : 0 } ?? $1.levels) }
-        guard images.count == planned else {
-            return fail(EngineMessage.imageCount(made: images.count, planned: planned))
-        }
-        var clock = WriteClock()
-        if let message = write(
-            consume images, to: job.outputs, job, options, rows: rows, base: base, &result, &encoded, &clock)
-        {
-            return fail(message)
-        }
-        clock.report(into: &result)
-        // Only now, with every output in place, may the cache claim them.
-        options.cache?.store(job, inputs: inputs.hash, outputs: result.recorded, base: base)
-        result.seconds = elapsed(since: start)
-        return (result, encoded)
     }
 }

@@ -92,10 +92,10 @@ extension Runner {
                 case .png:
                     let image = group.removeLast()
                     measure.gpuBytes = image.pixelCount * image.depth / 2
-                    bytes = try ImageEncoder.png(image, job.png, rows: rows)
+                    bytes = try ImageEncoder.png(image, job.encoding.png, rows: rows)
                 case .jpeg:
                     let metrics = Self.withMap(metrics, options, &sink)
-                    bytes = try ImageEncoder.jpeg(group[0], job.jpeg, rows: rows)
+                    bytes = try ImageEncoder.jpeg(group[0], job.encoding.jpeg, rows: rows)
                     measure.format = "jpeg"
                     measure.gpuBytes = group[0].pixelCount * 4
                     if measureQuality {
@@ -109,11 +109,11 @@ extension Runner {
                         ]
                     }
                 case .texture(let container):
-                    let info = job.texture.format.info
-                    measure.format = job.texture.format.rawValue
+                    let info = job.encoding.texture.format.info
+                    measure.format = job.encoding.texture.format.rawValue
                     measure.gpuBytes = group.reduce(0) { $0 + info.levelBytes($1.width, $1.height) }
                     let encoded = try TextureEncoder.encode(
-                        group, job.texture, container: container, rows: rows,
+                        group, job.encoding.texture, container: container, rows: rows,
                         measure: measureQuality && info.isBlockCompressed,
                         metrics: Self.withMap(metrics, options, &sink))
                     bytes = encoded.bytes
@@ -160,15 +160,15 @@ extension Runner {
 
     /// Whether a job's levels are measured: a quality gate, a report, or `--report-metrics`.
     static func measuresQuality(_ job: Job, _ options: RunOptions) -> Bool {
-        job.check?.measures == true || options.measureQuality || options.reportMetrics
+        job.quality.check?.measures == true || options.measureQuality || options.reportMetrics
     }
 
     /// What beyond PSNR: SSIM and FLIP for their gates or `--report-metrics`; the normal angle of
     /// a normal map for its gate or `--report-metrics`.
     static func metrics(_ job: Job, _ options: RunOptions) -> QualityMetrics {
         QualityMetrics(
-            perceptual: job.check?.minSSIM != nil || job.check?.maxFLIP != nil || options.reportMetrics,
-            normals: job.normalMap && (job.check?.maxNormalError != nil || options.reportMetrics))
+            perceptual: job.quality.check?.minSSIM != nil || job.quality.check?.maxFLIP != nil || options.reportMetrics,
+            normals: job.quality.normalMap && (job.quality.check?.maxNormalError != nil || options.reportMetrics))
     }
 
     /// What an output holds and costs, recorded beside its hash (docs/gpu-textures.md "Checks and budgets").

@@ -113,7 +113,7 @@ public enum Runner {
         var dependents = [[Int]](repeating: [], count: jobs.count)
         var waiting = [Int](repeating: 0, count: jobs.count)
         for i in jobs.indices {
-            for d in jobs[i].after {
+            for d in jobs[i].work.after {
                 guard let k = position[d] else { continue }
                 dependents[k].append(i)
                 waiting[i] += 1
@@ -170,7 +170,7 @@ public enum Runner {
             }
             if result.status == .ok {
                 let ns = DispatchTime.now().uptimeNanoseconds - started
-                costs.withLock { $0.ranHere(nanoseconds: ns, pixels: jobs[i].pixels) }
+                costs.withLock { $0.ranHere(nanoseconds: ns, pixels: jobs[i].input.pixels) }
             }
             if let remote, upload, result.status == .ok, remote.settings.mode == .readWrite, let inputs = p.inputs {
                 let blobs = zip(result.written, zip(result.recorded, bytes)).map { out, rb in
@@ -240,9 +240,9 @@ public enum Runner {
                     }
                 case .prepare(let i):
                     // A job whose prerequisite failed fails with it, naming it.
-                    let failedFirst = jobs[i].after.compactMap { d -> String? in
+                    let failedFirst = jobs[i].work.after.compactMap { d -> String? in
                         guard let k = position[d] else { return nil }
-                        return state.withLock { $0.results[k]?.status == .failed } ? jobs[k].inputDisplay : nil
+                        return state.withLock { $0.results[k]?.status == .failed } ? jobs[k].input.display : nil
                     }
                     if let first = failedFirst.first {
                         var r = JobResult(index: jobs[i].index, status: .ok)
@@ -265,7 +265,7 @@ public enum Runner {
                     // Cheaper here than a hit: run here, and do not upload it. A reader's model
                     // weighs the same costs and runs it here too, so the entry would only cost
                     // this run a request, and the server a file, that no run would read.
-                    if options.remoteCostModel, costs.withLock({ $0.runsHere(pixels: jobs[i].pixels) }) {
+                    if options.remoteCostModel, costs.withLock({ $0.runsHere(pixels: jobs[i].input.pixels) }) {
                         runHere(i, p, upload: false)
                         continue
                     }
@@ -273,13 +273,15 @@ public enum Runner {
                     state.withLock { $0.parked += 1 }
                     let key = remoteKey(jobs[i], inputs)
                     let paths = jobs[i].outputs.map(\.relative)
-                    let atlas = jobs[i].atlas
+                    let work = jobs[i].work
                     let asked = DispatchTime.now().uptimeNanoseconds
                     remote.submit {
                         let hit = remote.fetch(key: key) { listed in
-                            guard let atlas else { return Set(listed) == Set(paths) && listed.count == paths.count }
+                            guard !work.outputsPlanned else {
+                                return Set(listed) == Set(paths) && listed.count == paths.count
+                            }
                             return Set(paths).isSubset(of: listed) && Set(listed).count == listed.count
-                                && listed.allSatisfy(atlas.owns)
+                                && listed.allSatisfy(work.owns)
                         }
                         costs.withLock { $0.asked(nanoseconds: DispatchTime.now().uptimeNanoseconds - asked) }
                         wake.lock()
@@ -301,7 +303,7 @@ public enum Runner {
     /// in plan order.
     package static func largestFirst(_ jobs: [Job]) -> [Int] {
         // By index: a closure over each `Job` copied it (a retain per field), a sixth of this.
-        let pixels = jobs.indices.map { jobs[$0].pixels }
+        let pixels = jobs.indices.map { jobs[$0].input.pixels }
         // Among jobs of one size, the k-th job of each output folder before any folder's
         // (k+1)-th: workers running side by side write into different folders, so they do not
         // queue on one directory's lock for every file they create and rename.

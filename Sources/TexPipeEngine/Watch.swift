@@ -88,7 +88,7 @@ public enum WatchPlan {
             for pattern in p.inputs { out.formUnion(Glob(pattern).folders(in: base)) }
         }
         for job in plan.jobs {
-            for file in job.reads { out.insert((file as NSString).deletingLastPathComponent) }
+            for file in job.reads.files { out.insert((file as NSString).deletingLastPathComponent) }
         }
         return out
     }
@@ -114,11 +114,11 @@ public enum WatchPlan {
         let picked = Set(
             new.jobs.filter { job in
                 guard let previous = before[job.id] else { return true }
-                return previous.parameters != job.parameters || previous.reads != job.reads
-                    || job.reads.contains(where: changed.contains)
-                    || job.modelTexture.map { changed.contains($0.model) } ?? false
+                return previous.parameters != job.parameters || previous.reads.files != job.reads.files
+                    || job.reads.files.contains(where: changed.contains)
+                    || job.work.changesWith.contains(where: changed.contains)
             }.map(\.index))
-        return new.jobs.filter { picked.contains($0.index) || $0.after.contains(where: picked.contains) }
+        return new.jobs.filter { picked.contains($0.index) || $0.work.after.contains(where: picked.contains) }
     }
 
     /// Inputs of `old` that are gone from disk after the change, with the outputs left in place.
@@ -127,10 +127,14 @@ public enum WatchPlan {
         var out: [(String, [String])] = []
         // An atlas losing a sprite is not an input gone: it reruns without it (`affected`).
         for job in old?.jobs ?? []
-        where job.atlas == nil && changed.contains(job.input) && !FileManager.default.fileExists(atPath: job.input) {
-            guard seen.insert(job.input).inserted else { continue }
-            let outputs = (old?.jobs ?? []).filter { $0.input == job.input }.flatMap(\.outputs).map(\.path)
-            out.append((job.inputDisplay, outputs.map(Planner.display)))
+        where changed.contains(job.input.path) && !FileManager.default.fileExists(atPath: job.input.path) {
+            switch job.work {
+            case .atlas: continue
+            case .image, .array, .volume, .lut, .model, .modelTexture: break
+            }
+            guard seen.insert(job.input.path).inserted else { continue }
+            let outputs = (old?.jobs ?? []).filter { $0.input.path == job.input.path }.flatMap(\.outputs).map(\.path)
+            out.append((job.input.display, outputs.map(Planner.display)))
         }
         return out
     }

@@ -55,18 +55,50 @@ public struct PipelineSpec: Sendable {
     public var valid: Bool
     /// False when the output template names an unknown placeholder (reported once).
     public var templateValid: Bool
-    /// The `atlas` object (docs/atlases.md): the pipeline is one job packing all its inputs.
-    public var atlas: JSONObject? = nil
-    /// Stages run on each atlas page.
-    public var pageStages: [StageSpec] = []
-    /// The `array` object (docs/gpu-textures.md "Texture arrays"): the pipeline is one job writing
-    /// its inputs as the layers of one texture.
-    public var array: ArraySpec? = nil
-    /// The `volume` object (docs/gpu-textures.md "Volume textures"): the pipeline is one job writing
-    /// its inputs as the depth slices of one 3D texture (`order` and `size` as `array`'s).
-    public var volume: ArraySpec? = nil
+    /// What the pipeline makes of its inputs; the planner switches over it.
+    public var kind: PipelineKind
+
+    /// The stages run on each atlas page (none for other kinds).
+    public var pageStages: [StageSpec] {
+        switch kind {
+        case .atlas(let a): a.pageStages
+        case .images, .array, .volume, .gltf: []
+        }
+    }
+}
+
+/// What a pipeline makes of its inputs (docs/manifest.md): one job per input, or one job of all of
+/// them (an atlas, an array, a volume), or models with their textures.
+public enum PipelineKind: Sendable {
+    /// One job per input and variant: an image through the stages (a `.cube` LUT input is a
+    /// volume by itself).
+    case images
+    /// The `atlas` object (docs/atlases.md): one job packing all its inputs into pages.
+    case atlas(AtlasSpec)
+    /// The `array` object (docs/gpu-textures.md "Texture arrays"): one job writing its inputs as
+    /// the layers of one texture.
+    case array(ArraySpec)
+    /// The `volume` object (docs/gpu-textures.md "Volume textures"): one job writing its inputs as
+    /// the depth slices of one 3D texture (`order` and `size` as `array`'s).
+    case volume(ArraySpec)
     /// The `gltf` object (docs/gltf.md): the inputs are models, each texture processed by its role.
-    public var gltf: GLTFSpec? = nil
+    case gltf(GLTFSpec)
+
+    /// Whether the pipeline's one job takes all its inputs (an atlas, an array, a volume): its
+    /// template names no single input.
+    public var isGroup: Bool {
+        switch self {
+        case .atlas, .array, .volume: true
+        case .images, .gltf: false
+        }
+    }
+}
+
+/// A pipeline's `atlas` object, as written (its values may hold placeholders, resolved per job), and
+/// the stages run on each page.
+public struct AtlasSpec: Sendable {
+    public var object: JSONObject
+    public var pageStages: [StageSpec]
 }
 
 public struct StageSpec: Sendable {
@@ -200,33 +232,63 @@ struct ManifestReader {
             file: file, directory: directory, output: output, outputRoot: outputRoot, pipelines: pipelines)
     }
 
+    /// One pipeline, read in its steps: its name and inputs, its settings, its stages, its kind (an
+    /// atlas, an array, a volume or models), then its output template's placeholders.
     mutating func pipeline(_ json: JSON, index: Int, at path: JSONPath) -> PipelineSpec? {
         guard let o = object(json, at: path, keys: Manifest.pipelineKeys) else { return nil }
         let given = string(o, "name", at: path)
         let name = given ?? "pipelines[\(index)]"
         if let given, !Self.isSafeName(given) {
-            error(
-                path.key("name"),
-                Say.unsafeName("pipeline", name)
-            )
+            error(path.key("name"), Say.unsafeName("pipeline", name))
         }
         let inputs = strings(o, "inputs", at: path, required: true) ?? []
         let exclude = strings(o, "exclude", at: path, required: false) ?? []
-        let isAtlas = o["atlas"] != nil
-        let isGLTF = o["gltf"] != nil
         let template =
-            o["output"] == nil
-            ? (isAtlas
-                ? Manifest.defaultAtlasTemplate : isGLTF ? Manifest.defaultModelTemplate : Manifest.defaultTemplate)
-            : (string(o, "output", at: path) ?? "")
-        var inputAlpha = AlphaState.straight
-        if let v = o["inputAlpha"] {
-            if case .string(let s) = v, let a = AlphaState(rawValue: s) {
-                inputAlpha = a
-            } else {
-                error(path.key("inputAlpha"), Say.choice(AlphaState.allCases.map(\.rawValue), found: v))
-            }
+            o["output"] == nil ? Self.defaultTemplate(o) : (string(o, "output", at: path) ?? "")
+        let inputAlpha = self.inputAlpha(o, at: path)
+        let variants = self.variants(of: o, at: path)
+        var known = Manifest.builtinPlaceholders
+        for v in variants ?? [] { known += v.values.keys }
+        let before = diagnostics.count  // from here on, problems make the stages unusable
+        let settings = self.settings(o, template: template, known: known, at: path)
+        // An atlas or a model pipeline may have no stages of its own (its sprites as they are, its
+        // roles' stages).
+        let stages =
+            (o["atlas"] != nil || o["gltf"] != nil) && o["stages"] == nil
+            ? [] : self.stages(o["stages"], at: path, known: known)
+        let (kind, templateKnown) = self.kind(o, stages: stages, template: template, known: known, at: path)
+        let valid = diagnostics.count == before
+        let unknownNames = Template.names(in: template).filter {
+            !templateKnown.contains($0) && !(kind.isGroup && Manifest.perInputPlaceholders.contains($0))
         }
+        for name in unknownNames {
+            error(path.key("output"), Say.unresolved(name, in: template, known: known))
+        }
+        var spec = PipelineSpec(
+            index: index, name: name, path: path, inputs: inputs, exclude: exclude, variants: variants,
+            stages: stages, output: template, inputAlpha: inputAlpha, png: settings.png, jpeg: settings.jpeg,
+            texture: settings.texture, valid: valid, templateValid: unknownNames.isEmpty, kind: kind)
+        spec.check = settings.check
+        return spec
+    }
+
+    /// The output template a pipeline without `output` gets: an atlas's pages, a model, or an image.
+    static func defaultTemplate(_ o: JSONObject) -> String {
+        if o["atlas"] != nil { return Manifest.defaultAtlasTemplate }
+        if o["gltf"] != nil { return Manifest.defaultModelTemplate }
+        return Manifest.defaultTemplate
+    }
+
+    /// `inputAlpha`: what the input files hold (straight by default).
+    mutating func inputAlpha(_ o: JSONObject, at path: JSONPath) -> AlphaState {
+        guard let v = o["inputAlpha"] else { return .straight }
+        if case .string(let s) = v, let a = AlphaState(rawValue: s) { return a }
+        error(path.key("inputAlpha"), Say.choice(AlphaState.allCases.map(\.rawValue), found: v))
+        return .straight
+    }
+
+    /// The pipeline's variants (nil: it has none), and its `distinct` checked against them.
+    mutating func variants(of o: JSONObject, at path: JSONPath) -> [Variant]? {
         let factors = o["variants"].flatMap { self.variantFactors($0, at: path.key("variants")) }
         // A broken variants list plans no jobs (its errors are reported) rather than jobs without variants.
         let variants =
@@ -235,13 +297,15 @@ struct ManifestReader {
         if let d = o["distinct"], factors != nil || o["variants"] == nil {
             distinct(d, factors: factors, at: path.key("distinct"))
         }
-        var known = Manifest.builtinPlaceholders
-        for v in variants ?? [] { known += v.values.keys }
-        let before = diagnostics.count  // from here on, problems make the stages unusable
-        var png = JSONObject()
-        var jpeg = JSONObject()
-        var texture = JSONObject()
-        var check = JSONObject()
+        return variants
+    }
+
+    /// The pipeline's png, jpeg, texture and check objects, each checked against its settings
+    /// type's table (values holding a placeholder are checked per job by the planner).
+    mutating func settings(_ o: JSONObject, template: String, known: [String], at path: JSONPath) -> (
+        png: JSONObject, jpeg: JSONObject, texture: JSONObject, check: JSONObject
+    ) {
+        var out = (png: JSONObject(), jpeg: JSONObject(), texture: JSONObject(), check: JSONObject())
         for (key, table) in [
             ("png", PNGSettings.parameters), ("jpeg", JPEGSettings.parameters), ("texture", TextureSettings.parameters),
             ("check", CheckSettings.parameters),
@@ -257,42 +321,47 @@ struct ManifestReader {
             diagnostics += decoder.diagnostics
             switch key {
             case "png":
-                png = obj
+                out.png = obj
                 do throws(SettingsProblems) { _ = try args.map(PNGSettings.init) } catch {
                     report(error, at: path.key(key))
                 }
-            case "jpeg": jpeg = obj
-            case "check": check = obj
+            case "jpeg": out.jpeg = obj
+            case "check": out.check = obj
             default:
-                texture = obj
-                if isGLTF {
+                out.texture = obj
+                if o["gltf"] != nil {
                     error(path.key(key), Say.gltfTopTexture)
                 } else {
                     textureChecks(obj, args, template: template, at: path.key(key))
                 }
             }
         }
-        // An atlas may pack its inputs as they are: its per-sprite stages are optional.
-        let stages =
-            (isAtlas || isGLTF) && o["stages"] == nil ? [] : self.stages(o["stages"], at: path, known: known)
-        var atlas: JSONObject?
-        var pageStages: [StageSpec] = []
+        return out
+    }
+
+    /// The pipeline's kind, from its `atlas`, `array`, `volume` or `gltf` object (at most one of
+    /// them), checked; and the placeholders its output template may name.
+    mutating func kind(
+        _ o: JSONObject, stages: [StageSpec], template: String, known: [String], at path: JSONPath
+    ) -> (PipelineKind, [String]) {
+        // A group's template names no single input; an atlas's pages know their number.
+        let groupKnown = known.filter { !Manifest.perInputPlaceholders.contains($0) }
+        var kind = PipelineKind.images
         var templateKnown = known
         if let a = o["atlas"] {
-            atlas = atlasChecks(a, known: known, at: path.key("atlas"))
-            // Pages know the pipeline's and variant's names, never one input's.
-            let pageKnown = known.filter { !Manifest.perInputPlaceholders.contains($0) } + ["page"]
-            if o["pageStages"] != nil {
-                pageStages = self.stages(o["pageStages"], at: path, key: "pageStages", known: pageKnown)
-            }
+            let object = atlasChecks(a, known: known, at: path.key("atlas"))
+            let pageKnown = groupKnown + ["page"]
+            let pageStages =
+                o["pageStages"] == nil
+                ? [] : self.stages(o["pageStages"], at: path, key: "pageStages", known: pageKnown)
             templateKnown = pageKnown
             for name in Template.names(in: template) where Manifest.perInputPlaceholders.contains(name) {
                 error(path.key("output"), Say.atlasPlaceholder(name, template))
             }
+            if let object { kind = .atlas(AtlasSpec(object: object, pageStages: pageStages)) }
         } else if o["pageStages"] != nil {
             error(path.key("pageStages"), Say.pageStagesWithoutAtlas)
         }
-        var array: ArraySpec?
         var volume: ArraySpec?
         for key in ["array", "volume"] {
             guard let a = o[key] else { continue }
@@ -300,38 +369,23 @@ struct ManifestReader {
                 error(path.key("volume"), Say.arrayAndVolume)
                 continue
             }
-            let spec = arrayChecks(a, template: template, atlas: atlas != nil, kind: key, at: path.key(key))
-            if key == "array" { array = spec } else { volume = spec }
-            templateKnown = known.filter { !Manifest.perInputPlaceholders.contains($0) }
+            let spec = arrayChecks(a, template: template, atlas: o["atlas"] != nil, kind: key, at: path.key(key))
+            if key == "volume" { volume = spec }
+            if let spec, case .images = kind { kind = key == "array" ? .array(spec) : .volume(spec) }
+            templateKnown = groupKnown
             for name in Template.names(in: template) where Manifest.perInputPlaceholders.contains(name) {
                 error(path.key("output"), Say.arrayPlaceholder(name, template, kind: key))
             }
         }
         if volume != nil { volumeStageChecks(stages, at: path) }
-        var gltf: GLTFSpec?
         if let g = o["gltf"] {
-            gltf = gltfChecks(g, template: template, known: known, at: path.key("gltf"))
-            if atlas != nil || o["array"] != nil || o["volume"] != nil {
+            let spec = gltfChecks(g, template: template, known: known, at: path.key("gltf"))
+            if o["atlas"] != nil || o["array"] != nil || o["volume"] != nil {
                 error(path.key("gltf"), Say.gltfWithAtlasOrArray)
             }
+            if let spec, case .images = kind { kind = .gltf(spec) }
         }
-        let valid = diagnostics.count == before
-        let unknownNames = Template.names(in: template).filter {
-            !templateKnown.contains($0)
-                && !((atlas != nil || array != nil || volume != nil) && Manifest.perInputPlaceholders.contains($0))
-        }
-        for name in unknownNames {
-            error(path.key("output"), Say.unresolved(name, in: template, known: known))
-        }
-        var spec = PipelineSpec(
-            index: index, name: name, path: path, inputs: inputs, exclude: exclude, variants: variants,
-            stages: stages, output: template, inputAlpha: inputAlpha, png: png, jpeg: jpeg, texture: texture,
-            valid: valid, templateValid: unknownNames.isEmpty, atlas: atlas, pageStages: pageStages)
-        spec.check = check
-        spec.array = array
-        spec.volume = volume
-        spec.gltf = gltf
-        return spec
+        return (kind, templateKnown)
     }
 
     /// The `atlas` object: its table, the sprite-name template, a page that holds a padded 1×1,

@@ -48,100 +48,102 @@ public struct PlannedOutput: Sendable, Hashable {
     }
 }
 
-/// One unit of work: an input file × a variant through a pipeline's stages.
+/// One unit of work: what every job has — its identity, what it reads, writes and is keyed by —
+/// and what its kind alone has (`work`). docs/ARCHITECTURE.md "Kinds of job".
 public struct Job: Sendable {
+    /// Its place in the plan; reports list jobs in this order.
     public var index: Int
+    /// Stable identity across runs: pipeline, input relative to the manifest, variant.
+    public var id: String
     public var pipeline: String
-    /// Absolute path of the input, and the form shown to the user.
-    public var input: String
-    public var inputDisplay: String
     public var variant: String?
-    public var stages: [any Stage]
+    /// The file it is named after: its input (an atlas's or array's first, a model).
+    public var input: JobInput
     public var outputs: [PlannedOutput]
-    public var template: String
-    public var placeholders: [String: String]
-    public var inputAlpha: AlphaState
+    /// How its images are written: the pipeline's png, jpeg and texture settings.
+    public var encoding: Encoding
+    /// The gates its outputs answer to and how they are measured.
+    public var quality: JobQuality
+    /// Every file the job reads — its own inputs, then what its stages read (alpha maps, layer
+    /// images, masks, font files), each once, in stage order — and the fonts found for its stages.
+    /// The files' bytes are the job's cache key.
+    public var reads: JobReads
+    /// A failure already known at plan time (e.g. a crop outside this input's size): the job
+    /// fails with it when run, without stopping the others.
+    public var failure: PlannedFailure?
+    /// Every resolved parameter in canonical form (stages, settings, outputs).
+    public var parameters: String
+    /// What its kind alone has; every decision by kind switches over it.
+    public var work: Work
+}
+
+/// The file a job is named after, how messages show it, what its pixels hold and how much work it is.
+public struct JobInput: Sendable {
+    /// Absolute path.
+    public var path: String
+    /// As the user sees it (relative to the current folder when below it), or a group's name
+    /// (`atlas "deck" (13 sprites)`).
+    public var display: String
+    /// What the input files hold (`inputAlpha`).
+    public var alpha: AlphaState
+    /// Input pixels (width × height from the headers; 0 when unreadable): the work a shard is
+    /// balanced by and the order jobs start in.
+    public var pixels: Int
+}
+
+/// How a job's images are written: the pipeline's encoder settings.
+public struct Encoding: Sendable {
     public var png: PNGSettings
     public var jpeg: JPEGSettings
     /// What `.ktx2` / `.dds` outputs hold.
-    public var texture: TextureSettings = .standard
+    public var texture: TextureSettings
+
+    public init(png: PNGSettings = .standard, jpeg: JPEGSettings = .standard, texture: TextureSettings = .standard) {
+        self.png = png
+        self.jpeg = jpeg
+        self.texture = texture
+    }
+}
+
+/// The gates a job's outputs answer to (docs/gpu-textures.md "Checks and budgets").
+public struct JobQuality: Sendable {
     /// The pipeline's gates; nil when it has none.
     public var check: CheckSettings?
     /// The total this job's outputs count toward (`maxTotalBytes`, `maxGPUBytes`): the pipeline's
     /// name, or `pipeline [variant]` when the budget comes from a variant key.
-    public var budget = ""
-    /// A failure already known at plan time (e.g. a crop outside this input's size):
-    /// the job fails with it when run, without stopping the others.
-    public var failure: String?
-    public var failureStage: String?
-    /// Every file the job reads: the input, then what its stages read (alpha maps, layer images,
-    /// masks, font files), each once, in stage order. Its bytes are the job's cache key.
-    public var reads: [String]
-    /// The fonts the stages named, found when planning (`Resource.font` spec → face).
-    public var fonts: [String: FontFace]
-    /// Set for an atlas pipeline's one job: its sprites (`input` is the first), and how pages are
-    /// named. Its page outputs are known once it has packed; `outputs` lists page 0's.
-    public var atlas: AtlasPlan?
-    /// Set for an array pipeline's one job: its layers in order (`input` is the first's), each
-    /// with its stages; `outputs` are the texture and its layer index (JSON).
-    public var layers: [AtlasInput]?
+    public var budget: String
     /// Its texture outputs are normal maps (a `mipmaps` with `normals: true`, a glTF normal role, or
     /// a `maxNormalError` gate): their levels are measured by the angle between normals.
-    public var normalMap = false
-    /// Set for a volume: a volume pipeline's one job (its `layers` are the depth slices, with the
-    /// stages before `mipmaps`), or a `.cube` LUT's job. docs/gpu-textures.md "Volume textures".
-    public var volume: VolumePlan?
-    /// The input's pixels (width × height from its header; 0 when unreadable): the work a shard
-    /// is balanced by.
-    public var pixels: Int = 0
-    /// A glTF texture job's image when the model embeds it (a GLB's buffer view, a `data:` URI):
-    /// its bytes, read when planning, and the name its digest goes by in the key.
-    public var embedded: (name: String, bytes: [UInt8])?
-    /// The jobs (plan indices) that must finish first: a model's rewrite waits for its textures.
-    public var after: [Int] = []
-    /// Set for a gltf pipeline's model job: what its rewrite needs.
-    public var model: ModelPlan?
-    /// A glTF texture job with a fallback: level 0 is also written as the plain image.
-    public var plainCopy = false
-    /// A glTF texture job: its model (absolute) and which image in which roles (`images[2] (normal)`),
-    /// how reports name it under its model.
-    public var modelTexture: (model: String, image: String)?
-    /// Stable identity across runs: pipeline, input relative to the manifest, variant.
-    public var id: String
-    /// Every resolved parameter in canonical form (stages, settings, outputs).
-    public var parameters: String
+    public var normalMap: Bool
 
-}
-
-/// How a volume job finishes: the chain of its assembled slices (nil: level 0 only), and
-/// whether its input is a `.cube` LUT (whose slices come from the file, not from images).
-public struct VolumePlan: Sendable {
-    public var mipmaps: Mipmaps?
-    public var lut = false
-
-    public init(mipmaps: Mipmaps?, lut: Bool = false) {
-        self.mipmaps = mipmaps
-        self.lut = lut
+    public init(check: CheckSettings? = nil, budget: String, normalMap: Bool = false) {
+        self.check = check.flatMap { $0.isEmpty ? nil : $0 }
+        self.budget = budget
+        self.normalMap = normalMap
     }
 }
 
-/// A gltf pipeline's model job (docs/gltf.md): its rewrite reads the model again and the files its
-/// texture jobs wrote.
-public struct ModelPlan: Sendable {
-    public var binary: Bool
-    public var fallback: Bool
-    /// The output's file name without its extension.
-    public var stem: String
-    /// Per texture of the model's layout, in its order.
-    public var textures: [Texture]
+/// What a job reads: files (their bytes are its key) and the fonts its stages use.
+public struct JobReads: Sendable {
+    /// Every file, its own inputs first (one, or a group's in order), each once.
+    public var files: [String]
+    /// The fonts the stages named, found when planning (`Resource.font` spec → face).
+    public var fonts: [String: FontFace]
 
-    public struct Texture: Sendable {
-        /// The KTX2 and the plain image (PNG or JPEG) its job writes: absolute paths.
-        public var basisu: String?
-        public var plain: String?
-        /// The job (plan index) and how messages name it: `images[2] (normal)`.
-        public var job: Int
-        public var display: String
+    public init(_ files: [String], fonts: [String: FontFace] = [:]) {
+        self.files = files
+        self.fonts = fonts
+    }
+}
+
+/// A failure known when planning, and the stage it belongs to.
+public struct PlannedFailure: Sendable, Equatable {
+    public var message: String
+    public var stage: String?
+
+    public init(_ message: String, stage: String?) {
+        self.message = message
+        self.stage = stage
     }
 }
 

@@ -125,7 +125,7 @@ extension PlanBuilder {
     }
 
     func describe(_ job: Job) -> String {
-        PlanMessage.job(pipeline: job.pipeline, input: job.inputDisplay, variant: job.variant)
+        PlanMessage.job(pipeline: job.pipeline, input: job.input.display, variant: job.variant)
     }
 
     /// A folder's real path, resolved once per plan (realpath is a readlink per path component).

@@ -12,10 +12,10 @@ public enum Shards {
         var unit = Array(jobs.indices)
         let position = Dictionary(jobs.indices.map { (jobs[$0].index, $0) }, uniquingKeysWith: { a, _ in a })
         for i in jobs.indices {
-            for d in jobs[i].after { if let k = position[d] { unit[k] = unit[i] } }
+            for d in jobs[i].work.after { if let k = position[d] { unit[k] = unit[i] } }
         }
         var weight = [Int](repeating: 0, count: jobs.count)
-        for i in jobs.indices { weight[unit[i]] += max(1, jobs[i].pixels) }
+        for i in jobs.indices { weight[unit[i]] += max(1, jobs[i].input.pixels) }
         var shardOfUnit = [Int](repeating: 0, count: jobs.count)
         let order = jobs.indices.filter { unit[$0] == $0 }.sorted { a, b in
             weight[a] != weight[b] ? weight[a] > weight[b] : a < b

@@ -65,7 +65,7 @@ public final class Console: Sendable {
         }
         guard !bar, verbosity != .quiet else { return }
         let outs = result.written.map { Planner.display($0.path) }.joined(separator: ", ")
-        var line = "[\(job.index + 1)/\(total)] \(job.inputDisplay)"
+        var line = "[\(job.index + 1)/\(total)] \(job.input.display)"
         if let v = job.variant { line += " (\(v))" }
         line += " -> " + outs
         if result.cacheHit { line += " (up to date)" }

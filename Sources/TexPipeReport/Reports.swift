@@ -101,8 +101,26 @@ public enum Reports {
     /// How a report names a job: its input, or for a glTF texture its model and image
     /// (`models/crate.glb images[1] (normal)`), listed under the model's own job.
     static func name(_ job: Job, _ plan: Plan) -> String {
-        guard let t = job.modelTexture else { return relative(job.input, plan) }
-        return relative(t.model, plan) + " " + t.image
+        switch job.work {
+        case .modelTexture(let t): relative(t.model, plan) + " " + t.image
+        case .image, .atlas, .array, .volume, .lut, .model: relative(job.input.path, plan)
+        }
+    }
+
+    /// An atlas job's sprites, in name order (nil for other kinds).
+    static func sprites(_ job: Job, _ plan: Plan) -> [JSONReport.Sprite]? {
+        switch job.work {
+        case .atlas(let a): a.sprites.map { .init(name: $0.name, input: relative($0.path, plan)) }
+        case .image, .array, .volume, .lut, .model, .modelTexture: nil
+        }
+    }
+
+    /// A glTF texture job's model and which image in which roles (nil for other kinds).
+    static func modelImage(_ job: Job, _ plan: Plan) -> (model: String, image: String)? {
+        switch job.work {
+        case .modelTexture(let t): (relative(t.model, plan), t.image)
+        case .image, .atlas, .array, .volume, .lut, .model: nil
+        }
     }
 
     public static func json(
@@ -112,14 +130,13 @@ public enum Reports {
         let budgets = budgets ?? Gates.pipelineTotals(plan, results)
         let entries = zip(plan.jobs, results).map { job, r in
             JSONReport.JobEntry(
-                index: job.index, pipeline: job.pipeline, input: relative(job.input, plan), variant: job.variant,
+                index: job.index, pipeline: job.pipeline, input: relative(job.input.path, plan), variant: job.variant,
                 status: r.status.rawValue, cacheHit: r.cacheHit, remoteHit: r.remoteHit,
                 reason: r.decision?.description,
                 error: r.errorMessage.map { JSONReport.ErrorEntry(stage: r.errorStage, message: $0) },
                 outputs: r.recorded, stages: r.timings.map { .init(name: $0.name, seconds: $0.seconds) },
                 notes: r.notes, seconds: r.seconds,
-                sprites: job.atlas?.sprites.map { .init(name: $0.name, input: relative($0.path, plan)) },
-                model: job.modelTexture.map { relative($0.model, plan) }, image: job.modelTexture?.image)
+                sprites: sprites(job, plan), model: modelImage(job, plan)?.model, image: modelImage(job, plan)?.image)
         }
         let failed = results.filter { $0.status == .failed }.count
         let report = JSONReport(
@@ -290,12 +307,14 @@ public enum Reports {
                 "<section class=\"job\(r.status == .failed ? " failed" : "")\" id=\"job-\(job.index)\"><h2>\(title)</h2>\n"
             if let e = r.error { h += "<p class=\"error\">\(xml(e))</p>\n" }
             h += "<div class=\"row\">"
-            if job.atlas != nil {
+            switch job.work {
+            case .atlas:
                 if r.status == .ok { h += atlasFigures(r.written, job.index, dir: dir, thumbnail) }
                 h += "</div></section>\n"
                 continue
+            case .image, .array, .volume, .lut, .model, .modelTexture: break
             }
-            if let t = thumbnail(job.input, "\(job.index)-input.png") {
+            if let t = thumbnail(job.input.path, "\(job.index)-input.png") {
                 h +=
                     "<figure><div class=\"checker\"><img src=\"\(t)\" alt=\"input\"></div><figcaption>input</figcaption></figure>"
             }
@@ -399,10 +418,12 @@ public enum Reports {
         var rows: [(pipeline: String, output: Cache.Entry.Output, over: Bool)] = []
         for (job, r) in zip(plan.jobs, results) {
             for o in r.recorded where o.format != nil {
-                let overBytes = job.check?.maxBytes.map { o.bytes > $0 } ?? false
-                let under = job.check?.minPSNR.map { min in (o.psnr ?? []).contains { $0.worst < min } } ?? false
-                let failed = job.check.map { Self.perceptualFailure(o.psnr ?? [], $0) } ?? false
-                rows.append((job.budget.isEmpty ? job.pipeline : job.budget, o, overBytes || under || failed))
+                let overBytes = job.quality.check?.maxBytes.map { o.bytes > $0 } ?? false
+                let under =
+                    job.quality.check?.minPSNR.map { min in (o.psnr ?? []).contains { $0.worst < min } } ?? false
+                let failed = job.quality.check.map { Self.perceptualFailure(o.psnr ?? [], $0) } ?? false
+                rows.append(
+                    (job.quality.budget.isEmpty ? job.pipeline : job.quality.budget, o, overBytes || under || failed))
             }
         }
         guard !rows.isEmpty else { return "" }

@@ -73,9 +73,10 @@ struct Run: ParsableCommand {
         if dryRun {
             var runs = 0
             let loader = ResourceLoader()
-            // A model's rewrite runs when one of its textures does (they are its inputs).
+            // A job that waits for others (a model's rewrite, for its textures) runs when one of them
+            // does (they are its inputs).
             var decisions: [Int: Cache.Decision] = [:]
-            for job in plan.jobs where job.model == nil {
+            for job in plan.jobs where job.work.after.isEmpty {
                 let (decision, warnings) =
                     force ? (.forced, []) : Runner.decision(job, in: plan, cache: cache, loader: loader)
                 for w in warnings { Console.err(CLIMessage.warning(w)) }
@@ -83,11 +84,11 @@ struct Run: ParsableCommand {
             }
             for job in plan.jobs {
                 var decision = decisions[job.index] ?? .hit
-                if job.model != nil {
-                    if let k = job.after.first(where: { decisions[$0].map { !$0.isHit } ?? false }),
+                if !job.work.after.isEmpty {
+                    if let k = job.work.after.first(where: { decisions[$0].map { !$0.isHit } ?? false }),
                         let texture = plan.jobs.first(where: { $0.index == k })
                     {
-                        decision = .prerequisiteRuns(texture.inputDisplay)
+                        decision = .prerequisiteRuns(texture.input.display)
                     } else {
                         decision = force ? .forced : Runner.decision(job, in: plan, cache: cache, loader: loader).0
                     }
@@ -96,10 +97,12 @@ struct Run: ParsableCommand {
                 let what = decision.isHit ? "up to date" : "would write"
                 for out in job.outputs {
                     Console.out(
-                        "\(what) \(Planner.display(out.path)) from \(job.inputDisplay)"
+                        "\(what) \(Planner.display(out.path)) from \(job.input.display)"
                             + (job.variant.map { " (\($0))" } ?? "") + (decision.isHit ? "" : " — \(decision)"))
                 }
-                if let failure = job.failure { Console.err(CLIMessage.error("\(job.inputDisplay): \(failure)")) }
+                if let failure = job.failure {
+                    Console.err(CLIMessage.error("\(job.input.display): \(failure.message)"))
+                }
             }
             Console.out(
                 "\(plan.jobs.count) jobs, \(runs) would run, \(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs; nothing written (--dry-run)"

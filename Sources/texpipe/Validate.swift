@@ -16,7 +16,9 @@ struct Validate: ParsableCommand {
             keptUntilExit += [cache, plan]
             for w in plan.warnings { Console.err(w.description) }
             let failing = plan.jobs.filter { $0.failure != nil }
-            for job in failing { Console.err(CLIMessage.warning(CLIMessage.willFail(job.inputDisplay, job.failure!))) }
+            for job in failing {
+                Console.err(CLIMessage.warning(CLIMessage.willFail(job.input.display, job.failure!.message)))
+            }
             Console.out(
                 "\(manifest): ok — \(plan.manifest.pipelines.count) pipelines, \(plan.jobs.count) jobs, "
                     + "\(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs")

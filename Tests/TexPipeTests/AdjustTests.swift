@@ -136,7 +136,7 @@ struct AdjustTests {
               "stages": [ { "stage": "adjust", "brightness": "{boost}" } ] } ] }
             """#
         ).get()
-        #expect(plan.jobs.map { ($0.stages[0] as! Adjust).brightness } == [1.25, 1])
+        #expect(plan.jobs.map { ($0.work.stages[0] as! Adjust).brightness } == [1.25, 1])
         let errors = t.errors(
             #"""
             { "version": 1, "pipelines": [ { "name": "p", "inputs": ["in.png"], "output": "{variant}.png",

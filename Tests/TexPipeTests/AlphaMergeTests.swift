@@ -33,8 +33,8 @@ struct AlphaMergeTests {
                 + #"{"stage": "alpha-merge", "alpha": "\#(map)"}]}]}"#
         }
         let plan = try t.plan(manifest("small_alpha.png")).get()
-        #expect(plan.jobs[0].failure == "alpha \(t.path)/small_alpha.png is 2×2 but the image is 4×3")
-        #expect(plan.jobs[0].failureStage == "alpha-merge")
+        #expect(plan.jobs[0].failure?.message == "alpha \(t.path)/small_alpha.png is 2×2 but the image is 4×3")
+        #expect(plan.jobs[0].failure?.stage == "alpha-merge")
         guard case .failure(let error) = t.plan(manifest("nope.png")) else {
             Issue.record("a missing map plans")
             return

@@ -415,9 +415,9 @@ struct CompositeTests {
               { "stage": "composite", "layers": [ { "image": "small.png" } ] } ] } ] }
             """#
         ).get()
-        #expect(plan.jobs[0].failureStage == "composite")
+        #expect(plan.jobs[0].failure?.stage == "composite")
         #expect(
-            plan.jobs[0].failure?.replacingOccurrences(of: t.path, with: "$T")
+            plan.jobs[0].failure?.message.replacingOccurrences(of: t.path, with: "$T")
                 == "layers[0].image $T/small.png is 2×2 but the image is 4×3; add \"fit\": \"stretch\", \"center\" or \"tile\""
         )
     }

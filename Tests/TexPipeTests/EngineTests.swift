@@ -80,7 +80,7 @@ struct EngineTests {
               { "name": "p", "inputs": ["in/*.png"], "output": "{file}.png", "stages": [] } ] }
             """
         ).get()
-        let names: [String] = plan.jobs.map { (job: Job) -> String in String(job.inputDisplay.suffix(5)) }
+        let names: [String] = plan.jobs.map { (job: Job) -> String in String(job.input.display.suffix(5)) }
         #expect(names == ["a.png", "b.png", "c.png", "d.png"])
         #expect(Runner.largestFirst(plan.jobs) == [1, 3, 2, 0])
     }
@@ -100,7 +100,7 @@ struct EngineTests {
               { "name": "p", "inputs": ["in/**/*.png"], "output": "{path}/{file}.png", "stages": [] } ] }
             """
         ).get()
-        let names = plan.jobs.map { String($0.inputDisplay.split(separator: "/").suffix(2).joined(separator: "/")) }
+        let names = plan.jobs.map { String($0.input.display.split(separator: "/").suffix(2).joined(separator: "/")) }
         #expect(names == ["x/1.png", "x/2.png", "x/3.png", "y/1.png", "y/2.png", "z/1.png", "z/big.png"])
         #expect(
             Runner.largestFirst(plan.jobs).map { names[$0] } == [
@@ -158,7 +158,7 @@ struct EngineTests {
             """
         ).get()
         #expect(plan.jobs.count == 12)
-        #expect(plan.jobs[0].reads == [t.path + "/in/0.png", t.path + "/mask.png", t.path + "/layer.png"])
+        #expect(plan.jobs[0].reads.files == [t.path + "/in/0.png", t.path + "/mask.png", t.path + "/layer.png"])
         let loader = ResourceLoader()
         let results = Runner.run(plan, RunOptions(jobs: 2), loader: loader)
         #expect(results.allSatisfy { $0.status == .ok })

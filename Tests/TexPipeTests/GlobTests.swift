@@ -258,7 +258,7 @@ struct GlobTests {
             """
         ).get()
         #expect(
-            plan.jobs.map(\.inputDisplay).map { $0.replacingOccurrences(of: t.path + "/", with: "") } == ["S/a.png"])
+            plan.jobs.map(\.input.display).map { $0.replacingOccurrences(of: t.path + "/", with: "") } == ["S/a.png"])
         #expect(
             t.errors(
                 """

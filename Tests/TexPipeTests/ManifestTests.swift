@@ -130,9 +130,9 @@ struct ManifestTests {
             """
         ).get()
         #expect(plan.jobs.map(\.outputs[0].relative) == ["teams/reds/a_3.png", "teams/blues/a_4.png"])
-        let pads = plan.jobs.map { $0.stages[1] as! Pad }
+        let pads = plan.jobs.map { $0.work.stages[1] as! Pad }
         #expect(pads.map(\.left) == [3, 4])
-        #expect((plan.jobs[1].stages[0] as! ColorKey).color == Color(r: 0, g: 0, b: 1))
+        #expect((plan.jobs[1].work.stages[0] as! ColorKey).color == Color(r: 0, g: 0, b: 1))
 
         let errors = t.errors(
             """

@@ -129,14 +129,15 @@ struct PackChannelsTests {
         let plan = try t.plan(
             #"{"version": 1, "pipelines": [{"name": "orm", "inputs": ["set/*_albedo.png"], "output": "out/{file%_albedo}_orm.png", "stages": [{"stage": "pack-channels", "g": {"image": "{dir}/{file%_albedo}_rough.png"}}]}]}"#
         ).get()
-        let byInput = Dictionary(uniqueKeysWithValues: plan.jobs.map { (PathText.lastComponent($0.input), $0) })
+        let byInput = Dictionary(uniqueKeysWithValues: plan.jobs.map { (PathText.lastComponent($0.input.path), $0) })
         #expect(byInput["rock_albedo.png"]?.failure == nil)
-        #expect(byInput["rock_albedo.png"]?.reads.contains(t.path + "/set/rock_rough.png") == true)
+        #expect(byInput["rock_albedo.png"]?.reads.files.contains(t.path + "/set/rock_rough.png") == true)
         #expect(
-            byInput["wood_albedo.png"]?.failure == "pack-channels: g.image: cannot read \(t.path)/set/wood_rough.png")
-        #expect(byInput["wood_albedo.png"]?.failureStage == "pack-channels")
+            byInput["wood_albedo.png"]?.failure?.message
+                == "pack-channels: g.image: cannot read \(t.path)/set/wood_rough.png")
+        #expect(byInput["wood_albedo.png"]?.failure?.stage == "pack-channels")
         #expect(
-            byInput["sand_albedo.png"]?.failure
+            byInput["sand_albedo.png"]?.failure?.message
                 == "g.image \(t.path)/set/sand_rough.png is 2×2 but the image is 4×3; add \"fit\": \"stretch\", \"center\" or \"tile\" to g"
         )
         // A path without placeholders names one file for every job: missing, it is the manifest's error.

@@ -25,9 +25,10 @@ struct PlanSliceTests {
     static func facts(_ p: Plan) -> [String] {
         p.jobs.map { j in
             [
-                "\(j.index)", j.id, j.parameters, j.outputs.map(\.path).joined(separator: ","), j.failure ?? "-",
-                j.failureStage ?? "-", "\(j.pixels)", j.inputDisplay, j.reads.joined(separator: ","),
-                j.variant ?? "-", j.stages.map { type(of: $0).name }.joined(separator: ","),
+                "\(j.index)", j.id, j.parameters, j.outputs.map(\.path).joined(separator: ","),
+                j.failure?.message ?? "-", j.failure?.stage ?? "-", "\(j.input.pixels)", j.input.display,
+                j.reads.files.joined(separator: ","), j.variant ?? "-",
+                j.work.stages.map { type(of: $0).name }.joined(separator: ","),
             ].joined(separator: "|")
         }
     }

@@ -30,19 +30,19 @@ struct ShardTests {
     @Test(arguments: [1, 2, 3, 4, 7])
     func everyJobInExactlyOneShardAndBalanced(n: Int) throws {
         let plan = try Self.plan()
-        #expect(plan.jobs.allSatisfy { $0.pixels > 0 })
+        #expect(plan.jobs.allSatisfy { $0.input.pixels > 0 })
         let shards = (1...n).map { Shards.jobs(plan.jobs, shard: $0, of: n) }
         let ids = shards.flatMap { $0.map(\.id) }
         #expect(ids.count == plan.jobs.count && Set(ids) == Set(plan.jobs.map(\.id)))
         for s in shards { #expect(s.map(\.index) == s.map(\.index).sorted(), "plan order within a shard") }
-        let loads = shards.map { $0.reduce(0) { $0 + $1.pixels } }
+        let loads = shards.map { $0.reduce(0) { $0 + $1.input.pixels } }
         let mean = Double(loads.reduce(0, +)) / Double(n)
         #expect(Double(loads.max()!) <= 1.1 * mean, "loads \(loads)")
         // The split docs/command-line.md describes, computed here from the jobs' pixels alone: largest
         // first (ties in plan order), each into the lightest shard so far (ties to the lowest).
         var load = [Int](repeating: 0, count: n)
         var expected = [Int](repeating: -1, count: plan.jobs.count)
-        let pixels = plan.jobs.map(\.pixels)
+        let pixels = plan.jobs.map(\.input.pixels)
         for i in pixels.indices.sorted(by: { (pixels[$0], -$0) > (pixels[$1], -$1) }) {
             let lightest = load.firstIndex(of: load.min()!)!
             expected[i] = lightest
@@ -54,7 +54,7 @@ struct ShardTests {
     @Test func largestFirstIntoTheLightestShardTiesInPlanOrder() throws {
         let plan = try Self.plan()
         var jobs = Array(plan.jobs.prefix(5))
-        for (i, px) in [10, 40, 40, 30, 20].enumerated() { jobs[i].pixels = px }
+        for (i, px) in [10, 40, 40, 30, 20].enumerated() { jobs[i].input.pixels = px }
         // Largest first: job 1 (40) → 0; job 2 (40) → 1; job 3 (30): both at 40, tie → 0 (70);
         // job 4 (20) → 1 (60); job 0 (10) → 1 (70).
         #expect(Shards.assign(jobs, count: 2) == [1, 0, 1, 0, 1])

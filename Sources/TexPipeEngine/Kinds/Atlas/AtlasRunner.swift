@@ -10,11 +10,10 @@ extension Runner {
     /// written with its JSON hash; then the libGDX file; then the cache entry. One sprite that
     /// fails fails the job before anything is written.
     static func runAtlas(
-        _ job: Job, in plan: Plan, _ options: RunOptions, _ prepared: Prepared, _ inputs: JobInputs,
-        rows: any RowScheduler, loader: ResourceLoader
+        _ job: Job, _ atlas: AtlasPlan, in plan: Plan, _ options: RunOptions, _ prepared: Prepared,
+        _ inputs: JobInputs, rows: any RowScheduler, loader: ResourceLoader
     ) -> (result: JobResult, bytes: [[UInt8]]) {
-        let atlas = job.atlas!
-        return groupRun(job, plan, options, prepared, inputs) { result, encoded, base in
+        groupRun(job, plan, options, prepared, inputs) { result, encoded, base in
             func fail(_ message: String, stage: String? = nil) -> GroupFailure? { GroupFailure(message, stage) }
             var t = DispatchTime.now().uptimeNanoseconds
             let n = atlas.sprites.count
@@ -25,9 +24,9 @@ extension Runner {
                 problems.withUnsafeMutableBufferPointer { problems in
                     notes.withUnsafeMutableBufferPointer { notes in
                         // Sprites as the rows of a band: each band writes only its own sprites' slots.
-                        rows.forEachBand(rows: n, pixelsPerRow: max(1, job.pixels / max(1, n))) { range in
+                        rows.forEachBand(rows: n, pixelsPerRow: max(1, job.input.pixels / max(1, n))) { range in
                             for k in range {
-                                switch sprite(k, job, inputs, options, loader: loader) {
+                                switch sprite(k, job, atlas, inputs, options, loader: loader) {
                                 case .success(let (s, said)):
                                     made[k] = s
                                     notes[k] = said
@@ -64,7 +63,7 @@ extension Runner {
             var clock = WriteClock()
             var libGDXPages: [(page: Packer.Page, image: String)] = []
             var libGDX: PlannedOutput?
-            let alpha = sprites.first?.image.alpha ?? job.inputAlpha
+            let alpha = sprites.first?.image.alpha ?? job.input.alpha
             var context = stageContext(job, options, rows: rows)
             var pageTime: UInt64 = 0
             for (k, page) in pages.enumerated() {
@@ -121,10 +120,12 @@ extension Runner {
     /// One sprite: decoded, through its stages (serially: the sprites are what runs in parallel),
     /// trimmed. Its notes are prefixed with its name.
     static func sprite(
-        _ k: Int, _ job: Job, _ inputs: JobInputs, _ options: RunOptions, loader: ResourceLoader
+        _ k: Int, _ job: Job, _ atlas: AtlasPlan, _ inputs: JobInputs, _ options: RunOptions, loader: ResourceLoader
     ) -> Result<(AtlasSprite, [String]), StageFailure> {
-        let spec = job.atlas!.sprites[k]
-        if let failure = spec.failure { return .failure(StageFailure(message: failure, stage: spec.failureStage)) }
+        let spec = atlas.sprites[k]
+        if let failure = spec.failure {
+            return .failure(StageFailure(message: failure.message, stage: failure.stage))
+        }
         guard let data = inputs.files[k] else {
             return .failure(StageFailure(message: inputs.errors[k] ?? EngineMessage.unreadableInput, stage: nil))
         }
@@ -134,7 +135,7 @@ extension Runner {
         } catch {
             return .failure(StageFailure(message: "\(error)", stage: "decode"))
         }
-        image.alpha = job.inputAlpha
+        image.alpha = job.input.alpha
         var context = stageContext(job, options, rows: SerialRows())
         var scratch = JobResult(index: job.index, status: .ok)
         switch applyStages(
@@ -147,7 +148,7 @@ extension Runner {
                     StageFailure(message: EngineMessage.imageCount(made: out.count, planned: 1), stage: nil))
             }
             return .success(
-                (AtlasSprite(name: spec.name, image: out[0], trim: job.atlas!.settings.trim), scratch.notes))
+                (AtlasSprite(name: spec.name, image: out[0], trim: atlas.settings.trim), scratch.notes))
         case .failure(let f): return .failure(f)
         }
     }

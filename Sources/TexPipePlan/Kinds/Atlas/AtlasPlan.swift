@@ -4,24 +4,11 @@ internal import TexPipeParameters
 public import TexPipePixels
 public import TexPipeStages
 
-/// One sprite of an atlas job: its file, its name in the metadata, and its stages (resolved with
-/// its own placeholders).
-public struct AtlasInput: Sendable {
-    public var path: String
-    public var display: String
-    public var name: String
-    public var stages: [any Stage]
-    public var pixels: Int
-    /// A failure known at plan time (a crop outside this sprite): fails the atlas job.
-    public var failure: String?
-    public var failureStage: String?
-}
-
 /// What makes a job an atlas job (docs/atlases.md): its sprites in name order, the packing settings, the
 /// page stages, and how pages are named — known only when the job has packed them.
 public struct AtlasPlan: Sendable {
     public var settings: AtlasSettings
-    public var sprites: [AtlasInput]
+    public var sprites: [PartInput]
     public var pageStages: [any Stage]
     /// The output template and the job's placeholders (pipeline, variant and its keys).
     public var template: String

@@ -5,14 +5,14 @@ internal import TexPipeManifest
 internal import TexPipeModels
 internal import TexPipeParameters
 internal import TexPipePixels
-internal import TexPipeStages
+public import TexPipeStages
 
 extension PlanBuilder {
     /// A gltf pipeline (docs/gltf.md): per model and variant, a job per (image, kind) its materials
     /// use, then the model's rewrite, which waits for them. A model that cannot be read is its
     /// rewrite's failure (one line naming the model and the JSON path); the other models run.
-    mutating func addGLTF(_ p: PipelineSpec, _ matches: [Glob.Match], variant: Variant?) {
-        guard let spec = p.gltf, p.valid else { return }
+    mutating func addGLTF(_ p: PipelineSpec, _ spec: GLTFSpec, _ matches: [Glob.Match], variant: Variant?) {
+        guard p.valid else { return }
         for m in matches { addModel(p, spec, m, variant: variant) }
     }
 
@@ -45,13 +45,13 @@ extension PlanBuilder {
         let display = Planner.display(absolute)
         let modelID = [p.name, relativeModel, variant?.name ?? ""].joined(separator: "\u{0}")
         var modelJob = Job(
-            index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: display, variant: variant?.name,
-            stages: [], outputs: [out], template: p.output, placeholders: values, inputAlpha: p.inputAlpha, png: png,
-            jpeg: jpeg, failure: nil, failureStage: nil, reads: [absolute], fonts: [:], id: modelID, parameters: "")
-        modelJob.budget = Self.budgetName(p, variant)
+            index: jobs.count, id: modelID, pipeline: p.name, variant: variant?.name,
+            input: JobInput(path: absolute, display: display, alpha: p.inputAlpha, pixels: 0), outputs: [out],
+            encoding: Encoding(png: png, jpeg: jpeg), quality: JobQuality(budget: Self.budgetName(p, variant)),
+            reads: JobReads([absolute]), failure: nil, parameters: "",
+            work: .model(ModelPlan(binary: binary, fallback: spec.fallback, stem: stem, textures: [])))
         func failModel(_ message: String) {
-            modelJob.failure = message
-            modelJob.failureStage = "gltf"
+            modelJob.failure = PlannedFailure(message, stage: "gltf")
             modelJob.parameters = "gltf"
             jobs.append(modelJob)
         }
@@ -115,7 +115,6 @@ extension PlanBuilder {
             let ktx = job.outputs.first { $0.format == .texture(.ktx2) }
             let plain = job.outputs.first { $0.format == .png || $0.format == .jpeg }
             textures.append(ModelPlan.Texture(basisu: ktx?.path, plain: plain?.path, job: index, display: what))
-            modelJob.after.append(index)
             for o in job.outputs where !reads.contains(o.path) { reads.append(o.path) }
             canonical.append("texture \(what) " + job.outputs.map(\.relative).joined(separator: " "))
         }
@@ -131,9 +130,9 @@ extension PlanBuilder {
         canonical += outputs.map { "output " + $0.relative }
         modelJob.index = modelIndex
         modelJob.outputs = outputs
-        modelJob.reads = reads
+        modelJob.reads = JobReads(reads)
         modelJob.parameters = canonical.joined(separator: "\n")
-        modelJob.model = ModelPlan(binary: binary, fallback: spec.fallback, stem: stem, textures: textures)
+        modelJob.work = .model(ModelPlan(binary: binary, fallback: spec.fallback, stem: stem, textures: textures))
         jobs[modelIndex] = modelJob
     }
 
@@ -170,18 +169,17 @@ extension PlanBuilder {
         diagnostics += decoder.diagnostics
         guard decoder.diagnostics.isEmpty else { return nil }
         let stages = pipelineStages.0 + roleStages
-        var reads: [String] = []
-        var fonts: [String: FontFace] = [:]
-        var missing: (message: String, stage: String)?
+        var reads = JobReads([])
+        var missing: PlannedFailure?
         if let path = image.path {
-            reads.append(path)
+            reads.files.append(path)
             // A texture written over its own source is refused as any output over an input is.
             inputsRealPaths.insert(PathKey(realFile(path)))
         }
-        guard resolveReads(stages, p.stages + specs, context, &reads, &fonts, missing: &missing) else { return nil }
+        guard resolveReads(stages, p.stages + specs, context, &reads, missing: &missing) else { return nil }
         // The image's header: its file's, or the embedded bytes'.
         var shape: ImageShape?
-        var failure: String?
+        var failure: PlannedFailure?
         var plainFormat = ImageFormat.png
         if let path = image.path {
             shape = try? header(path).get()
@@ -192,15 +190,17 @@ extension PlanBuilder {
                 shape = ImageShape(width: h.width, height: h.height, depth: h.depth)
                 plainFormat = h.format == .jpeg ? .jpeg : .png
             } catch {
-                failure = "\(error)"
+                failure = PlannedFailure("\(error)", stage: "decode")
             }
         } else {
-            failure = PlanMessage.unreadableImage
+            failure = PlannedFailure(PlanMessage.unreadableImage, stage: "decode")
         }
         let start = Signature(width: shape?.width, height: shape?.height, depth: shape?.depth ?? 8, alpha: p.inputAlpha)
         guard let chain = chains(stages, p.stages + specs, from: start, context, check: true) else { return nil }
-        failure = failure ?? missing?.message ?? chain.failure
-        let failureStage = missing?.stage ?? chain.failureStage ?? (failure != nil ? "decode" : nil)
+        // The image's own problem, else a stage's file missing, else its chain's.
+        failure =
+            failure.map { f in PlannedFailure(f.message, stage: missing?.stage ?? chain.failure?.stage ?? f.stage) }
+            ?? missing ?? chain.failure
         let levels = chain.failure == nil && shape != nil ? chain.sized.count : 1
         if role.output != .ktx2 && levels > 1 {
             error(role.path.key("stages"), PlanMessage.textureLayoutNeedsTexture(role.output.rawValue) + context)
@@ -224,29 +224,31 @@ extension PlanBuilder {
         case .jpeg: outputs.append(output("jpg", .jpeg, levels: 1))
         }
         let lines = pipelineStages.1 + roleLines + [textureLine, "role " + t.role.rawValue]
+        let embedded = image.path == nil ? image.bytes.map { (model.relative + "#images[\(t.image)]", $0) } : nil
         var job = Job(
-            index: jobs.count, pipeline: p.name, input: image.path ?? model.path,
-            inputDisplay: model.display + " " + what, variant: variant?.name, stages: stages, outputs: outputs,
-            template: p.output, placeholders: values, inputAlpha: p.inputAlpha, png: png, jpeg: jpeg,
-            texture: texture, failure: failure, failureStage: failure == nil ? nil : failureStage, reads: reads,
-            fonts: fonts, pixels: (shape?.width ?? 0) * (shape?.height ?? 0),
+            index: jobs.count,
             id: [p.name, model.relative + "#images[\(t.image)]." + t.kind.rawValue, variant?.name ?? ""].joined(
                 separator: "\u{0}"),
-            parameters: (lines + outputs.map { "output " + $0.relative }).joined(separator: "\n"))
-        if image.path == nil, let bytes = image.bytes {
-            job.embedded = (model.relative + "#images[\(t.image)]", bytes)
-        }
-        job.plainCopy = role.output == .ktx2 && spec.fallback
-        job.modelTexture = (model.path, what)
+            pipeline: p.name, variant: variant?.name,
+            input: JobInput(
+                path: image.path ?? model.path, display: model.display + " " + what, alpha: p.inputAlpha,
+                pixels: (shape?.width ?? 0) * (shape?.height ?? 0)),
+            outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
+            quality: JobQuality(budget: Self.budgetName(p, variant)), reads: reads, failure: failure,
+            parameters: (lines + outputs.map { "output " + $0.relative }).joined(separator: "\n"),
+            work: .modelTexture(
+                ModelTexturePlan(
+                    stages: stages, model: model.path, image: what, embedded: embedded,
+                    plainCopy: role.output == .ktx2 && spec.fallback)))
         // Two models sharing one texture file, in the same role, share its job.
-        if let known = gltfTextures[PathKey(outputs[0].path)], job.embedded == nil, jobs[known].embedded == nil,
-            jobs[known].input == job.input, jobs[known].parameters == job.parameters
+        if let known = gltfTextures[PathKey(outputs[0].path)], embedded == nil,
+            case .modelTexture(let other) = jobs[known].work,
+            other.embedded == nil, jobs[known].input.path == job.input.path, jobs[known].parameters == job.parameters
         {
             return known
         }
-        job.budget = Self.budgetName(p, variant)
-        if let check = decodeCheck(p, values, context), !check.isEmpty { job.check = check }
-        job.normalMap = t.kind == .normal || Self.isNormalMap(stages, job.check)
+        if let check = decodeCheck(p, values, context) { job.quality.check = check.isEmpty ? nil : check }
+        job.quality.normalMap = t.kind == .normal || Self.isNormalMap(stages, job.quality.check)
         gltfTextures[PathKey(outputs[0].path)] = jobs.count
         jobs.append(job)
         return jobs.count - 1
@@ -266,4 +268,38 @@ extension PlanBuilder {
         out.isData = true
         return out
     }
+}
+
+/// A gltf pipeline's model job (docs/gltf.md): its rewrite reads the model again and the files its
+/// texture jobs wrote.
+public struct ModelPlan: Sendable {
+    public var binary: Bool
+    public var fallback: Bool
+    /// The output's file name without its extension.
+    public var stem: String
+    /// Per texture of the model's layout, in its order.
+    public var textures: [Texture]
+
+    public struct Texture: Sendable {
+        /// The KTX2 and the plain image (PNG or JPEG) its job writes: absolute paths.
+        public var basisu: String?
+        public var plain: String?
+        /// The job (plan index) and how messages name it: `images[2] (normal)`.
+        public var job: Int
+        public var display: String
+    }
+}
+
+/// One texture of a glTF model: its image through the pipeline's and its role's stages.
+public struct ModelTexturePlan: Sendable {
+    public var stages: [any Stage]
+    /// The model (absolute path), and which image in which roles (`images[2] (normal)`): how
+    /// reports name the job under its model.
+    public var model: String
+    public var image: String
+    /// The image's bytes when the model embeds it (a GLB's buffer view, a `data:` URI), read when
+    /// planning, and the name its digest goes by in the key.
+    public var embedded: (name: String, bytes: [UInt8])?
+    /// With a fallback, level 0 is also written as the plain image.
+    public var plainCopy: Bool
 }

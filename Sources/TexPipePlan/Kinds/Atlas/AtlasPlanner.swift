@@ -9,8 +9,9 @@ extension PlanBuilder {
     /// An atlas pipeline's one job per variant (docs/atlases.md): every sprite (after `exclude`) in name
     /// order with its stages, the settings, the page stages, page 0's outputs. Its reads — every
     /// sprite, then what the stages read — are its cache key.
-    mutating func addAtlas(_ p: PipelineSpec, _ matches: [Glob.Match], variant: Variant?) {
-        guard let object = p.atlas, p.valid else { return }
+    mutating func addAtlas(_ p: PipelineSpec, _ spec: AtlasSpec, _ matches: [Glob.Match], variant: Variant?) {
+        guard p.valid else { return }
+        let object = spec.object
         let values = Self.values(p, variant)
         let context = Self.context(variant)
         var decoder = self.decoder(values, context: context)
@@ -27,7 +28,7 @@ extension PlanBuilder {
         } catch {
             decoder.report(error, at: p.path.key("atlas"))
         }
-        let (pageStages, pageCanonical) = Self.decodeStages(p.pageStages, p, &decoder)
+        let (pageStages, pageCanonical) = Self.decodeStages(spec.pageStages, p, &decoder)
         let output = Self.decodeSettings(p, &decoder)
         // Sprite stages without placeholders decode once for all sprites.
         let shared = PlanBuilder.hasPlaceholder(p) ? nil : Self.decodeStages(p.stages, p, &decoder)
@@ -37,9 +38,8 @@ extension PlanBuilder {
         else { return }
         settings.name = nameTemplate
 
-        var reads: [String] = []
-        var fonts: [String: FontFace] = [:]
-        var sprites: [AtlasInput] = []
+        var reads = JobReads([])
+        var sprites: [PartInput] = []
         var canonical: [String] = ["atlas" + atlasArgs.canonical + " name " + nameTemplate]
         var alpha = p.inputAlpha
         var depth = 8
@@ -67,10 +67,11 @@ extension PlanBuilder {
                 stages = decoded.0
                 canonical.append(name + ": " + decoded.1.joined(separator: "\n"))
             }
-            var spriteReads: [String] = []
-            var missing: (message: String, stage: String)?
-            guard resolveReads(stages, p.stages, context, &spriteReads, &fonts, missing: &missing) else { return }
-            reads += spriteReads.filter { !reads.containsPath($0) }
+            var spriteReads = JobReads([], fonts: reads.fonts)
+            var missing: PlannedFailure?
+            guard resolveReads(stages, p.stages, context, &spriteReads, missing: &missing) else { return }
+            reads.files += spriteReads.files.filter { !reads.files.containsPath($0) }
+            reads.fonts = spriteReads.fonts
             let start = Signature(
                 width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
             guard let chain = chains(stages, p.stages, from: start, context, check: true) else { return }
@@ -87,10 +88,9 @@ extension PlanBuilder {
             }
             depth = max(depth, chain.unsized[0].depth)
             sprites.append(
-                AtlasInput(
+                PartInput(
                     path: absolute, display: Planner.display(absolute), name: name, stages: stages,
-                    pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: missing?.message ?? chain.failure,
-                    failureStage: missing?.stage ?? chain.failureStage))
+                    pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: missing ?? chain.failure))
         }
         if let shared { canonical.append(shared.1.joined(separator: "\n")) }
         sprites.sort { $0.name != $1.name ? $0.name < $1.name : $0.path < $1.path }
@@ -100,9 +100,9 @@ extension PlanBuilder {
         }
         guard !sprites.isEmpty else { return }
         // The sprites' files first (in name order), then what the stages read.
-        reads = sprites.map(\.path) + reads.filter { r in !sprites.contains { $0.path == r } }
-        var pageMissing: (message: String, stage: String)?
-        guard resolveReads(pageStages, p.pageStages, context, &reads, &fonts, missing: &pageMissing) else { return }
+        reads.files = sprites.map(\.path) + reads.files.filter { r in !sprites.contains { $0.path == r } }
+        var pageMissing: PlannedFailure?
+        guard resolveReads(pageStages, spec.pageStages, context, &reads, missing: &pageMissing) else { return }
         if let pageMissing {  // one job for every page: nothing else to fail alone
             error(p.path.key("pageStages"), pageMissing.message)
             return
@@ -110,7 +110,7 @@ extension PlanBuilder {
         // Pages: planned at the largest page's size, for the names of the outputs they may make.
         let limit = settings.pageLimit
         let pageStart = Signature(width: limit.width, height: limit.height, depth: depth, alpha: alpha)
-        guard let pageChain = chains(pageStages, p.pageStages, from: pageStart, context, check: true) else { return }
+        guard let pageChain = chains(pageStages, spec.pageStages, from: pageStart, context, check: true) else { return }
         var pageValues = values
         pageValues["page"] = "0"
         let outputs = renderOutputs(p, pageChain.sized, pageValues, context)
@@ -118,20 +118,18 @@ extension PlanBuilder {
         canonical += pageCanonical.map { "page " + $0 } + output.canonical
         canonical.append("template " + p.output)
         guard let check = decodeCheck(p, values, context) else { return }
+        let plan = AtlasPlan(
+            settings: settings, sprites: sprites, pageStages: pageStages, template: p.output, values: values,
+            outputRoot: manifest.outputRoot)
         jobs.append(
             Job(
-                index: jobs.count, pipeline: p.name, input: sprites[0].path,
-                inputDisplay: PlanMessage.atlasDisplay(p.name, sprites: sprites.count),
-                variant: variant?.name, stages: [], outputs: outputs, template: p.output, placeholders: values,
-                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: nil, failureStage: nil,
-                reads: reads, fonts: fonts,
-                atlas: AtlasPlan(
-                    settings: settings, sprites: sprites, pageStages: pageStages, template: p.output, values: values,
-                    outputRoot: manifest.outputRoot),
-                pixels: sprites.reduce(0) { $0 + $1.pixels },
-                id: [p.name, "\u{1}atlas", variant?.name ?? ""].joined(separator: "\u{0}"),
-                parameters: canonical.joined(separator: "\n")))
-        jobs[jobs.count - 1].check = check.isEmpty ? nil : check
-        jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
+                index: jobs.count, id: [p.name, "\u{1}atlas", variant?.name ?? ""].joined(separator: "\u{0}"),
+                pipeline: p.name, variant: variant?.name,
+                input: JobInput(
+                    path: sprites[0].path, display: PlanMessage.atlasDisplay(p.name, sprites: sprites.count),
+                    alpha: p.inputAlpha, pixels: sprites.reduce(0) { $0 + $1.pixels }),
+                outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
+                quality: JobQuality(check: check, budget: Self.budgetName(p, variant)), reads: reads, failure: nil,
+                parameters: canonical.joined(separator: "\n"), work: .atlas(plan)))
     }
 }

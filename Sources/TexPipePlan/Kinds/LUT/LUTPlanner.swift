@@ -1,5 +1,5 @@
 internal import TexPipeManifest
-internal import TexPipeStages
+public import TexPipeStages
 
 extension PlanBuilder {
     /// A `.cube` LUT input's job: the LUT is a volume by itself (x red, y green, z blue), written as
@@ -49,14 +49,17 @@ extension PlanBuilder {
         let relativeInput = String(absolute.dropFirst(manifest.directory.count + 1))
         jobs.append(
             Job(
-                index: jobs.count, pipeline: p.name, input: absolute, inputDisplay: Planner.display(absolute),
-                variant: variant?.name, stages: [], outputs: outputs, template: p.output, placeholders: values,
-                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: nil, failureStage: nil,
-                reads: [absolute], fonts: [:], pixels: 0,
-                id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
-                parameters: parameters))
-        jobs[jobs.count - 1].volume = VolumePlan(mipmaps: mipmaps, lut: true)
-        jobs[jobs.count - 1].check = check.isEmpty ? nil : check
-        jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
+                index: jobs.count, id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
+                pipeline: p.name, variant: variant?.name,
+                input: JobInput(path: absolute, display: Planner.display(absolute), alpha: p.inputAlpha, pixels: 0),
+                outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
+                quality: JobQuality(check: check, budget: Self.budgetName(p, variant)), reads: JobReads([absolute]),
+                failure: nil, parameters: parameters, work: .lut(LUTPlan(mipmaps: mipmaps))))
     }
+}
+
+/// A `.cube` LUT's job: the chain of its volume (nil: level 0 only). Its slices come from the file,
+/// not from images.
+public struct LUTPlan: Sendable {
+    public var mipmaps: Mipmaps?
 }

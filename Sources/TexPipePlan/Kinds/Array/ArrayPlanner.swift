@@ -2,7 +2,7 @@ internal import Foundation
 internal import TexPipeFormats
 internal import TexPipeManifest
 internal import TexPipePixels
-internal import TexPipeStages
+public import TexPipeStages
 
 extension PlanBuilder {
     /// An array pipeline's one job per variant (docs/gpu-textures.md "Texture arrays"): every input
@@ -10,9 +10,10 @@ extension PlanBuilder {
     /// and the layer index beside it. Its reads — every layer, then what the stages read — are its key.
     /// A volume pipeline's likewise ("Volume textures"): its inputs are the depth slices, each with
     /// the stages before `mipmaps`; `mipmaps` makes the volume's chain; no index is written.
-    mutating func addArray(_ p: PipelineSpec, _ matches: [Glob.Match], variant: Variant?) {
-        guard let spec = p.array ?? p.volume, p.valid else { return }
-        let isVolume = p.volume != nil
+    mutating func addLayers(
+        _ p: PipelineSpec, _ spec: ArraySpec, _ matches: [Glob.Match], volume isVolume: Bool, variant: Variant?
+    ) {
+        guard p.valid else { return }
         let kind = isVolume ? "volume" : "array"
         let values = Self.values(p, variant)
         let context = Self.context(variant)
@@ -36,9 +37,8 @@ extension PlanBuilder {
             let kb = globs.firstIndex { $0.matches(path: b.relativePath) } ?? globs.count
             return ka != kb ? ka < kb : a.relativePath < b.relativePath
         }
-        var reads: [String] = []
-        var fonts: [String: FontFace] = [:]
-        var layers: [AtlasInput] = []
+        var reads = JobReads([])
+        var layers: [PartInput] = []
         var canonical: [String] = [
             kind + " order " + spec.order.joined(separator: ",") + " size "
                 + (spec.size.map { "\($0.width)x\($0.height)" } ?? "first")
@@ -60,35 +60,33 @@ extension PlanBuilder {
             let stages = Array(decoded.0.prefix(sliceSpecs.count))
             if isVolume, let k = mipmapsAt, mipmaps == nil { mipmaps = decoded.0[k] as? Mipmaps }
             canonical.append(name + ": " + decoded.1.joined(separator: "\n"))
-            var layerReads: [String] = []
-            var missing: (message: String, stage: String)?
-            guard resolveReads(stages, sliceSpecs, context, &layerReads, &fonts, missing: &missing) else { return }
-            reads += layerReads.filter { !reads.containsPath($0) }
+            var layerReads = JobReads([], fonts: reads.fonts)
+            var missing: PlannedFailure?
+            guard resolveReads(stages, sliceSpecs, context, &layerReads, missing: &missing) else { return }
+            reads.files += layerReads.files.filter { !reads.files.containsPath($0) }
+            reads.fonts = layerReads.fonts
             // With `size`, the layer is resized first (as `resize` does) and planned at that size.
             let start = Signature(
                 width: spec.size?.width ?? header?.width, height: spec.size?.height ?? header?.height,
                 depth: header?.depth ?? 8, alpha: p.inputAlpha)
             guard let c = chains(stages, sliceSpecs, from: start, context, check: true) else { return }
-            var failure = missing?.message ?? c.failure
-            var failureStage = missing?.stage ?? c.failureStage
+            var failure = missing ?? c.failure
             // Every layer the first's size (after `size`, when given): else the odd one fails the job.
             if let w = header?.width, let h = header?.height, spec.size == nil {
                 if let f = first, f != (w, h), failure == nil {
-                    failure = PlanMessage.oddLayer(name, (w, h), first: f, kind: kind)
-                    failureStage = kind
+                    failure = PlannedFailure(PlanMessage.oddLayer(name, (w, h), first: f, kind: kind), stage: kind)
                 }
                 if first == nil { first = (w, h) }
             }
             if chain.isEmpty { chain = c.failure == nil && header != nil ? c.sized : c.unsized }
             layers.append(
-                AtlasInput(
+                PartInput(
                     path: absolute, display: Planner.display(absolute), name: name,
                     stages: (spec.size.map { [Resize(width: $0.width, height: $0.height)] } ?? []) + stages,
-                    pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: failure,
-                    failureStage: failureStage))
+                    pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: failure))
         }
         guard !layers.isEmpty else { return }
-        reads = layers.map(\.path) + reads.filter { r in !layers.contains { $0.path == r } }
+        reads.files = layers.map(\.path) + reads.files.filter { r in !layers.contains { $0.path == r } }
         // One texture: the first layer's chain names it (the levels are every layer's).
         var outputs = renderOutputs(p, chain, values, context, texture: texture)
         guard outputs.count == 1, outputs[0].format.container != nil else {
@@ -103,19 +101,31 @@ extension PlanBuilder {
         }
         canonical += output.canonical + outputs.map { "output " + $0.relative }
         guard let check = decodeCheck(p, values, context) else { return }
+        let work: Work =
+            isVolume ? .volume(VolumePlan(slices: layers, mipmaps: mipmaps)) : .array(ArrayPlan(layers: layers))
         jobs.append(
             Job(
-                index: jobs.count, pipeline: p.name, input: layers[0].path,
-                inputDisplay: PlanMessage.arrayDisplay(p.name, layers: layers.count, kind: kind),
-                variant: variant?.name, stages: [], outputs: outputs, template: p.output, placeholders: values,
-                inputAlpha: p.inputAlpha, png: png, jpeg: jpeg, texture: texture, failure: nil, failureStage: nil,
-                reads: reads, fonts: fonts, pixels: layers.reduce(0) { $0 + $1.pixels },
-                id: [p.name, "\u{1}" + kind, variant?.name ?? ""].joined(separator: "\u{0}"),
-                parameters: canonical.joined(separator: "\n")))
-        jobs[jobs.count - 1].layers = layers
-        if isVolume { jobs[jobs.count - 1].volume = VolumePlan(mipmaps: mipmaps) }
-        jobs[jobs.count - 1].check = check.isEmpty ? nil : check
-        jobs[jobs.count - 1].normalMap = Self.isNormalMap(layers.first?.stages ?? [], check)
-        jobs[jobs.count - 1].budget = Self.budgetName(p, variant)
+                index: jobs.count, id: [p.name, "\u{1}" + kind, variant?.name ?? ""].joined(separator: "\u{0}"),
+                pipeline: p.name, variant: variant?.name,
+                input: JobInput(
+                    path: layers[0].path, display: PlanMessage.arrayDisplay(p.name, layers: layers.count, kind: kind),
+                    alpha: p.inputAlpha, pixels: layers.reduce(0) { $0 + $1.pixels }),
+                outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
+                quality: JobQuality(
+                    check: check, budget: Self.budgetName(p, variant),
+                    normalMap: Self.isNormalMap(layers.first?.stages ?? [], check)),
+                reads: reads, failure: nil, parameters: canonical.joined(separator: "\n"), work: work))
     }
+}
+
+/// An array job's layers in order, each with its stages (docs/gpu-textures.md "Texture arrays").
+public struct ArrayPlan: Sendable {
+    public var layers: [PartInput]
+}
+
+/// A volume job's depth slices in order, each with the stages before `mipmaps`, and the chain of
+/// the assembled volume (nil: level 0 only). docs/gpu-textures.md "Volume textures".
+public struct VolumePlan: Sendable {
+    public var slices: [PartInput]
+    public var mipmaps: Mipmaps?
 }

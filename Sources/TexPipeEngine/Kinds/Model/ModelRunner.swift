@@ -10,15 +10,15 @@ extension Runner {
     /// its buffers (and the images no material uses) beside it. Its key is the model, its
     /// buffers and its textures' files, so an untouched model costs a stat per file.
     static func runModel(
-        _ job: Job, in plan: Plan, _ options: RunOptions, _ prepared: Prepared, _ inputs: JobInputs
+        _ job: Job, _ model: ModelPlan, in plan: Plan, _ options: RunOptions, _ prepared: Prepared,
+        _ inputs: JobInputs
     ) -> (result: JobResult, bytes: [[UInt8]]) {
-        let model = job.model!
-        return groupRun(job, plan, options, prepared, inputs) { result, encoded, base in
+        groupRun(job, plan, options, prepared, inputs) { result, encoded, base in
             let t = DispatchTime.now().uptimeNanoseconds
             guard let data = inputs.files[0] else {
                 return GroupFailure(inputs.inputError ?? EngineMessage.unreadableInput, nil)
             }
-            let folder = PathText.parent(job.input)
+            let folder = PathText.parent(job.input.path)
             let read = GLTFModel.files(in: folder)
             let output: GLTFRewrite.Output
             do throws(GLTFError) {
