@@ -19,14 +19,6 @@ public struct CubeLUT: Sendable, Equatable {
 
     public static let sizes = 2...256
 
-    /// Whether a path names a `.cube` LUT (the extension, any case): the planner, `inspect` and
-    /// the previews ask this one question.
-    public static func isLUT(path: String) -> Bool {
-        let bytes = path.utf8
-        guard bytes.count > 5 else { return false }
-        return String(decoding: bytes.suffix(5), as: UTF8.self).lowercased() == ".cube"
-    }
-
     public init(_ bytes: [UInt8], maxTexels: Int = Image.defaultMaxPixels) throws(CodecError) {
         // Read through a pointer: a 64³ LUT is 786,432 numbers.
         let parsed = bytes.withUnsafeBufferPointer { p in

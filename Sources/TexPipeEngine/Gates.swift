@@ -19,8 +19,7 @@ public enum Gates {
     /// Whether an output's format stores pixels inexactly: JPEG and every block format.
     static func isLossy(_ format: String) -> Bool {
         format == "jpeg"
-            || TextureSettings.Format(rawValue: format).map { $0.info.codec != .uncompressed && $0.info.codec != .half }
-                ?? false
+            || TextureSettings.Format(rawValue: format).map { !$0.info.codec.family.exact } ?? false
     }
 
     static func isImage(_ path: String) -> Bool {
@@ -58,32 +57,8 @@ public enum Gates {
         guard let check = job.quality.check, result.status == .ok else { return }
         var failures: [String] = []
         for o in result.recorded where isImage(o.path) {
-            let shown = o.path  // relative to the manifest's folder
-            if let max = check.maxBytes, o.bytes > max {
-                failures.append(GateMessage.overBytes(shown, o.bytes, max))
-            }
-            if let min = check.minPSNR, let levels = o.psnr {
-                for (level, q) in levels.enumerated() where q.worst < min {
-                    failures.append(GateMessage.underPSNR(shown, level: level, levels.count, q, min))
-                }
-            }
-            let levels = o.psnr ?? []
-            for (level, q) in levels.enumerated() {
-                if let min = check.minSSIM, let ssim = q.worstSSIM, ssim < min {
-                    failures.append(GateMessage.underSSIM(shown, level: level, levels.count, q, min))
-                }
-                if let max = check.maxFLIP, let flip = q.flip, flip > max {
-                    failures.append(GateMessage.overFLIP(shown, level: level, levels.count, flip, max))
-                }
-                if let max = check.maxNormalError {
-                    if let limit = max.mean, let mean = q.normalMean, mean > limit {
-                        failures.append(GateMessage.overNormal(shown, level: level, levels.count, "mean", mean, limit))
-                    }
-                    if let limit = max.p99, let p99 = q.normalP99, p99 > limit {
-                        failures.append(GateMessage.overNormal(shown, level: level, levels.count, "p99", p99, limit))
-                    }
-                }
-            }
+            // `o.path` is relative to the manifest's folder.
+            failures += check.failures(of: o.path, bytes: o.bytes, levels: o.psnr)
         }
         guard !failures.isEmpty else { return }
         switch check.severity {
@@ -144,65 +119,5 @@ public enum Gates {
     /// The failed totals, in pipeline order.
     public static func totals(_ plan: Plan, _ results: [JobResult]) -> [Finding] {
         pipelineTotals(plan, results).flatMap(\.findings)
-    }
-}
-
-/// The gates' wording, in one place (STYLE 10).
-enum GateMessage {
-    static func bytes(_ n: Int) -> String {
-        let f = NumberFormatter()
-        f.numberStyle = .decimal
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.groupingSeparator = ","
-        f.usesGroupingSeparator = true
-        return f.string(from: NSNumber(value: n)) ?? String(n)
-    }
-
-    static func db(_ v: Double) -> String { String(format: "%.2f dB", v) }
-
-    static func overBytes(_ output: String, _ bytes: Int, _ max: Int) -> String {
-        "\(output) is \(Self.bytes(bytes)) bytes, over maxBytes \(Self.bytes(max))"
-    }
-
-    static func underPSNR(_ output: String, level: Int, _ levels: Int, _ q: LevelQuality, _ min: Double) -> String {
-        let which = levels > 1 ? " level \(level)" : ""
-        let measured =
-            q.alpha.map {
-                q.rgb <= $0 ? "PSNR \(db(q.rgb)) (alpha \(db($0)))" : "alpha PSNR \(db($0)) (RGB \(db(q.rgb)))"
-            }
-            ?? "PSNR \(db(q.rgb))"
-        return "\(output)\(which): \(measured) is under minPSNR \(db(min))"
-    }
-
-    static func underSSIM(_ output: String, level: Int, _ levels: Int, _ q: LevelQuality, _ min: Double) -> String {
-        let which = levels > 1 ? " level \(level)" : ""
-        let f = { (v: Double) in String(format: "%.4f", v) }
-        let measured =
-            q.ssimAlpha.map { a in
-                (q.ssim ?? 1) <= a
-                    ? "SSIM \(f(q.ssim ?? 1)) (alpha \(f(a)))" : "alpha SSIM \(f(a)) (RGB \(f(q.ssim ?? 1)))"
-            } ?? "SSIM \(f(q.ssim ?? 1))"
-        return "\(output)\(which): \(measured) is under minSSIM \(f(min))"
-    }
-
-    static func overFLIP(_ output: String, level: Int, _ levels: Int, _ flip: Double, _ max: Double) -> String {
-        let which = levels > 1 ? " level \(level)" : ""
-        return "\(output)\(which): FLIP \(String(format: "%.4f", flip)) is over maxFLIP \(String(format: "%.4f", max))"
-    }
-
-    static func overNormal(_ output: String, level: Int, _ levels: Int, _ what: String, _ v: Double, _ max: Double)
-        -> String
-    {
-        let which = levels > 1 ? " level \(level)" : ""
-        return "\(output)\(which): normal error \(what) \(String(format: "%.2f°", v)) is over maxNormalError.\(what) "
-            + String(format: "%.2f°", max)
-    }
-
-    static func overTotal(_ pipeline: String, _ bytes: Int, _ max: Int) -> String {
-        "pipeline \"\(pipeline)\": its outputs are \(Self.bytes(bytes)) bytes, over maxTotalBytes \(Self.bytes(max))"
-    }
-
-    static func overGPU(_ pipeline: String, _ bytes: Int, _ max: Int) -> String {
-        "pipeline \"\(pipeline)\": its textures take \(Self.bytes(bytes)) bytes of GPU memory, over maxGPUBytes \(Self.bytes(max))"
     }
 }

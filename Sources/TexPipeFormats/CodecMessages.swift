@@ -114,9 +114,8 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .ddsWithoutDX10: "DDS without a DX10 header is not one texpipe reads"
         case .radiance(let why): "Radiance HDR: \(why)"
         case .cubeLUT(let line, let why): "Cube LUT" + (line.map { " line \($0)" } ?? "") + ": \(why)"
-        case .hdrFormatNeedsHDR(let f): "\(f) is an HDR format: it needs an HDR image (an .exr or .hdr input)"
-        case .ldrFormatGotHDR(let f):
-            "\(f) is an LDR format and the image is HDR: add a tonemap stage, or use \(TextureSettings.Format.hdrNames)"
+        case .hdrFormatNeedsHDR(let f): RangeRule.ldrImage(into: f)
+        case .ldrFormatGotHDR(let f): RangeRule.hdrImage(into: f)
         case .notWritable(let f): "texpipe reads \(f) files but does not write them (write an .exr)"
         case .textureInput(let kind): "\(kind) files are outputs only: texpipe does not read them as inputs"
         }
@@ -125,4 +124,21 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
 
 extension CodecError {
     public init(_ message: CodecMessage) { self.init(message.description) }
+}
+
+/// The rule that an HDR image goes only into what holds HDR (`.exr`, an HDR texture format) and an
+/// 8/16-bit image only into what holds 8/16-bit images (docs/hdr.md), worded once: the manifest, the
+/// planner and the writers all say it with these words.
+public enum RangeRule {
+    /// An HDR image into `what` (a format or file kind) that holds 8/16-bit images.
+    public static func hdrImage(into what: String) -> String {
+        "the image is HDR (an .exr or .hdr input) and \(what) holds 8/16-bit images: add a \"tonemap\" stage, "
+            + "or write an .exr or a texture in \(TextureSettings.Format.hdrNames)"
+    }
+
+    /// An 8/16-bit image into `what` (a format or file kind) that holds HDR images.
+    public static func ldrImage(into what: String) -> String {
+        "the image is LDR (a PNG or JPEG input, or after tonemap) and \(what) holds HDR images: "
+            + "write an 8/16-bit output, or start from an .exr or .hdr input"
+    }
 }

@@ -99,6 +99,13 @@ public enum FileKind: String, Sendable, CaseIterable, Hashable {
         allCases.first { $0.row.probe?(bytes) ?? false }
     }
 
+    /// The kind of a file, for `inspect` and the previews: its extension's when that kind is text
+    /// and has no signature (`.cube`, `.gltf`), else what its first bytes say, else its extension's.
+    public static func of(_ bytes: [UInt8], path: String) -> FileKind? {
+        if let named = FileKind(path: path), named.row.probe == nil { return named }
+        return sniff(bytes) ?? FileKind(path: path)
+    }
+
     /// The image or texture format of the kind's files (nil: a LUT or a model).
     public var imageFormat: ImageFormat? {
         switch self {

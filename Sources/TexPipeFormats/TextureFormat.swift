@@ -53,24 +53,11 @@ public struct TextureFormatInfo: Sendable {
     public let codec: TextureCodec
     /// The family's name in messages ("ASTC").
     public let familyName: String
-    /// Whether `rdo` applies (texpipe's own BC1, BC3, BC7 and UASTC encoders).
-    public var takesRDO: Bool {
-        switch codec {
-        case .bc(let v): v == .bc1 || v == .bc3 || v == .bc7
-        case .uastc: true
-        case .uncompressed, .astc, .astcHDR, .etc, .half, .bc6h, .etc1s: false
-        }
-    }
+    /// Whether `rdo` applies (its family's declaration).
+    public var takesRDO: Bool { codec.family.takesRDO }
 
-    /// Whether a volume (3D texture) may be written in it: texels, or 2D blocks that both
-    /// containers and the graphics APIs take as the slices of a 3D texture (BC1–BC7, BC6H). ASTC's
-    /// 3D textures are its own 3D block formats; ETC and the Basis formats have none.
-    public var takesVolume: Bool {
-        switch codec {
-        case .uncompressed, .half, .bc, .bc6h: true
-        case .astc, .astcHDR, .etc, .uastc, .etc1s: false
-        }
-    }
+    /// Whether a volume (3D texture) may be written in it (its family's declaration).
+    public var takesVolume: Bool { codec.family.takesVolume }
 
     /// Blocks of texels (BC, ASTC, ETC, UASTC), not one texel at a time.
     public var isBlockCompressed: Bool { block.width > 1 }
@@ -93,29 +80,27 @@ public struct TextureFormatInfo: Sendable {
     }
 }
 
-/// The codec families: the one place a format meets its encoder and decoder
-/// (`TexPipeBlocks/TextureCodecs.swift` switches over it).
+/// The codec families: each declared once (`CodecFamily.swift`), its encoder and decoder behind
+/// the one door (`TexPipeBlocks/TextureCodecs.swift`).
 public enum TextureCodec: Sendable, Equatable {
     /// Stored as is (rgba8).
     case uncompressed
     /// HDR texels stored as half floats (rgba16f).
     case half
-    /// texpipe's own BC encoders and decoders (`BC.swift`, `BC7*.swift`).
+    /// texpipe's own BC encoders and decoders (TexPipeBlocks `BC/`).
     case bc(BCVariant)
-    /// Arm's astcenc (`ASTC.swift`).
+    /// Arm's astcenc (`ASTC/`).
     case astc
-    /// Arm's astcenc's HDR profile (`ASTC.swift`): HDR colour, LDR alpha.
+    /// Arm's astcenc's HDR profile (`ASTC/`): HDR colour, LDR alpha.
     case astcHDR
-    /// texpipe's own ETC2 and EAC encoders (`ETC.swift`) and decoder (`ETC+Decode.swift`).
+    /// texpipe's own ETC2 and EAC encoders and decoder (`ETC/`).
     case etc(ETCVariant)
-    /// texpipe's own Basis Universal UASTC encoder (`UASTC.swift`) and decoder
-    /// (`UASTC+Decode.swift`).
+    /// texpipe's own Basis Universal UASTC encoder and decoder (`UASTC/`).
     case uastc
-    /// texpipe's own BC6H encoder (`BC6H.swift`) and decoder (`BC6H+Decode.swift`), unsigned: HDR.
+    /// texpipe's own BC6H encoder and decoder (`BC6H/`), unsigned: HDR.
     case bc6h
-    /// texpipe's own Basis Universal ETC1S encoder (`ETC1S.swift`) with BasisLZ
-    /// (`ETC1S+BasisLZ.swift`) and decoder (`ETC1S+Decode.swift`): one pair of codebooks for every
-    /// image of a file, so its blocks are made for the whole file at once.
+    /// texpipe's own Basis Universal ETC1S encoder with BasisLZ and decoder (`ETC1S/`): one pair of
+    /// codebooks for every image of a file, so its blocks are made for the whole file at once.
     case etc1s
 }
 

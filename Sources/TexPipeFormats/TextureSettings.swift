@@ -49,8 +49,11 @@ public struct TextureSettings: Sendable, Equatable {
     public var zstdLevel: Int
     /// nil: off.
     public var rdo: RDO?
-    /// `etc1s`'s codebook sizes, 1…255 (nil: 128, as toktx's and basisu's default).
+    /// `etc1s`'s codebook sizes, 1…255 (nil: `defaultQLevel`).
     public var qlevel: Int?
+
+    /// `qlevel` when none is given: 128, as toktx's and basisu's default.
+    public static let defaultQLevel = 128
 
     public static let standard = TextureSettings(
         format: .rgba8, colorSpace: .srgb, quality: .medium, supercompression: .none, zstdLevel: 9)
@@ -104,7 +107,7 @@ extension TextureSettings {
             ]), .optional(absentDoc: "off"),
             doc: "rate-distortion optimisation (bc1, bc3, bc7, uastc): blocks that repeat, smaller after zstd"),
         Parameter(
-            "qlevel", .integer(1...255), .optional(absentDoc: "128"),
+            "qlevel", .integer(1...255), .optional(absentDoc: "\(defaultQLevel)"),
             doc: "etc1s only: the endpoint and selector codebooks' size; higher is larger and better"),
     ]
 
@@ -124,17 +127,14 @@ extension TextureSettings {
             supercompression: a.choice("supercompression", as: Supercompression.self),
             zstdLevel: a.integer("zstdLevel"), rdo: rdo, qlevel: a.optionalInteger("qlevel"))
         var problems: [SettingsProblem] = []
-        if qlevel != nil && format != .etc1s {
-            problems.append(
-                SettingsProblem(
-                    "qlevel", "qlevel sets etc1s's codebooks, not \(format.rawValue)'s (remove qlevel or use etc1s)"))
-        }
+        if qlevel != nil { problems += Self.knobProblems("qlevel", format) }
         // "none" is harmless (a variant table may name it for every format); zstd is not BasisLZ.
-        if format == .etc1s && supercompression != .none {
+        if format.info.codec.family.wholeFile && supercompression != .none {
             problems.append(
                 SettingsProblem(
                     "supercompression",
-                    "etc1s is always BasisLZ-supercompressed: remove supercompression (zstd does not apply)"))
+                    "\(format.rawValue) is always BasisLZ-supercompressed: remove supercompression (zstd does not apply)"
+                ))
         }
         if let o = rdoArgs {
             let given = ["lambda", "maxLoss"].filter(o.has)
@@ -179,17 +179,26 @@ extension TextureSettings {
                 SettingsProblem("supercompression", "supercompression is KTX2 only: DDS files are not supercompressed"))
         }
         if let hdrImage, hdrImage != info.hdr {
+            let what = format.rawValue
             problems.append(
-                SettingsProblem(
-                    "format",
-                    hdrImage
-                        ? "\(format.rawValue) is an LDR texture format and the image is HDR (an .exr or .hdr input): "
-                            + "use \(Format.hdrNames), or add a \"tonemap\" stage"
-                        : "\(format.rawValue) is an HDR texture format and this image is LDR: it needs an .exr or .hdr "
-                            + "input (before any tonemap)"))
+                SettingsProblem("format", hdrImage ? RangeRule.hdrImage(into: what) : RangeRule.ldrImage(into: what)))
         }
         if let problem = Self.rdoProblem(rdo, format) { problems.append(problem) }
         return problems
+    }
+
+    /// A family's own setting (`CodecFamily.knobs`) given with a format of another family.
+    static func knobProblems(_ name: String, _ format: Format) -> [SettingsProblem] {
+        guard !format.info.codec.family.knobs.contains(where: { $0.name == name }) else { return [] }
+        let owners = Format.allCases.filter { $0.info.codec.family.knobs.contains { $0.name == name } }
+        guard let owner = owners.first, let knob = owner.info.codec.family.knobs.first(where: { $0.name == name })
+        else { return [] }
+        let names = owners.map(\.rawValue).joined(separator: " or ")
+        return [
+            SettingsProblem(
+                name,
+                "\(name) sets \(names)'s \(knob.sets), not \(format.rawValue)'s (remove \(name) or use \(names))")
+        ]
     }
 
     /// A volume in a format that cannot hold one (the planner's and the encoder's words alike).

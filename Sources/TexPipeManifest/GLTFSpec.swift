@@ -32,7 +32,7 @@ public struct GLTFSpec: Sendable {
 
     static func defaultTexture(_ kind: GLTFRole.Kind) -> String {
         switch kind {
-        case .color: #"{"format": "etc1s", "qlevel": 128}"#
+        case .color: #"{"format": "etc1s", "qlevel": \#(TextureSettings.defaultQLevel)}"#
         case .normal: #"{"format": "uastc", "rdo": {"maxLoss": 1}, "supercompression": "zstd"}"#
         case .data: #"{"format": "uastc", "supercompression": "zstd"}"#
         }
@@ -123,7 +123,7 @@ extension ManifestReader {
         {
             do throws(SettingsProblems) {
                 let settings = try TextureSettings(args)
-                if settings.format != .etc1s && settings.format != .uastc {
+                if !settings.format.info.codec.family.basisUniversal {
                     error(path.key("texture").key("format"), Say.gltfFormat(settings.format.rawValue))
                 } else {
                     report(SettingsProblems(settings.problems(in: .ktx2)), at: path.key("texture"))

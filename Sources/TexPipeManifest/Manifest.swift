@@ -461,16 +461,14 @@ struct ManifestReader {
         return spec
     }
 
-    /// A volume's stages: those before `mipmaps` run on each slice and `mipmaps` on the assembled
-    /// volume, so nothing may follow it; its chain is a 2×2×2 box with `levels`, `minSize` and
-    /// `colorSpace`, so the 2D-only parameters are errors.
+    /// A volume's stages: those before the stage that makes its chain (`mipmaps`) run on each
+    /// slice and that stage on the assembled volume, so nothing may follow it; its chain is a 2×2×2
+    /// box, so it may have only the parameters its type lets a volume have (`volumeParameters`).
     mutating func volumeStageChecks(_ stages: [StageSpec], at path: JSONPath) {
-        guard let k = stages.firstIndex(where: { $0.type.name == "mipmaps" }) else { return }
+        guard let k = stages.firstIndex(where: { $0.type.volumeParameters != nil }),
+            let allowed = stages[k].type.volumeParameters
+        else { return }
         if k + 1 < stages.count { error(stages[k + 1].path, Say.afterVolumeMipmaps(stages[k + 1].type.name)) }
-        let allowed: [String: JSON?] = [
-            "stage": nil, "levels": nil, "minSize": nil, "colorSpace": nil, "filter": .string("box"),
-            "layout": .string("texture"),
-        ]
         for key in stages[k].object.keys.sorted() {
             guard let want = allowed[key] else {
                 error(stages[k].path.key(key), Say.volumeMipmapsParameter(key))

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import TexPipeFormats
 public import TexPipeParameters
 
 /// Thrown when a manifest cannot be planned: every problem found, sorted. Exit status 2.
@@ -45,7 +46,9 @@ extension Say {
         "\"output\": \"\(output)\" re-encodes the image in place; texture settings are for KTX2 (remove one of them)"
     }
     static func gltfFormat(_ format: String) -> String {
-        "glTF's KHR_texture_basisu takes etc1s or uastc, not \(format) (or say \"output\": \"png\" or \"jpeg\")"
+        let basis = TextureSettings.Format.allCases.filter(\.info.codec.family.basisUniversal).map(\.rawValue).sorted()
+        return "glTF's KHR_texture_basisu takes \(basis.joined(separator: " or ")), not \(format) "
+            + "(or say \"output\": \"png\" or \"jpeg\")"
     }
     static func arrayNeedsTexture(_ template: String, kind: String = "array") -> String {
         "\(kind == "array" ? "an array" : "a volume") is one texture: its output must end in .ktx2 or .dds, not \"\(template)\""

@@ -64,10 +64,10 @@ extension PlanBuilder {
         return scan(.object(spec.object))
     }
 
-    /// Whether a job's outputs are normal maps: a `mipmaps` stage with `normals: true`, or a
-    /// `maxNormalError` gate, says so.
+    /// Whether a job's outputs are normal maps: a stage that makes one (`mipmaps` with
+    /// `normals: true`), or a `maxNormalError` gate, says so.
     static func isNormalMap(_ stages: [any Stage], _ check: CheckSettings?) -> Bool {
-        check?.maxNormalError != nil || stages.contains { ($0 as? Mipmaps)?.normals == true }
+        check?.maxNormalError != nil || stages.contains(where: \.makesNormalMap)
     }
 
     /// Which total a job's outputs count toward: the pipeline's, or the pipeline's for this variant

@@ -95,9 +95,9 @@ extension PlanBuilder {
     ) -> (String, JSONPath)? {
         switch out.format {
         case .png, .jpeg:
-            return sig.isHDR ? (PlanMessage.hdrIntoLDR(out.format.name), p.path.key("output")) : nil
+            return sig.isHDR ? (RangeRule.hdrImage(into: out.format.name), p.path.key("output")) : nil
         case .exr, .radiance:
-            return sig.isHDR ? nil : (PlanMessage.ldrIntoEXR(), p.path.key("output"))
+            return sig.isHDR ? nil : (RangeRule.ldrImage(into: out.format.name), p.path.key("output"))
         case .texture(let container):
             guard let texture, let problem = texture.problems(in: container, hdrImage: sig.isHDR).first else {
                 return nil

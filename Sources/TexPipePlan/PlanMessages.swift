@@ -102,16 +102,6 @@ enum PlanMessage {
             + "(use a .ktx2 or .dds template, or layout \"files\")"
     }
 
-    static func hdrIntoLDR(_ format: String) -> String {
-        "the image is HDR (an .exr or .hdr input) and \(format) holds 8/16-bit images: add a \"tonemap\" stage, "
-            + "or write an .exr, a .ktx2/.dds with format rgba16f or bc6h, or a .ktx2 with astc-4x4-hdr or astc-6x6-hdr"
-    }
-
-    static func ldrIntoEXR() -> String {
-        "EXR outputs hold HDR images and this one is LDR (a PNG or JPEG input, or after tonemap): write a .png, "
-            + "or start from an .exr or .hdr input"
-    }
-
     static func hdrResource(_ stage: String, _ label: String, _ path: String) -> String {
         "\(stage): \(label): \(path) is an HDR image; \(stage) reads 8/16-bit images (convert it to PNG first)"
     }

@@ -32,11 +32,6 @@ public struct ModelFacts: Codable, Sendable, Equatable {
 }
 
 extension Inspector {
-    /// Whether the bytes or the name say glTF (a GLB's magic, or `.gltf`).
-    static func isModel(_ bytes: [UInt8], path: String) -> Bool {
-        bytes.starts(with: Array("glTF".utf8)) || PathText.pathExtension(path).lowercased() == "gltf"
-    }
-
     /// A model's facts: every image with its roles, format, size, levels and bytes.
     static func modelFacts(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> InspectFacts {
         let model: GLTFModel

@@ -134,22 +134,30 @@ public enum Inspector {
         case .success(let b): bytes = b
         case .failure(let e): throw CodecError(e.description)
         }
-        if ImageFormat.sniff(bytes)?.container != nil {
-            return try textureFacts(bytes, path: path, maxPixels: maxPixels)
+        switch FileKind.of(bytes, path: path)?.row.holds {
+        case .texture?: return try textureFacts(bytes, path: path, maxPixels: maxPixels)
+        case .model?: return try modelFacts(bytes, path: path, maxPixels: maxPixels)
+        case .lut?: return try lutFacts(bytes, path: path, maxPixels: maxPixels)
+        case .image?, .hdrImage?, nil: return try imageFacts(bytes, path: path, maxPixels: maxPixels)
         }
-        if isModel(bytes, path: path) { return try modelFacts(bytes, path: path, maxPixels: maxPixels) }
-        if CubeLUT.isLUT(path: path) {
-            let lut = try CubeLUT(bytes, maxTexels: maxPixels)
-            var f = InspectFacts(
-                file: path, format: "Cube LUT", width: lut.size, height: lut.size, colorType: "RGB", bitDepth: 32,
-                decodedDepth: 32, alphaMin: 65535, alphaMax: 65535, transparentPercent: 0, likelyKeyColor: nil,
-                likelyKeyColorEvidence: nil)
-            f.lut = LUTFacts(
-                title: lut.title, size: lut.size, domainMin: [lut.domainMin.x, lut.domainMin.y, lut.domainMin.z],
-                domainMax: [lut.domainMax.x, lut.domainMax.y, lut.domainMax.z], min: lut.values.min() ?? 0,
-                max: lut.values.max() ?? 0)
-            return f
-        }
+    }
+
+    /// A `.cube` LUT's facts: its size, title, domain and the range of its values.
+    static func lutFacts(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> InspectFacts {
+        let lut = try CubeLUT(bytes, maxTexels: maxPixels)
+        var f = InspectFacts(
+            file: path, format: FileKind.cube.row.name, width: lut.size, height: lut.size, colorType: "RGB",
+            bitDepth: 32, decodedDepth: 32, alphaMin: 65535, alphaMax: 65535, transparentPercent: 0,
+            likelyKeyColor: nil, likelyKeyColorEvidence: nil)
+        f.lut = LUTFacts(
+            title: lut.title, size: lut.size, domainMin: [lut.domainMin.x, lut.domainMin.y, lut.domainMin.z],
+            domainMax: [lut.domainMax.x, lut.domainMax.y, lut.domainMax.z], min: lut.values.min() ?? 0,
+            max: lut.values.max() ?? 0)
+        return f
+    }
+
+    /// An image's facts: its header, alpha statistics and likely key colour.
+    static func imageFacts(_ bytes: [UInt8], path: String, maxPixels: Int) throws -> InspectFacts {
         let h = try ImageDecoder.header(bytes, path: path)
         let image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
         let stats = image.alphaStatistics()

@@ -39,7 +39,8 @@ public enum Preview {
         case .failure(let e): throw CodecError(e.description)
         }
         var image: Image
-        if ImageFormat.sniff(bytes)?.container != nil {
+        switch FileKind.of(bytes, path: path)?.row.holds {
+        case .texture?:
             let file = try TextureFile(bytes, maxPixels: maxPixels)
             if file.isVolume {
                 image = try volumeStrip(file).image
@@ -50,11 +51,11 @@ public enum Preview {
             } else {
                 image = try file.level(0)
             }
-        } else if CubeLUT.isLUT(path: path) {
+        case .lut?:
             let lut = try CubeLUT(bytes, maxTexels: maxPixels)
             let slices = lut.slices8()
             image = row(picks(slices.count).map { slices[$0] }, gap: true)
-        } else {
+        case .image?, .hdrImage?, .model?, nil:
             image = try ImageDecoder.decode(bytes, path: path, maxPixels: maxPixels)
         }
         return Tonemap.shown(image)

@@ -110,7 +110,7 @@ public enum TextureReference {
             "`\(f.rawValue)`", "\(i.block.width)×\(i.block.height)", "\(i.blockBytes)", channels(i.channels),
             codes(i.vulkan), codes(i.dxgi), "\(i.colorModel)",
             i.containers.map(\.name).sorted(by: >).joined(separator: ", "), i.hdr ? "HDR" : "LDR",
-            TextureCodecs.encoder(of: i.codec),
+            i.codec.family.encoder,
             i.takesRDO ? "yes" : "—",
         ]
     }

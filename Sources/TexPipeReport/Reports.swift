@@ -401,16 +401,6 @@ public enum Reports {
         return h + "</tbody></table>\n"
     }
 
-    /// Whether a level fails a perceptual gate (SSIM, FLIP, normal angle).
-    static func perceptualFailure(_ levels: [LevelQuality], _ c: CheckSettings) -> Bool {
-        levels.contains { q in
-            (c.minSSIM.map { m in (q.worstSSIM ?? 1) < m } ?? false)
-                || (c.maxFLIP.map { m in (q.flip ?? 0) > m } ?? false)
-                || (c.maxNormalError?.mean.map { m in (q.normalMean ?? 0) > m } ?? false)
-                || (c.maxNormalError?.p99.map { m in (q.normalP99 ?? 0) > m } ?? false)
-        }
-    }
-
     /// Per pipeline (per pipeline and variant where a variant sets the budget), a table of its
     /// outputs — format, file bytes, GPU bytes, the worst level's PSNR — largest GPU bytes first,
     /// with the totals against the budget; a click on a heading sorts by that column.
@@ -418,12 +408,9 @@ public enum Reports {
         var rows: [(pipeline: String, output: Cache.Entry.Output, over: Bool)] = []
         for (job, r) in zip(plan.jobs, results) {
             for o in r.recorded where o.format != nil {
-                let overBytes = job.quality.check?.maxBytes.map { o.bytes > $0 } ?? false
-                let under =
-                    job.quality.check?.minPSNR.map { min in (o.psnr ?? []).contains { $0.worst < min } } ?? false
-                let failed = job.quality.check.map { Self.perceptualFailure(o.psnr ?? [], $0) } ?? false
-                rows.append(
-                    (job.quality.budget.isEmpty ? job.pipeline : job.quality.budget, o, overBytes || under || failed))
+                // The job's own verdict on the output (the gates ask the same one).
+                let failed = job.quality.check.map { !$0.failures(of: o.path, bytes: o.bytes, levels: o.psnr).isEmpty }
+                rows.append((job.quality.budget.isEmpty ? job.pipeline : job.quality.budget, o, failed ?? false))
             }
         }
         guard !rows.isEmpty else { return "" }

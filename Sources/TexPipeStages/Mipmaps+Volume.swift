@@ -1,5 +1,19 @@
 public import TexPipePixels
 
+/// How a volume's chain is made: how many levels, down to what size, averaged in which colour
+/// space (what a `mipmaps` stage with a volume's parameters says; `Stage.volumeChain`).
+public struct VolumeChain: Sendable, Equatable {
+    public var levels: Int?
+    public var minSize: Int
+    public var colorSpace: ColorSpace
+
+    public init(levels: Int?, minSize: Int, colorSpace: ColorSpace) {
+        self.levels = levels
+        self.minSize = minSize
+        self.colorSpace = colorSpace
+    }
+}
+
 /// A volume's (3D texture's) mip chain (docs/gpu-textures.md "Volume textures"): level n is
 /// max(1, ⌊w/2ⁿ⌋) × max(1, ⌊h/2ⁿ⌋) × max(1, ⌊d/2ⁿ⌋), each texel the box over the texels of the
 /// level above that it covers — a 2×2×2 box, with exact area weights where a side is odd (5 → 2:

@@ -23,6 +23,18 @@ public struct Mipmaps: Stage {
     /// level is a cube of them.
     public static let takesCube = true
     public static let makesLevels = true
+    /// A volume's chain is a 2×2×2 box with `levels`, `minSize` and `colorSpace`: the 2D-only
+    /// parameters may not be given (`filter` and `layout` only as their volume values).
+    public static let volumeParameters: [String: JSON?]? = [
+        "stage": nil, "levels": nil, "minSize": nil, "colorSpace": nil, "filter": .string("box"),
+        "layout": .string("texture"),
+    ]
+    public var makesNormalMap: Bool { normals }
+    /// A box chain, unless a 2D-only parameter asks for more than a volume's box can do.
+    public var volumeChain: VolumeChain? {
+        guard !normals, coverage == nil, layout != .strip, !bleed else { return nil }
+        return VolumeChain(levels: levels, minSize: minSize, colorSpace: colorSpace)
+    }
     public static let identity = #"{"levels": 1}"#
     public static let parameters: [Parameter] = [
         .integer("minSize", in: 1...65536, default: 1, doc: "stop before a level whose larger side is below this"),

@@ -82,6 +82,17 @@ public protocol Stage: Sendable {
     /// `layout` the value `texture` when the manifest leaves it out, and reports a texture's levels
     /// sent to an image file at this stage.
     static var makesLevels: Bool { get }
+    /// For a stage that can make a volume's chain (`mipmaps`): the parameters a volume pipeline
+    /// lets it have, each with the only value it may take (nil: any value). nil: the stage makes no
+    /// volume's chain. The manifest checks a volume pipeline's stages against it.
+    static var volumeParameters: [String: JSON?]? { get }
+
+    /// Its output is a normal map (`mipmaps` with `normals: true`): a job's outputs are then
+    /// measured by the angle between normals, as glTF normal roles and `maxNormalError` mark them.
+    var makesNormalMap: Bool { get }
+    /// The chain it makes of a volume (a 2×2×2 box over all three sides), when its parameters are a
+    /// volume's; nil otherwise. docs/gpu-textures.md "Volume textures".
+    var volumeChain: VolumeChain? { get }
 
     /// Builds the stage from decoded arguments; throws for cross-parameter problems.
     init(_ arguments: Arguments) throws
@@ -158,6 +169,9 @@ extension Stage {
     public static var takesHDR: Bool { false }
     public static var takesCube: Bool { false }
     public static var makesLevels: Bool { false }
+    public static var volumeParameters: [String: JSON?]? { nil }
+    public var makesNormalMap: Bool { false }
+    public var volumeChain: VolumeChain? { nil }
     public func planned(_ input: Signature) throws -> [Signature] { [input] }
     public var reads: [Resource] { [] }
 }

@@ -5,14 +5,14 @@ public import TexPipeFormats
 /// alpha-premultiplied flag, block dimensions, bytes per plane and one sample per channel, all
 /// from the format's row (`TextureFormatInfo`).
 public enum DataFormatDescriptor {
-    /// `alphaSample`: ETC1S's second slice, KHR_DF_CHANNEL_ETC1S_AAA (15) after the first sample.
-    /// ETC1S is always BasisLZ-supercompressed: its `bytesPlane0` is 0, as the specification asks of
-    /// a format whose blocks are not stored as such.
+    /// `alphaSample`: a whole-file (BasisLZ) format's second slice, KHR_DF_CHANNEL_ETC1S_AAA (15)
+    /// after the first sample. Such a format is always BasisLZ-supercompressed: its `bytesPlane0` is 0,
+    /// as the specification asks of a format whose blocks are not stored as such.
     public static func bytes(
         _ format: TextureSettings.Format, srgb: Bool, premultiplied: Bool, alphaSample: Bool = false
     ) -> [UInt8] {
         let info = format.info
-        let supercompressed = info.codec == .etc1s
+        let supercompressed = info.codec.family.wholeFile
         var samples = info.samples
         if alphaSample, let s = samples.first {
             samples.append(

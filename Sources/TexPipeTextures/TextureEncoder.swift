@@ -59,7 +59,7 @@ public enum TextureEncoder {
         }
         let premultiplied = first.alpha == .premultiplied
         let layerCount = array ? layers.count : 0
-        if TextureCodecs.isWholeFile(info.codec) {
+        if info.codec.family.wholeFile {
             return try wholeFile(
                 layers, settings, premultiplied: premultiplied, layerCount: layerCount, cube: cube, rows: rows,
                 measure: measure, metrics: metrics)
@@ -137,7 +137,7 @@ public enum TextureEncoder {
                 let (blocks, q) = try Self.encoded(slice, settings, srgb: srgb, rows, measure, metrics)
                 if let q { worst = worst.map { $0.worse(q) } ?? q }
                 // A BC slice's texels go now; an rgba8 slice's are its blocks, which go into the file.
-                if !(info.codec == .uncompressed && slice.depth == 8) {
+                if !(info.codec.family.exact && slice.depth == 8) {
                     released.add(slice.pixelCount * slice.depth / 2)
                 }
                 pieces[n].append(blocks)
@@ -191,7 +191,7 @@ public enum TextureEncoder {
                 throw CodecError(.hdrFormatNeedsHDR(format.rawValue))
             }
             let blocks = try TextureCodecs.encodeHDR(floats, image.width, image.height, settings, rows: rows)
-            guard measure && info.codec != .half else { return (blocks, nil) }
+            guard measure && !info.codec.family.exact else { return (blocks, nil) }
             let decoded = try TextureCodecs.decodeHDR(blocks, image.width, image.height, format: format)
             var q = LevelQuality(rgb: Quality.logPSNR(floats, decoded), alpha: nil)
             if metrics.perceptual {
@@ -204,7 +204,7 @@ public enum TextureEncoder {
         }
         let texels = Self.rgba8(image)
         let blocks = try TextureCodecs.encode(texels, image.width, image.height, settings, rows: rows)
-        guard measure && info.codec != .uncompressed else { return (blocks, nil) }
+        guard measure && !info.codec.family.exact else { return (blocks, nil) }
         return (blocks, try Self.measured(blocks, texels, image.width, image.height, settings, srgb, metrics))
     }
 

@@ -54,7 +54,8 @@ public struct TextureFile: Sendable {
         public var sectionBytes: (endpoints: Int, selectors: Int, tables: Int)
         /// Per image: (offset, length) of its RGB slice and of its alpha slice (nil: none).
         public var images: [(rgb: Range<Int>, alpha: Range<Int>?)]
-        let global: ETC1SDecoder.Global
+        /// What the images decode against (the family's codebooks).
+        let global: any Sendable
         /// Whether the images carry an alpha slice (the descriptor's AAA sample).
         public var hasAlpha: Bool { images.first?.alpha != nil }
     }
@@ -163,12 +164,14 @@ public struct TextureFile: Sendable {
         if isVolume && !format.info.takesVolume {
             throw CodecError(.textureShape("KTX2 volume of \(format.rawValue)"))
         }
-        guard (scheme == 1) == (format == .etc1s) else {
+        guard (scheme == 1) == format.info.codec.family.wholeFile else {
+            let holds = TextureSettings.Format.allCases.filter(\.info.codec.family.wholeFile).map(\.info.familyName)
             throw CodecError(
                 .basisLZ(
                     scheme == 1
-                        ? "KTX2 BasisLZ supercompression of \(format.rawValue) (BasisLZ holds ETC1S only)"
-                        : "KTX2 ETC1S without BasisLZ supercompression (supercompressionScheme \(scheme))"))
+                        ? "KTX2 BasisLZ supercompression of \(format.rawValue) (BasisLZ holds \(holds.joined(separator: ", ")) only)"
+                        : "KTX2 \(format.info.familyName) without BasisLZ supercompression (supercompressionScheme \(scheme))"
+                ))
         }
         let (kvdOffset, kvdLength) = (Int(f.u32(56)), Int(f.u32(60)))
         guard kvdLength == 0 || (kvdOffset >= indexEnd && kvdOffset + kvdLength <= bytes.count) else {
@@ -209,16 +212,17 @@ public struct TextureFile: Sendable {
         if scheme == 1 {
             basisLZ = try Self.basisLZ(
                 bytes, Int(sgdOffset), Int(sgdLength), images: count * layers, levelBytes: data.map(\.count),
-                layers: layers)
+                layers: layers, format: format)
         }
     }
 
     /// BasisLZ's global data (KTX 2.0, "BasisLZ Global Data"): the header, one descriptor per image
     /// with its slices inside its level, the three sections exactly filling the rest, no extended
     /// data, then the codebooks and tables decoded.
-    static func basisLZ(_ bytes: [UInt8], _ offset: Int, _ length: Int, images: Int, levelBytes: [Int], layers: Int)
-        throws -> BasisLZData
-    {
+    static func basisLZ(
+        _ bytes: [UInt8], _ offset: Int, _ length: Int, images: Int, levelBytes: [Int], layers: Int,
+        format: TextureSettings.Format
+    ) throws -> BasisLZData {
         func bad(_ why: String) -> CodecError { CodecError(.basisLZ("KTX2 BasisLZ global data: \(why)")) }
         guard length >= 20 + 20 * images else {
             throw bad("\(length) bytes, shorter than its \(images) image descriptors")
@@ -251,9 +255,10 @@ public struct TextureFile: Sendable {
         let selectors = bytes[at..<at + sections.1]
         at += sections.1
         let tables = bytes[at..<at + sections.2]
-        let global = try ETC1SDecoder.global(
-            endpointCount: endpointCount, selectorCount: selectorCount, endpoints: endpoints, selectors: selectors,
-            tables: tables)
+        let global = try TextureCodecs.fileGlobal(
+            TextureCodecs.FileSections(
+                format: format, endpointCount: endpointCount, selectorCount: selectorCount, endpoints: endpoints,
+                selectors: selectors, tables: tables))
         return BasisLZData(
             endpointCount: endpointCount, selectorCount: selectorCount, sectionBytes: sections, images: descs,
             global: global)
@@ -338,14 +343,14 @@ public struct TextureFile: Sendable {
     /// Level n of `layer` as an 8-bit RGBA image, or an HDR one for an HDR format (its alpha state
     /// as the file says).
     public func level(_ n: Int, layer: Int = 0) throws -> Image {
-        if let basisLZ { return try etc1s(basisLZ, level: n, layer: layer) }
+        if let basisLZ { return try wholeFileImage(basisLZ, level: n, layer: layer) }
         return try image(of: layerBlocks(try levelBlocks(n), n, layer), level: n)
     }
 
     /// Every layer (cube face, volume slice) of level n, the level's data decompressed once for
     /// all of them.
     public func layers(ofLevel n: Int) throws -> [Image] {
-        if let basisLZ { return try (0..<layers).map { try etc1s(basisLZ, level: n, layer: $0) } }
+        if let basisLZ { return try (0..<layers).map { try wholeFileImage(basisLZ, level: n, layer: $0) } }
         let blocks = try levelBlocks(n)
         return try (0..<slices(n)).map { try image(of: layerBlocks(blocks, n, $0), level: n) }
     }
@@ -378,14 +383,13 @@ public struct TextureFile: Sendable {
         return Array(blocks[(layer * size)..<((layer + 1) * size)])
     }
 
-    /// One ETC1S image: its slices' blocks through the codebooks.
-    func etc1s(_ b: BasisLZData, level n: Int, layer: Int) throws -> Image {
+    /// One image of a BasisLZ file: its slices through the global data.
+    func wholeFileImage(_ b: BasisLZData, level n: Int, layer: Int) throws -> Image {
         let l = levels[n]
-        let (bw, bh) = ((l.width + 3) / 4, (l.height + 3) / 4)
         let desc = b.images[n * layers + layer]
-        let rgb = try ETC1SDecoder.indices(data[n][desc.rgb], blocksX: bw, blocksY: bh, b.global)
-        let alpha = try desc.alpha.map { try ETC1SDecoder.indices(data[n][$0], blocksX: bw, blocksY: bh, b.global) }
-        let texels = ETC1SDecoder.texels(rgb: rgb, alpha: alpha, width: l.width, height: l.height, b.global)
+        let texels = try TextureCodecs.decodeFileImage(
+            format, b.global, rgb: data[n][desc.rgb], alpha: desc.alpha.map { data[n][$0] }, width: l.width,
+            height: l.height)
         return Image(
             width: l.width, height: l.height, pixels: .rgba8(texels),
             alpha: alphaMode == "premultiplied" ? .premultiplied : .straight)

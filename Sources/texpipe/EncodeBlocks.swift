@@ -12,17 +12,20 @@ struct EncodeBlocks: ParsableCommand {
         abstract: "Encode raw RGBA8 (width × height) into one format's blocks; print the seconds taken.",
         shouldDisplay: false)
 
-    @Option(
-        help:
-            "A block format: bc1…bc7, etc2-rgb, etc2-rgba, eac-r11, eac-rg11, uastc, astc-*; bc6h and astc-*-hdr take raw Float32 RGBA."
-    )
-    var format: TextureSettings.Format
+    @Option(help: ArgumentHelp(CLIMessage.blockFormats)) var format: TextureSettings.Format
     @Option(help: "Encoder effort.") var quality: TextureSettings.Quality = .medium
-    @Option(help: "rdo with this λ (bc1, bc3, bc7, uastc).") var rdoLambda: Double?
-    @Option(help: "rdo: the largest λ losing at most this many dB (bc1, bc3, bc7, uastc).") var rdoMaxLoss: Double?
-    @Option(help: "etc1s: the codebooks' size, 1…255.") var qlevel: Int?
+    @Option(help: ArgumentHelp("rdo with this λ (\(TextureSettings.RDO.formats.joined(separator: ", ")))."))
+    var rdoLambda: Double?
+    @Option(
+        help: ArgumentHelp(
+            "rdo: the largest λ losing at most this many dB (\(TextureSettings.RDO.formats.joined(separator: ", ")))."))
+    var rdoMaxLoss: Double?
+    @Option(help: ArgumentHelp(CLIMessage.knob("qlevel"))) var qlevel: Int?
     @Option(help: "Cores to encode on, lent as the engine lends them to one large job.") var cores = 1
-    @Flag(help: "bc6h, astc-*-hdr: decode the input's blocks into raw Float32 RGBA instead.") var decode = false
+    @Flag(
+        help: ArgumentHelp(
+            "\(TextureSettings.Format.hdrNames): decode the input's blocks into raw Float32 RGBA instead."))
+    var decode = false
     @Argument(help: "Raw RGBA8 input.") var input: String
     @Argument var width: Int
     @Argument var height: Int
@@ -30,7 +33,7 @@ struct EncodeBlocks: ParsableCommand {
 
     func run() throws {
         // Any block format, through the one door (`TextureCodecs`): this command knows no family.
-        guard format.info.codec != .uncompressed, format.info.codec != .half else {
+        guard !format.info.codec.family.exact else {
             throw ValidationError(CLIMessage.notBCFormat)
         }
         if format.info.hdr { return try runHDR() }
@@ -41,7 +44,7 @@ struct EncodeBlocks: ParsableCommand {
         let t = DispatchTime.now().uptimeNanoseconds
         // A whole-file family (etc1s) is one KTX2 file, its global data and its one level.
         let blocks =
-            TextureCodecs.isWholeFile(format.info.codec)
+            format.info.codec.family.wholeFile
             ? try TextureEncoder.encode(
                 [Image(width: width, height: height, pixels: .rgba8(rgba))], settings, container: .ktx2, rows: rows)
             : try TextureCodecs.encode(rgba, width, height, settings, rows: rows)
@@ -64,8 +67,8 @@ struct EncodeBlocks: ParsableCommand {
     /// `cores` lent as the engine lends them to one large job (one: every band on this thread).
     var rows: any RowScheduler { CoreLender(idle: cores - 1, minimumPixels: 0) }
 
-    /// BC6H: the input is raw little-endian Float32 RGBA; with `--decode`, BC6H blocks decoded
-    /// into it.
+    /// An HDR format: the input is raw little-endian Float32 RGBA; with `--decode`, its blocks
+    /// decoded into it.
     func runHDR() throws {
         if decode {
             guard let data = FileManager.default.contents(atPath: input) else {

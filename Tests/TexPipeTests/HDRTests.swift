@@ -537,7 +537,7 @@ struct HDRTests {
     }
 
     /// One mistake, one error: an unknown `texture.format` on an HDR input is named once, at its
-    /// path — not again as "rgba8 is an LDR texture format" from the default the planner would
+    /// path — not again as an HDR image into rgba8 (an 8/16-bit format) from the default the planner would
     /// otherwise have put in its place (issue 51).
     @Test func anUnknownFormatOnAnHDRInputIsOneError() throws {
         let errors = try Self.planErrors(
@@ -562,35 +562,35 @@ struct HDRTests {
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "output": "{file}.png" }"#, files)
                 == [
                     at
-                        + "pipelines[0].output: the image is HDR (an .exr or .hdr input) and PNG holds 8/16-bit images: add a \"tonemap\" stage, or write an .exr, a .ktx2/.dds with format rgba16f or bc6h, or a .ktx2 with astc-4x4-hdr or astc-6x6-hdr (in/sky.exr)"
+                        + "pipelines[0].output: the image is HDR (an .exr or .hdr input) and PNG holds 8/16-bit images: add a \"tonemap\" stage, or write an .exr or a texture in bc6h, rgba16f, astc-4x4-hdr or astc-6x6-hdr (in/sky.exr)"
                 ])
         #expect(
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "texture": { "format": "bc7" }, "output": "{file}.ktx2" }"#,
                 files) == [
                     at
-                        + "pipelines[0].texture.format: bc7 is an LDR texture format and the image is HDR (an .exr or .hdr input): use bc6h, rgba16f, astc-4x4-hdr or astc-6x6-hdr, or add a \"tonemap\" stage (in/sky.exr)"
+                        + "pipelines[0].texture.format: the image is HDR (an .exr or .hdr input) and bc7 holds 8/16-bit images: add a \"tonemap\" stage, or write an .exr or a texture in bc6h, rgba16f, astc-4x4-hdr or astc-6x6-hdr (in/sky.exr)"
                 ])
         #expect(
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.png"], "stages": [], "texture": { "format": "bc6h" }, "output": "{file}.ktx2" }"#,
                 files) == [
                     at
-                        + "pipelines[0].texture.format: bc6h is an HDR texture format and this image is LDR: it needs an .exr or .hdr input (before any tonemap) (in/a.png)"
+                        + "pipelines[0].texture.format: the image is LDR (a PNG or JPEG input, or after tonemap) and bc6h holds HDR images: write an 8/16-bit output, or start from an .exr or .hdr input (in/a.png)"
                 ])
         #expect(
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.png"], "stages": [], "texture": { "format": "rgba16f" }, "output": "{file}.dds" }"#,
                 files) == [
                     at
-                        + "pipelines[0].texture.format: rgba16f is an HDR texture format and this image is LDR: it needs an .exr or .hdr input (before any tonemap) (in/a.png)"
+                        + "pipelines[0].texture.format: the image is LDR (a PNG or JPEG input, or after tonemap) and rgba16f holds HDR images: write an 8/16-bit output, or start from an .exr or .hdr input (in/a.png)"
                 ])
         #expect(
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.png"], "stages": [], "output": "{file}.exr" }"#, files)
                 == [
                     at
-                        + "pipelines[0].output: EXR outputs hold HDR images and this one is LDR (a PNG or JPEG input, or after tonemap): write a .png, or start from an .exr or .hdr input (in/a.png)"
+                        + "pipelines[0].output: the image is LDR (a PNG or JPEG input, or after tonemap) and EXR holds HDR images: write an 8/16-bit output, or start from an .exr or .hdr input (in/a.png)"
                 ])
         #expect(
             try Self.planErrors(
@@ -637,7 +637,7 @@ struct HDRTests {
                 #"{ "name": "p", "inputs": ["in/*.png"], "stages": [], "texture": { "format": "astc-4x4-hdr" }, "output": "{file}.ktx2" }"#,
                 files) == [
                     at
-                        + "pipelines[0].texture.format: astc-4x4-hdr is an HDR texture format and this image is LDR: it needs an .exr or .hdr input (before any tonemap) (in/a.png)"
+                        + "pipelines[0].texture.format: the image is LDR (a PNG or JPEG input, or after tonemap) and astc-4x4-hdr holds HDR images: write an 8/16-bit output, or start from an .exr or .hdr input (in/a.png)"
                 ])
         // What HDR can do plans cleanly.
         #expect(

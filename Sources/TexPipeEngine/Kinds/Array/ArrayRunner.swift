@@ -32,7 +32,7 @@ extension Runner {
                 return fail("an array is written as .ktx2 or .dds")
             }
             let info = job.encoding.texture.format.info
-            let measure = measuresQuality(job, options) && info.codec != .uncompressed
+            let measure = measuresQuality(job, options) && !info.codec.family.exact
             let bytes: [UInt8]
             let quality: [LevelQuality]
             do {

@@ -32,7 +32,7 @@ extension Runner {
             result.timings.append(("decode", elapsed(since: t)))
             // A LUT is data: its entries are averaged as they are stored.
             return writeVolume(
-                consume slices, job, mipmaps: plan.mipmaps, space: .linear, options, rows: rows, base: base, &result,
+                consume slices, job, chain: plan.chain, space: .linear, options, rows: rows, base: base, &result,
                 &encoded)
         }
     }

@@ -27,7 +27,7 @@ extension Runner {
             Allocator.giveBackFreed()
             // Handed over, not copied: the slices go as they are encoded.
             return writeVolume(
-                consume slices, job, mipmaps: volume.mipmaps, space: volume.mipmaps?.colorSpace ?? .linear, options,
+                consume slices, job, chain: volume.chain, space: volume.chain?.colorSpace ?? .linear, options,
                 rows: rows, base: base, &result, &encoded)
         }
     }
@@ -37,7 +37,7 @@ extension Runner {
     /// textures"). The slices are released as they are encoded. nil, or why it failed.
     /// `space`: the colour space its chain is averaged in.
     static func writeVolume(
-        _ slices: consuming [Image], _ job: Job, mipmaps: Mipmaps?, space: ColorSpace, _ options: RunOptions,
+        _ slices: consuming [Image], _ job: Job, chain: VolumeChain?, space: ColorSpace, _ options: RunOptions,
         rows: any RowScheduler, base: String, _ result: inout JobResult, _ encoded: inout [[UInt8]]
     ) -> GroupFailure? {
         let output = job.outputs[0]
@@ -46,15 +46,15 @@ extension Runner {
         }
         var t = DispatchTime.now().uptimeNanoseconds
         var levels = [consume slices]
-        if let mipmaps {
+        if let chain {
             levels = VolumeMipmaps.chain(
-                levels.removeFirst(), levels: mipmaps.levels, minSize: mipmaps.minSize, colorSpace: space, rows: rows)
+                levels.removeFirst(), levels: chain.levels, minSize: chain.minSize, colorSpace: space, rows: rows)
             result.timings.append(("mipmaps", elapsed(since: t)))
             t = DispatchTime.now().uptimeNanoseconds
         }
         let info = job.encoding.texture.format.info
         let gpu = levels.reduce(0) { $0 + info.levelBytes($1[0].width, $1[0].height) * $1.count }
-        let measure = measuresQuality(job, options) && info.codec != .uncompressed && info.codec != .half
+        let measure = measuresQuality(job, options) && !info.codec.family.exact
         let bytes: [UInt8]
         let quality: [LevelQuality]
         do {

@@ -26,9 +26,9 @@ extension PlanBuilder {
             error(p.path.key("texture").key(problem.key), problem.message + context)
             return
         }
-        // A volume's slices take the stages before `mipmaps`; `mipmaps` (the last, the manifest
-        // checked) takes the volume.
-        let mipmapsAt = isVolume ? p.stages.firstIndex { $0.type.name == Mipmaps.name } : nil
+        // A volume's slices take the stages before the one that makes its chain (`mipmaps`: the
+        // last, the manifest checked), which takes the volume.
+        let mipmapsAt = isVolume ? p.stages.firstIndex { $0.type.volumeParameters != nil } : nil
         let sliceSpecs = mipmapsAt.map { Array(p.stages[..<$0]) } ?? p.stages
         // Layer order: the inputs each `order` glob matches, in turn, each group in name order; the rest last.
         let globs = spec.order.map(Glob.init)
@@ -45,7 +45,7 @@ extension PlanBuilder {
         ]
         var first: (width: Int, height: Int)?
         var chain: [Signature] = []
-        var mipmaps: Mipmaps?
+        var volumeChain: VolumeChain?
         for m in ordered {
             let absolute = manifest.directory + "/" + m.relativePath
             inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
@@ -58,7 +58,7 @@ extension PlanBuilder {
             diagnostics += d.diagnostics
             guard d.diagnostics.isEmpty else { return }
             let stages = Array(decoded.0.prefix(sliceSpecs.count))
-            if isVolume, let k = mipmapsAt, mipmaps == nil { mipmaps = decoded.0[k] as? Mipmaps }
+            if isVolume, let k = mipmapsAt, volumeChain == nil { volumeChain = decoded.0[k].volumeChain }
             canonical.append(name + ": " + decoded.1.joined(separator: "\n"))
             var layerReads = JobReads([], fonts: reads.fonts)
             var missing: PlannedFailure?
@@ -102,7 +102,7 @@ extension PlanBuilder {
         canonical += output.canonical + outputs.map { "output " + $0.relative }
         guard let check = decodeCheck(p, values, context) else { return }
         let work: Work =
-            isVolume ? .volume(VolumePlan(slices: layers, mipmaps: mipmaps)) : .array(ArrayPlan(layers: layers))
+            isVolume ? .volume(VolumePlan(slices: layers, chain: volumeChain)) : .array(ArrayPlan(layers: layers))
         jobs.append(
             Job(
                 index: jobs.count, id: [p.name, "\u{1}" + kind, variant?.name ?? ""].joined(separator: "\u{0}"),
@@ -127,5 +127,5 @@ public struct ArrayPlan: Sendable {
 /// the assembled volume (nil: level 0 only). docs/gpu-textures.md "Volume textures".
 public struct VolumePlan: Sendable {
     public var slices: [PartInput]
-    public var mipmaps: Mipmaps?
+    public var chain: VolumeChain?
 }

@@ -17,15 +17,17 @@ extension PlanBuilder {
         guard p.valid, decoder.diagnostics.isEmpty, let png = settings.png, let jpeg = settings.jpeg,
             var texture = settings.texture
         else { return }
-        for (k, stage) in stages.enumerated() where !(stage is Mipmaps) || k != stages.count - 1 {
+        // Its only stage may be a last one that makes a volume's chain, with a volume's parameters.
+        for (k, stage) in stages.enumerated() where type(of: stage).volumeParameters == nil || k != stages.count - 1 {
             error(p.stages[k].path, PlanMessage.lutStage(type(of: stage).name) + input + context)
             return
         }
-        let mipmaps = stages.last as? Mipmaps
-        if let mipmaps, mipmaps.normals || mipmaps.coverage != nil || mipmaps.layout == .strip || mipmaps.bleed {
-            error(p.stages[stages.count - 1].path, PlanMessage.lutStage("mipmaps other than a box") + input + context)
+        if let last = stages.last, last.volumeChain == nil {
+            let name = type(of: last).name
+            error(p.stages[stages.count - 1].path, PlanMessage.lutStage("\(name) other than a box") + input + context)
             return
         }
+        let chain = stages.last?.volumeChain
         if p.texture["colorSpace"] == nil { texture.colorSpace = .linear }
         let signature = Signature(width: nil, height: nil, depth: 16, alpha: .straight)
         let outputs = renderOutputs(p, [signature], values, context, input: m.relativePath)
@@ -54,12 +56,12 @@ extension PlanBuilder {
                 input: JobInput(path: absolute, display: Planner.display(absolute), alpha: p.inputAlpha, pixels: 0),
                 outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
                 quality: JobQuality(check: check, budget: Self.budgetName(p, variant)), reads: JobReads([absolute]),
-                failure: nil, parameters: parameters, work: .lut(LUTPlan(mipmaps: mipmaps))))
+                failure: nil, parameters: parameters, work: .lut(LUTPlan(chain: chain))))
     }
 }
 
 /// A `.cube` LUT's job: the chain of its volume (nil: level 0 only). Its slices come from the file,
 /// not from images.
 public struct LUTPlan: Sendable {
-    public var mipmaps: Mipmaps?
+    public var chain: VolumeChain?
 }

@@ -103,7 +103,7 @@ public enum ASTC {
         let key = bw << 16 | bh << 8 | Int(profile)
         var context = Self.decoders.withLock { $0[key]?.popLast() }
         if context == nil {
-            guard let made = tp_astc_context_alloc(UInt32(bw), UInt32(bh), profile, 60, 1, 1, &error, 256)
+            guard let made = tp_astc_context_alloc(UInt32(bw), UInt32(bh), profile, preset(.medium), 1, 1, &error, 256)
             else { throw CodecError(.astc(String(nullTerminated: error))) }
             context = Decoder(pointer: made)
         }
