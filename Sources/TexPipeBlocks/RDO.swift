@@ -290,8 +290,8 @@ enum RDO {
         }
     }
 
-    /// One slice, in place: each block's parts in turn. Returns the squared errors (RGB, alpha)
-    /// of the chosen blocks and of the blocks as they came.
+    /// One slice, in place: each block's parts in turn (`PartSearch`). Returns the squared errors
+    /// (RGB, alpha) of the chosen blocks and of the blocks as they came.
     static func slice(
         _ range: Range<Int>, _ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafeBufferPointer<UInt8>, bw: Int,
         width: Int, height: Int, size: Int, parts: [Part], lambda: Double
@@ -303,7 +303,6 @@ enum RDO {
         // The parts written so far in the slice: a part that repeats one of them, however far
         // back, is a match to the LZ stage too (an atlas's repeated tiles, the row above).
         var written = Written(capacity: range.count * parts.count)
-        // A part's window as looked at so far (distinct bytes).
         // BC7 and UASTC: the decoded texels of the last `window` + 1 blocks as written, so that a
         // whole copy of one is measured without decoding it again.
         let ring = window + 1
@@ -311,201 +310,26 @@ enum RDO {
         // The distances looked back: the `window` blocks before, and for BC7 the three above
         // (BC1's and BC3's candidates are costlier to fit: 2 % smaller for a tenth more time).
         let distances = Array(1...window) + (refits ? [bw - 1, bw, bw + 1].filter { $0 > window } : [])
-        var seenParts = [UInt128](repeating: 0, count: distances.count)
-        // BC7: the endpoints already given indices for this block.
-        var headers = [UInt128](repeating: 0, count: 8)
+        var seen = Seen(distances: distances.count)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 + 16 + 64 * ring) { scratch in
-            let texels = scratch.baseAddress!
-            let candidate = texels + 64
-            let decodedRing = texels + 80
+            let scratch = Scratch(texels: scratch.baseAddress!, ring: ring, first: range.lowerBound)
             for i in range {
-                let bx = i % bw
-                let by = i / bw
-                let packed = BlockTexels.load(src, bx, by, width: width, height: height)
-                let t = BC.Texels(
-                    r: packed & 255, g: (packed &>> 8) & 255, b: (packed &>> 16) & 255, a: (packed &>> 24) & 255)
-                let inside = insideMask(bx, by, width, height)
-                let bc7Block = refits ? BC7.Block(t.r, t.g, t.b, t.a) : nil
-                // BC7's candidates are measured on the decoder's 16-bit channels.
-                let t16 =
-                    refits
-                    ? (
-                        H16(truncatingIfNeeded: t.r), H16(truncatingIfNeeded: t.g), H16(truncatingIfNeeded: t.b),
-                        H16(truncatingIfNeeded: t.a)
-                    ) : (H16(), H16(), H16(), H16())
-                let inside16 = refits ? H16(truncatingIfNeeded: inside) : H16()
+                let block = SearchBlock(
+                    i, src, bw: bw, width: width, height: height, refits: refits, dst: dst, size: size)
                 for (k, part) in parts.enumerated() {
-                    let (offset, n) =
-                        switch part {
-                        case .color(let o, _), .alpha(let o): (o, 8)
-                        case .bc7, .uastc: (0, 16)
-                        }
-                    let here = dst + i * size + offset
-                    // The error of a part's bytes: (RGB, alpha) over the texels inside.
-                    func error(_ v: UInt128) -> SIMD2<Int32> {
-                        switch part {
-                        case .color(_, let three):
-                            return colorError(
-                                UInt64(truncatingIfNeeded: v), t, inside, alwaysFour: !three, alpha: three)
-                        case .alpha:
-                            return SIMD2(0, alphaError(UInt64(truncatingIfNeeded: v), t.a, inside))
-                        case .bc7:
-                            return bc7Error(BC7.channels(v), t16, inside16)
-                        case .uastc:
-                            store(v, candidate, 16)
-                            UASTCDecoder.block(at: candidate, into: texels)
-                            return bc7Error(texels, t, inside)
-                        }
-                    }
-                    let original = load(here, n)
-                    let e0 = error(original)
-                    base &+= SIMD2<Int64>(truncatingIfNeeded: e0)
-                    var best = (
-                        cost: Double(e0.wrappedSum())
-                            + lambda * Double(written.contains(original) ? 24 : 8 * n),
-                        bytes: original, error: e0, distance: 0
-                    )
-                    let previous = k == 0 ? lastDistance.0 : lastDistance.1
-                    let whole: Bool =
-                        switch part {
-                        case .bc7, .uastc: true
-                        case .color, .alpha: false
-                        }
-                    /// Keeps `v` if it costs less than the best so far; returns its cost (infinity
-                    /// where its rate alone costs more, not measured).
-                    @discardableResult @inline(__always)
-                    func consider(_ v: UInt128, copying other: UInt128, distance d: Int, literals: Int = 0) -> Double {
-                        if case .color(_, false) = part, !fourColorOnly(UInt64(truncatingIfNeeded: v)) {
-                            return .infinity
-                        }
-                        // BC7's runs are measured (`bits`); a BC1 or BC3 half's candidate kinds have
-                        // their literals fixed (measuring them there cost a tenth more time for 0.2 %).
-                        guard
-                            let bits = n == 16
-                                ? RDO.bits(v, other, n: n, repeated: d == previous)
-                                : 8 * literals + (d == previous ? 8 : 24)
-                        else { return .infinity }
-                        // Its rate alone already costs more: no need to decode it.
-                        let rate = lambda * Double(bits)
-                        if rate >= best.cost { return .infinity }
-                        // A whole copy of a block before: its texels as decoded when it was written.
-                        let e =
-                            whole && v == other && d <= window
-                            ? bc7Error(decodedRing + 64 * ((i - d - range.lowerBound) % ring), t, inside) : error(v)
-                        let cost = Double(e.wrappedSum()) + rate
-                        if cost < best.cost { best = (cost, v, e, d) }
-                        return cost
-                    }
-                    // BC7: the least costly of the splices (own endpoints, another block's indices),
-                    // whose endpoints are then fitted to those indices.
-                    var splice = (cost: Double.infinity, bytes: UInt128(0), other: UInt128(0), distance: 0)
-                    // For BC7: the bytes holding only indices, for a block of the original's mode.
-                    let mode = Int((original & 0xFF).trailingZeroBitCount)
-                    let indexBytes: Int =
-                        switch part {
-                        case .color: 4
-                        case .alpha: 6
-                        case .bc7: mode < 8 ? bc7IndexBytes[mode] : 0
-                        case .uastc: 0
-                        }
-                    let keep: UInt128 = indexBytes >= n ? 0 : (UInt128(1) &<< UInt128(8 * (n - indexBytes))) &- 1
-                    var looked = 0
-                    var headerCount = 0
-                    for d in distances where i - d >= range.lowerBound {
-                        let other = load(dst + (i - d) * size + offset, n)
-                        // Bytes already looked at nearer (RDO's own copies fill the window with
-                        // them) give the same candidates at a longer distance: nothing better,
-                        // unless this is the distance of the previous match (a cheaper match).
-                        if other == original { continue }
-                        if d != previous && (0..<looked).contains(where: { seenParts[$0] == other }) { continue }
-                        seenParts[looked] = other
-                        looked += 1
-                        consider(other, copying: other, distance: d)
-                        let sameMode: Bool =
-                            switch part {
-                            case .bc7: Int((other & 0xFF).trailingZeroBitCount) == mode
-                            case .color, .alpha: true
-                            case .uastc: false
-                            }
-                        // A candidate of `literals` literal bytes at this distance, if its rate
-                        // alone is below the best cost so far (else `consider` refuses it: not
-                        // worth fitting).
-                        @inline(__always) func affordable(_ literals: Int) -> Bool {
-                            lambda * Double(8 * literals + (d == previous ? 8 : 24)) < best.cost
-                        }
-                        if indexBytes >= 4 && sameMode && affordable(n - indexBytes) {
-                            // Its indices, with endpoints fitted to them by least squares (color
-                            // and alpha blocks) or its own (BC7).
-                            var fitted: UInt64?
-                            switch part {
-                            case .color: fitted = refitColor(t, UInt64(truncatingIfNeeded: other &>> 32))
-                            case .alpha: fitted = refitAlpha(t.a, UInt64(truncatingIfNeeded: other &>> 16))
-                            case .bc7, .uastc: fitted = nil
-                            }
-                            let ends: UInt128 = fitted.map { UInt128($0) } ?? original
-                            let spliced = (ends & keep) | (other & ~keep)
-                            let cost = consider(spliced, copying: other, distance: d, literals: n - indexBytes)
-                            if cost < splice.cost { splice = (cost, spliced, other, d) }
-                        }
-                        if case .bc7 = part, d <= 2 || d == previous || d >= bw - 1 {
-                            // Its endpoints (every bit before its indices), the best indices for them,
-                            // unless a nearer block had the same.
-                            let otherMode = Int((other & 0xFF).trailingZeroBitCount)
-                            if otherMode < 8, affordable(16 - BC7.indexStart[otherMode] / 8) {
-                                let header =
-                                    other & ((UInt128(1) &<< UInt128(BC7.indexStart[otherMode])) &- 1)
-                                if d == previous || !headers[..<headerCount].contains(header),
-                                    let re = BC7.reindexed(other, t)
-                                {
-                                    if headerCount < headers.count {
-                                        headers[headerCount] = header
-                                        headerCount += 1
-                                    }
-                                    if re != other { consider(re, copying: other, distance: d) }
-                                }
-                            }
-                        }
-                        if case .color(_, let three) = part, affordable(4),
-                            UInt64(truncatingIfNeeded: other) & 0xFFFF_FFFF != UInt64(truncatingIfNeeded: original)
-                                & 0xFFFF_FFFF
-                        {
-                            // The other block's endpoints, the best indices for them.
-                            let ends = UInt64(truncatingIfNeeded: other) & 0xFFFF_FFFF
-                            let c0 = Int(ends & 0xFFFF)
-                            let c1 = Int(ends >> 16)
-                            let palette = BC.colorPalette(c0, c1, four: !three || c0 > c1)
-                            let (_, idx) = BC.colorFit(t, palette)
-                            var selectors: UInt64 = 0
-                            for x in 0..<16 { selectors |= UInt64(idx[x]) << UInt64(2 * x) }
-                            consider(UInt128(ends | selectors << 32), copying: other, distance: d, literals: 4)
-                        }
-                    }
-                    if case .bc7 = part, splice.cost < .infinity, let block = bc7Block,
-                        let refitted = BC7.refit(splice.bytes, block)
-                    {
-                        consider(refitted, copying: splice.other, distance: splice.distance)
-                    }
-                    store(best.bytes, here, n)
-                    written.insert(best.bytes)
-                    if whole {
-                        let slot = decodedRing + 64 * ((i - range.lowerBound) % ring)
-                        if best.distance > 0 && best.distance <= window
-                            && best.bytes == load(dst + (i - best.distance) * size + offset, n)
-                        {
-                            slot.update(
-                                from: decodedRing + 64 * ((i - best.distance - range.lowerBound) % ring), count: 64)
+                    var search = PartSearch(
+                        part, block, scratch, lambda: lambda, previous: k == 0 ? lastDistance.0 : lastDistance.1,
+                        written: written)
+                    base &+= SIMD2<Int64>(truncatingIfNeeded: search.best.error)
+                    search.lookBack(distances, seen: &seen)
+                    search.keep(&written)
+                    errors &+= SIMD2<Int64>(truncatingIfNeeded: search.best.error)
+                    if search.best.distance > 0 {
+                        if k == 0 {
+                            lastDistance.0 = search.best.distance
                         } else {
-                            store(best.bytes, candidate, 16)
-                            if case .uastc = part {
-                                UASTCDecoder.block(at: candidate, into: slot)
-                            } else {
-                                BC7.decodeBlock(candidate, into: slot)
-                            }
+                            lastDistance.1 = search.best.distance
                         }
-                    }
-                    errors &+= SIMD2<Int64>(truncatingIfNeeded: best.error)
-                    if best.distance > 0 {
-                        if k == 0 { lastDistance.0 = best.distance } else { lastDistance.1 = best.distance }
                     }
                 }
             }

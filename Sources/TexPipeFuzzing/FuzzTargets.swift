@@ -69,147 +69,198 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// "ok", or the one-line error texpipe gives for these bytes.
     package func run(_ bytes: [UInt8]) -> String {
         do {
-            switch self {
-            case .texture:
-                let file = try TextureFile(bytes, maxPixels: Self.maxPixels)
-                for n in file.levels.indices { _ = try file.level(n) }
-                _ = try Inspector.textureFacts(bytes, path: "fuzz.ktx2", maxPixels: Self.maxPixels)
-            case .image:
-                let image = try ImageDecoder.decode(bytes, path: "fuzz.png", maxPixels: Self.maxPixels)
-                precondition(image.width * image.height <= Self.maxPixels, "decoded past the pixel limit")
-            case .hdr:
-                let image = try ImageDecoder.decode(bytes, path: "fuzz.exr", maxPixels: Self.maxPixels)
-                precondition(image.width * image.height <= Self.maxPixels, "decoded past the pixel limit")
-            case .manifest:
-                do {
-                    let manifest = try Manifest.parse(bytes, file: "pipeline.json", directory: Self.folder)
-                    _ = try Planner.plan(manifest)
-                } catch let e as ManifestError {
-                    // Every diagnostic is one line as printed, and a short one, whatever the JSON held.
-                    for d in e.diagnostics {
-                        let line = d.description
-                        precondition(
-                            !line.contains(where: \.isNewline) && line.unicodeScalars.count < 1_100,
-                            "a diagnostic is not one short line: \(line.prefix(200).debugDescription)")
-                    }
-                    throw e
+            let said: String? =
+                switch self {
+                case .texture: try Self.fuzzTexture(bytes)
+                case .image: try Self.fuzzImage(bytes)
+                case .hdr: try Self.fuzzHdr(bytes)
+                case .manifest: try Self.fuzzManifest(bytes)
+                case .variants: try Self.fuzzVariants(bytes)
+                case .index: try Self.fuzzIndex(bytes)
+                case .remoteEntry: try Self.fuzzRemoteEntry(bytes)
+                case .diff: try Self.fuzzDiff(bytes)
+                case .cube: try Self.fuzzCube(bytes)
+                case .gltf: try Self.fuzzGltf(bytes)
                 }
-            case .variants:
-                // Files of their own per call: tests run targets side by side in one process.
-                let name = "variants-\(UUID().uuidString).json"
-                let path = Self.folder + "/" + name
-                Self.write(path, bytes)
-                defer { unlink(path) }
-                let manifest = #"""
-                    {"version": 1, "output": "out", "pipelines": [{"name": "p", "inputs": ["a.png"],
-                     "variants": "NAME", "output": "{variant}/{file}.png",
-                     "distinct": {"keys": ["shirt"], "minDeltaE": 5, "severity": "warning"}, "stages": []}]}
-                    """#
-                let text = manifest.replacingOccurrences(of: "NAME", with: name)
-                _ = try Planner.plan(
-                    try Manifest.parse(Array(text.utf8), file: "pipeline.json", directory: Self.folder))
-            case .index:
-                let split = bytes.firstIndex(of: 0) ?? bytes.count
-                let unique = Self.folder + "/" + UUID().uuidString
-                let (index, journal) = (unique + "-index", unique + "-journal")
-                defer { for f in [index, journal] { unlink(f) } }
-                Self.write(index, Array(bytes[..<split]))
-                Self.write(journal, Array(bytes[min(bytes.count, split + 1)...]))
-                let (text, damaged) = CacheIndex.rewritten(index: index, journal: journal)
-                // What was written reads back to itself, with nothing damaged.
-                Self.write(index, Array(text.utf8))
-                Self.write(journal, [])
-                let again = CacheIndex.rewritten(index: index, journal: journal)
-                precondition(
-                    again.text == text && again.damaged == 0,
-                    "the index does not read back its own text: \(text.debugDescription) → \(again.text.debugDescription), \(again.damaged) damaged"
-                )
-                if damaged > 0 { return "\(damaged) damaged lines" }
-            case .remoteEntry:
-                // The scan of texpipe's own layout reads what Foundation's JSON parser reads.
-                if let scanned = RemoteCache.canonicalFields(bytes) {
-                    let parsed = RemoteCache.jsonFields(bytes)
-                    precondition(
-                        parsed?.map(\.path) == scanned.map(\.path) && parsed?.map(\.sha256) == scanned.map(\.sha256)
-                            && parsed?.map(\.size) == scanned.map(\.size)
-                            && parsed?.map(\.contents) == scanned.map(\.contents)
-                            && parsed?.map(\.measure) == scanned.map(\.measure),
-                        "the entry scan and the JSON parser disagree")
-                }
-                guard let listed = RemoteCache.parseEntry(bytes) else { return "malformed entry" }
-                // Written and read again, an entry is the same.
-                let again = RemoteCache.parseEntry(RemoteCache.entryText(listed.map { ($0.blob, $0.contents) }))
-                let sorted = listed.sorted { $0.blob.path < $1.blob.path }
-                precondition(
-                    again?.map(\.blob) == sorted.map(\.blob) && again?.map(\.contents) == sorted.map(\.contents),
-                    "an entry does not read back as written")
-            case .diff:
-                let length = bytes.prefix(4).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-                let base = Array(bytes.dropFirst(4).prefix(length))
-                let head = Array(bytes.dropFirst(4 + base.count))
-                let unique = Self.folder + "/" + UUID().uuidString
-                defer { try? FileManager.default.removeItem(atPath: unique) }
-                try FileManager.default.createDirectory(atPath: unique + "/pictures", withIntermediateDirectories: true)
-                Self.write(unique + "/base", base)
-                Self.write(unique + "/head", head)
-                let o = Differ.compare(
-                    "x", base: unique + "/base", head: unique + "/head", maxPixels: Self.maxPixels,
-                    pictures: (unique + "/pictures", 0))
-                precondition(o.status == (base == head ? .unchanged : .changed), "a pair's status")
-                precondition(o.bytesBefore == base.count || o.error != nil, "BASE's size")
-                for part in o.parts {
-                    precondition(part.psnr.isFinite && part.psnr <= 99, "PSNR \(part.psnr)")
-                    for v in [part.ssim, part.ssimAlpha].compactMap({ $0 }) {
-                        precondition(v.isFinite && v >= -1 - 1e-6 && v <= 1 + 1e-6, "SSIM \(v)")
-                    }
-                    if let f = part.flip { precondition(f.isFinite && f >= 0 && f <= 1 + 1e-6, "FLIP \(f)") }
-                }
-                if let e = o.error { return e }
-            case .cube:
-                let lut = try CubeLUT(bytes, maxTexels: Self.maxPixels)
-                let n = lut.size
-                precondition(lut.values.count == n * n * n * 3 && lut.values.allSatisfy(\.isFinite), "a LUT's table")
-                var settings = TextureSettings.standard
-                settings.colorSpace = .linear
-                let slices = lut.slices8()
-                let file = try TextureFile(
-                    try TextureEncoder.encode(volume: [slices], settings, container: .dds).bytes,
-                    maxPixels: Self.maxPixels)
-                precondition(file.isVolume && file.depth == n && file.width == n, "a LUT's volume")
-                for z in [0, n - 1] {
-                    let back = try file.level(0, layer: z)
-                    precondition(back.pixels == slices[z].pixels, "slice \(z) reads back")
-                }
-            case .gltf:
-                let model = try GLTFModel.parse(bytes)
-                let noFiles: (String) -> Result<[UInt8], GLTFError> = { .failure(GLTFError($0, "no files")) }
-                let buffers = try model.buffers(read: noFiles)
-                for k in model.items("images").indices { _ = try? model.imageBytes(k, buffers: buffers, read: noFiles) }
-                for binary in [true, false] {
-                    let layout = try GLTFLayout(model, binary: binary, stem: "fuzz")
-                    let ktx2: [UInt8] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A]
-                    let files = layout.textures.map { t in
-                        GLTFTextureFiles(
-                            basisu: GLTFImageFile(bytes: ktx2, mimeType: "image/ktx2", name: t.name + ".ktx2"),
-                            plain: binary
-                                ? nil : GLTFImageFile(bytes: [1, 2, 3], mimeType: "image/png", name: t.name + ".png"))
-                    }
-                    let out = try GLTFRewrite.write(
-                        model, buffers: buffers, layout: layout, files: files, unused: [:], fallback: !binary,
-                        binary: binary)
-                    do {
-                        let again = try GLTFModel.parse(out.model)
-                        precondition(again.isBinary == binary, "the rewrite is not the container asked for")
-                    } catch {
-                        preconditionFailure("a rewritten model does not read back: \(error)")
-                    }
-                }
-            }
-            return "ok"
+            return said ?? "ok"
         } catch let e as ManifestError {
             return e.diagnostics.map(\.message).joined(separator: "; ")
         } catch {
             return "\(error)"
         }
+    }
+
+    /// The `texture` target's work (see its case).
+    static func fuzzTexture(_ bytes: [UInt8]) throws -> String? {
+        let file = try TextureFile(bytes, maxPixels: Self.maxPixels)
+        for n in file.levels.indices { _ = try file.level(n) }
+        _ = try Inspector.textureFacts(bytes, path: "fuzz.ktx2", maxPixels: Self.maxPixels)
+        return nil
+    }
+
+    /// The `image` target's work (see its case).
+    static func fuzzImage(_ bytes: [UInt8]) throws -> String? {
+        let image = try ImageDecoder.decode(bytes, path: "fuzz.png", maxPixels: Self.maxPixels)
+        precondition(image.width * image.height <= Self.maxPixels, "decoded past the pixel limit")
+        return nil
+    }
+
+    /// The `hdr` target's work (see its case).
+    static func fuzzHdr(_ bytes: [UInt8]) throws -> String? {
+        let image = try ImageDecoder.decode(bytes, path: "fuzz.exr", maxPixels: Self.maxPixels)
+        precondition(image.width * image.height <= Self.maxPixels, "decoded past the pixel limit")
+        return nil
+    }
+
+    /// The `manifest` target's work (see its case).
+    static func fuzzManifest(_ bytes: [UInt8]) throws -> String? {
+        do {
+            let manifest = try Manifest.parse(bytes, file: "pipeline.json", directory: Self.folder)
+            _ = try Planner.plan(manifest)
+        } catch let e as ManifestError {
+            // Every diagnostic is one line as printed, and a short one, whatever the JSON held.
+            for d in e.diagnostics {
+                let line = d.description
+                precondition(
+                    !line.contains(where: \.isNewline) && line.unicodeScalars.count < 1_100,
+                    "a diagnostic is not one short line: \(line.prefix(200).debugDescription)")
+            }
+            throw e
+        }
+        return nil
+    }
+
+    /// The `variants` target's work (see its case).
+    static func fuzzVariants(_ bytes: [UInt8]) throws -> String? {
+        // Files of their own per call: tests run targets side by side in one process.
+        let name = "variants-\(UUID().uuidString).json"
+        let path = Self.folder + "/" + name
+        Self.write(path, bytes)
+        defer { unlink(path) }
+        let manifest = #"""
+            {"version": 1, "output": "out", "pipelines": [{"name": "p", "inputs": ["a.png"],
+             "variants": "NAME", "output": "{variant}/{file}.png",
+             "distinct": {"keys": ["shirt"], "minDeltaE": 5, "severity": "warning"}, "stages": []}]}
+            """#
+        let text = manifest.replacingOccurrences(of: "NAME", with: name)
+        _ = try Planner.plan(
+            try Manifest.parse(Array(text.utf8), file: "pipeline.json", directory: Self.folder))
+        return nil
+    }
+
+    /// The `index` target's work (see its case).
+    static func fuzzIndex(_ bytes: [UInt8]) throws -> String? {
+        let split = bytes.firstIndex(of: 0) ?? bytes.count
+        let unique = Self.folder + "/" + UUID().uuidString
+        let (index, journal) = (unique + "-index", unique + "-journal")
+        defer { for f in [index, journal] { unlink(f) } }
+        Self.write(index, Array(bytes[..<split]))
+        Self.write(journal, Array(bytes[min(bytes.count, split + 1)...]))
+        let (text, damaged) = CacheIndex.rewritten(index: index, journal: journal)
+        // What was written reads back to itself, with nothing damaged.
+        Self.write(index, Array(text.utf8))
+        Self.write(journal, [])
+        let again = CacheIndex.rewritten(index: index, journal: journal)
+        precondition(
+            again.text == text && again.damaged == 0,
+            "the index does not read back its own text: \(text.debugDescription) → \(again.text.debugDescription), \(again.damaged) damaged"
+        )
+        if damaged > 0 { return "\(damaged) damaged lines" }
+        return nil
+    }
+
+    /// The `remoteEntry` target's work (see its case).
+    static func fuzzRemoteEntry(_ bytes: [UInt8]) throws -> String? {
+        // The scan of texpipe's own layout reads what Foundation's JSON parser reads.
+        if let scanned = RemoteCache.canonicalFields(bytes) {
+            let parsed = RemoteCache.jsonFields(bytes)
+            precondition(
+                parsed?.map(\.path) == scanned.map(\.path) && parsed?.map(\.sha256) == scanned.map(\.sha256)
+                    && parsed?.map(\.size) == scanned.map(\.size)
+                    && parsed?.map(\.contents) == scanned.map(\.contents)
+                    && parsed?.map(\.measure) == scanned.map(\.measure),
+                "the entry scan and the JSON parser disagree")
+        }
+        guard let listed = RemoteCache.parseEntry(bytes) else { return "malformed entry" }
+        // Written and read again, an entry is the same.
+        let again = RemoteCache.parseEntry(RemoteCache.entryText(listed.map { ($0.blob, $0.contents) }))
+        let sorted = listed.sorted { $0.blob.path < $1.blob.path }
+        precondition(
+            again?.map(\.blob) == sorted.map(\.blob) && again?.map(\.contents) == sorted.map(\.contents),
+            "an entry does not read back as written")
+        return nil
+    }
+
+    /// The `diff` target's work (see its case).
+    static func fuzzDiff(_ bytes: [UInt8]) throws -> String? {
+        let length = bytes.prefix(4).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        let base = Array(bytes.dropFirst(4).prefix(length))
+        let head = Array(bytes.dropFirst(4 + base.count))
+        let unique = Self.folder + "/" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: unique) }
+        try FileManager.default.createDirectory(atPath: unique + "/pictures", withIntermediateDirectories: true)
+        Self.write(unique + "/base", base)
+        Self.write(unique + "/head", head)
+        let o = Differ.compare(
+            "x", base: unique + "/base", head: unique + "/head", maxPixels: Self.maxPixels,
+            pictures: (unique + "/pictures", 0))
+        precondition(o.status == (base == head ? .unchanged : .changed), "a pair's status")
+        precondition(o.bytesBefore == base.count || o.error != nil, "BASE's size")
+        for part in o.parts {
+            precondition(part.psnr.isFinite && part.psnr <= 99, "PSNR \(part.psnr)")
+            for v in [part.ssim, part.ssimAlpha].compactMap({ $0 }) {
+                precondition(v.isFinite && v >= -1 - 1e-6 && v <= 1 + 1e-6, "SSIM \(v)")
+            }
+            if let f = part.flip { precondition(f.isFinite && f >= 0 && f <= 1 + 1e-6, "FLIP \(f)") }
+        }
+        if let e = o.error { return e }
+        return nil
+    }
+
+    /// The `cube` target's work (see its case).
+    static func fuzzCube(_ bytes: [UInt8]) throws -> String? {
+        let lut = try CubeLUT(bytes, maxTexels: Self.maxPixels)
+        let n = lut.size
+        precondition(lut.values.count == n * n * n * 3 && lut.values.allSatisfy(\.isFinite), "a LUT's table")
+        var settings = TextureSettings.standard
+        settings.colorSpace = .linear
+        let slices = lut.slices8()
+        let file = try TextureFile(
+            try TextureEncoder.encode(volume: [slices], settings, container: .dds).bytes,
+            maxPixels: Self.maxPixels)
+        precondition(file.isVolume && file.depth == n && file.width == n, "a LUT's volume")
+        for z in [0, n - 1] {
+            let back = try file.level(0, layer: z)
+            precondition(back.pixels == slices[z].pixels, "slice \(z) reads back")
+        }
+        return nil
+    }
+
+    /// The `gltf` target's work (see its case).
+    static func fuzzGltf(_ bytes: [UInt8]) throws -> String? {
+        let model = try GLTFModel.parse(bytes)
+        let noFiles: (String) -> Result<[UInt8], GLTFError> = { .failure(GLTFError($0, "no files")) }
+        let buffers = try model.buffers(read: noFiles)
+        for k in model.items("images").indices { _ = try? model.imageBytes(k, buffers: buffers, read: noFiles) }
+        for binary in [true, false] {
+            let layout = try GLTFLayout(model, binary: binary, stem: "fuzz")
+            let ktx2: [UInt8] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A]
+            let files = layout.textures.map { t in
+                GLTFTextureFiles(
+                    basisu: GLTFImageFile(bytes: ktx2, mimeType: "image/ktx2", name: t.name + ".ktx2"),
+                    plain: binary
+                        ? nil : GLTFImageFile(bytes: [1, 2, 3], mimeType: "image/png", name: t.name + ".png"))
+            }
+            let out = try GLTFRewrite.write(
+                model, buffers: buffers, layout: layout, files: files, unused: [:], fallback: !binary,
+                binary: binary)
+            do {
+                let again = try GLTFModel.parse(out.model)
+                precondition(again.isBinary == binary, "the rewrite is not the container asked for")
+            } catch {
+                preconditionFailure("a rewritten model does not read back: \(error)")
+            }
+        }
+        return nil
     }
 }

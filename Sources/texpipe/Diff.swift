@@ -45,7 +45,7 @@ struct Diff: ParsableCommand {
         // A pair's images and measures are freed before the next pair: large buffers go back to the
         // system when freed (unlike a run, which keeps them for its next job), so the process holds
         // what the pairs in hand hold, not the most it ever held. Measured: 1.9 pairs of decoded
-        // images per core instead of 2.4, within the timing noise (Benchmarks/diff.py).
+        // images per core instead of 2.4, within the timing noise (Benchmarks/gates/diff.py).
         Allocator.giveBackLargeBuffers()
         let pictures = html.map { $0 + "/img" }
         if let pictures { try? FileManager.default.removeItem(atPath: pictures) }

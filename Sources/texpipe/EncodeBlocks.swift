@@ -5,7 +5,7 @@ import TexPipe
 
 /// `texpipe encode-blocks`: one block encoder alone on raw RGBA8 (through `TextureCodecs`, as the
 /// texture writer reaches it), for
-/// `Benchmarks/compare-encoders.sh` (which compares it with the reference encoders). Hidden.
+/// `Benchmarks/encoders/compare-encoders.sh` (which compares it with the reference encoders). Hidden.
 struct EncodeBlocks: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "encode-blocks",

@@ -71,42 +71,7 @@ struct Run: ParsableCommand {
             plan.jobs = Shards.jobs(plan.jobs, shard: k, of: n)
         }
         if dryRun {
-            var runs = 0
-            let loader = ResourceLoader()
-            // A job that waits for others (a model's rewrite, for its textures) runs when one of them
-            // does (they are its inputs).
-            var decisions: [Int: Cache.Decision] = [:]
-            for job in plan.jobs where job.work.after.isEmpty {
-                let (decision, warnings) =
-                    force ? (.forced, []) : Runner.decision(job, in: plan, cache: cache, loader: loader)
-                for w in warnings { Console.err(CLIMessage.warning(w)) }
-                decisions[job.index] = decision
-            }
-            for job in plan.jobs {
-                var decision = decisions[job.index] ?? .hit
-                if !job.work.after.isEmpty {
-                    if let k = job.work.after.first(where: { decisions[$0].map { !$0.isHit } ?? false }),
-                        let texture = plan.jobs.first(where: { $0.index == k })
-                    {
-                        decision = .prerequisiteRuns(texture.input.display)
-                    } else {
-                        decision = force ? .forced : Runner.decision(job, in: plan, cache: cache, loader: loader).0
-                    }
-                }
-                if !decision.isHit { runs += 1 }
-                let what = decision.isHit ? "up to date" : "would write"
-                for out in job.outputs {
-                    Console.out(
-                        "\(what) \(Planner.display(out.path)) from \(job.input.display)"
-                            + (job.variant.map { " (\($0))" } ?? "") + (decision.isHit ? "" : " — \(decision)"))
-                }
-                if let failure = job.failure {
-                    Console.err(CLIMessage.error("\(job.input.display): \(failure.message)"))
-                }
-            }
-            Console.out(
-                "\(plan.jobs.count) jobs, \(runs) would run, \(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs; nothing written (--dry-run)"
-            )
+            printDryRun(plan, cache)
             return
         }
         // The remote cache: a bad URL is a usage error (exit 2), an unreachable one only a warning.
@@ -170,5 +135,45 @@ struct Run: ParsableCommand {
         if results.contains(where: { $0.status == .failed }) || totals.contains(where: { $0.severity == .error }) {
             throw ExitCode(1)
         }
+    }
+
+    /// `--dry-run`: what each job would write, whether it would run and why; nothing written.
+    func printDryRun(_ plan: Plan, _ cache: Cache) {
+        var runs = 0
+        let loader = ResourceLoader()
+        // A job that waits for others (a model's rewrite, for its textures) runs when one of them
+        // does (they are its inputs).
+        var decisions: [Int: Cache.Decision] = [:]
+        for job in plan.jobs where job.work.after.isEmpty {
+            let (decision, warnings) =
+                force ? (.forced, []) : Runner.decision(job, in: plan, cache: cache, loader: loader)
+            for w in warnings { Console.err(CLIMessage.warning(w)) }
+            decisions[job.index] = decision
+        }
+        for job in plan.jobs {
+            var decision = decisions[job.index] ?? .hit
+            if !job.work.after.isEmpty {
+                if let k = job.work.after.first(where: { decisions[$0].map { !$0.isHit } ?? false }),
+                    let texture = plan.jobs.first(where: { $0.index == k })
+                {
+                    decision = .prerequisiteRuns(texture.input.display)
+                } else {
+                    decision = force ? .forced : Runner.decision(job, in: plan, cache: cache, loader: loader).0
+                }
+            }
+            if !decision.isHit { runs += 1 }
+            let what = decision.isHit ? "up to date" : "would write"
+            for out in job.outputs {
+                Console.out(
+                    "\(what) \(Planner.display(out.path)) from \(job.input.display)"
+                        + (job.variant.map { " (\($0))" } ?? "") + (decision.isHit ? "" : " — \(decision)"))
+            }
+            if let failure = job.failure {
+                Console.err(CLIMessage.error("\(job.input.display): \(failure.message)"))
+            }
+        }
+        Console.out(
+            "\(plan.jobs.count) jobs, \(runs) would run, \(plan.jobs.reduce(0) { $0 + $1.outputs.count }) outputs; nothing written (--dry-run)"
+        )
     }
 }

@@ -11,7 +11,7 @@ import TexPipeTestSupport
 struct AtlasPackerTests {
     typealias Size = Packer.Size
 
-    /// The five sets of the tightness comparison (the same seeds as Benchmarks/atlas.py's shapes).
+    /// The five sets of the tightness comparison (the same seeds as Benchmarks/runs/atlas.py's shapes).
     static func sets() -> [(name: String, sizes: [Size])] {
         var r = SeededRandom(seed: 15)
         func s(_ w: Int, _ h: Int) -> Size { Size(width: w, height: h) }

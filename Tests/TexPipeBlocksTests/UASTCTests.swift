@@ -245,7 +245,7 @@ struct UASTCTests {
     /// for, at 35 dB or more of it, each decoded by texture2ddecoder. ETC1/ETC2 and BC1/BC3 follow
     /// the transcoder's own re-encoding from hints; on this noisy picture they reach 13–30 dB, so
     /// their floor (10 dB) only says the file decodes as its format — their quality is measured
-    /// on the corpus (`Benchmarks/uastc.sh`).
+    /// on the corpus (`Benchmarks/encoders/uastc.sh`).
     @Test(Reference.needs(UASTCTests.available, "python3 alktx2 and opengl_basisu"), arguments: [false, true])
     func everyGPUTargetTranscodes(alpha: Bool) throws {
         var levels: [Image] = []

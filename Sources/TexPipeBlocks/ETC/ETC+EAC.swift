@@ -85,39 +85,10 @@ extension ETC {
             }
         }
         // (Where the search's best is off by more than a quarter of an 8-bit step on average.)
-        if bestError > 16 * (unit * unit) / 16 {
-            // Two values only (a mask's edge, a two-level gauge): every pair of a table's
-            // modifiers whose spacing times a multiplier spans them, scored in closed form, the
-            // best then scored exactly. The range search above only spans a block with each
-            // table's outermost pair.
-            let bits = unsafeBitCast(v, to: I16.self)
-            let isLow = bits.equals(Int32(bitPattern: lo.bitPattern))
-            let isHigh = bits.equals(Int32(bitPattern: hi.bitPattern))
-            if (isLow | isHigh) == I16(repeating: -1) {
-                let nLow = F16.ones(isLow).total
-                let nHigh = 16 - nLow
-                var pick = (error: Float.infinity, base: 0, mult: 0, table: 0)
-                for t in 0..<16 {
-                    let table = eacTables[t]
-                    for i in 0..<8 {
-                        for j in 0..<8 where table[j] > table[i] {
-                            let ideal = (hi - lo) / ((table[j] - table[i]) * unit)
-                            let below = Int(ideal.rounded(.down))
-                            for mult in below...(below + 1) where mult >= least && mult <= 15 {
-                                let m: Float = r11 ? (mult == 0 ? 1 : Float(mult * 8)) : Float(mult)
-                                let fit = (lo + hi - m * (table[i] + table[j])) / 2
-                                let base = min(255, max(0, Int((r11 ? (fit - 4) / 8 : fit).rounded())))
-                                let b: Float = r11 ? Float(base * 8 + 4) : Float(base)
-                                let a = min(top, max(0, b + m * table[i])) - lo
-                                let c = min(top, max(0, b + m * table[j])) - hi
-                                let e = nLow * a * a + nHigh * c * c
-                                if e < pick.error { pick = (e, base, mult, t) }
-                            }
-                        }
-                    }
-                }
-                if pick.error < bestError { _ = consider(pick.base, pick.mult, pick.table) }
-            }
+        if bestError > 16 * (unit * unit) / 16,
+            let pick = eacTwoValues(v, lo: lo, hi: hi, r11: r11, least: least), pick.error < bestError
+        {
+            _ = consider(pick.base, pick.mult, pick.table)
         }
         if effort.eacRefit {
             // The base that best fits the chosen indices: the mean of value − modifier · multiplier.
@@ -132,6 +103,44 @@ extension ETC {
             if refit != base { _ = consider(refit, bestMult, bestTable) }
         }
         return bestBits
+    }
+
+    /// A block of two values only (a mask's edge, a two-level gauge): every pair of a table's
+    /// modifiers whose spacing times a multiplier spans them, scored in closed form; the best (nil
+    /// when the block holds more than `lo` and `hi`). `eacBlock`'s range search only spans a block
+    /// with each table's outermost pair.
+    static func eacTwoValues(_ v: F16, lo: Float, hi: Float, r11: Bool, least: Int) -> (
+        error: Float, base: Int, mult: Int, table: Int
+    )? {
+        let unit: Float = r11 ? 8 : 1
+        let top: Float = r11 ? 2047 : 255
+        let bits = unsafeBitCast(v, to: I16.self)
+        let isLow = bits.equals(Int32(bitPattern: lo.bitPattern))
+        let isHigh = bits.equals(Int32(bitPattern: hi.bitPattern))
+        guard (isLow | isHigh) == I16(repeating: -1) else { return nil }
+        let nLow = F16.ones(isLow).total
+        let nHigh = 16 - nLow
+        var pick = (error: Float.infinity, base: 0, mult: 0, table: 0)
+        for t in 0..<16 {
+            let table = eacTables[t]
+            for i in 0..<8 {
+                for j in 0..<8 where table[j] > table[i] {
+                    let ideal = (hi - lo) / ((table[j] - table[i]) * unit)
+                    let below = Int(ideal.rounded(.down))
+                    for mult in below...(below + 1) where mult >= least && mult <= 15 {
+                        let m: Float = r11 ? (mult == 0 ? 1 : Float(mult * 8)) : Float(mult)
+                        let fit = (lo + hi - m * (table[i] + table[j])) / 2
+                        let base = min(255, max(0, Int((r11 ? (fit - 4) / 8 : fit).rounded())))
+                        let b: Float = r11 ? Float(base * 8 + 4) : Float(base)
+                        let a = min(top, max(0, b + m * table[i])) - lo
+                        let c = min(top, max(0, b + m * table[j])) - hi
+                        let e = nLow * a * a + nHigh * c * c
+                        if e < pick.error { pick = (e, base, mult, t) }
+                    }
+                }
+            }
+        }
+        return pick
     }
 
     /// A block of one value: alpha v exactly (table 13 holds 0); R11 the 11-bit value nearest

@@ -44,53 +44,13 @@ extension PlanBuilder {
         var alpha = p.inputAlpha
         var depth = 8
         for m in matches {
-            let absolute = manifest.directory + "/" + m.relativePath
-            inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
-            let header = try? self.header(absolute).get()
-            let v = Self.values(values, of: m)
-            var name: String
-            switch Template.render(nameTemplate, v) {
-            case .success(let n): name = n
-            case .failure(let u):
-                error(p.path.key("atlas").key("name"), Say.unresolved(u.name, in: nameTemplate, known: v.keys.sorted()))
-                return
-            }
-            while name.hasPrefix("./") || name.hasPrefix("/") { name.removeFirst(name.hasPrefix("/") ? 1 : 2) }
-            var stages: [any Stage]
-            if let shared {
-                stages = shared.0
-            } else {
-                var d = self.decoder(v, context: context)
-                let decoded = Self.decodeStages(p.stages, p, &d)
-                diagnostics += d.diagnostics
-                guard d.diagnostics.isEmpty else { return }
-                stages = decoded.0
-                canonical.append(name + ": " + decoded.1.joined(separator: "\n"))
-            }
-            var spriteReads = JobReads([], fonts: reads.fonts)
-            var missing: PlannedFailure?
-            guard resolveReads(stages, p.stages, context, &spriteReads, missing: &missing) else { return }
-            reads.files += spriteReads.files.filter { !reads.files.containsPath($0) }
-            reads.fonts = spriteReads.fonts
-            let start = Signature(
-                width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
-            guard let chain = chains(stages, p.stages, from: start, context, check: true) else { return }
-            // Sized where the header is known (mipmaps' chain length depends on it).
-            let made = chain.failure == nil && header != nil ? chain.sized.count : chain.unsized.count
-            guard made == 1 else {
-                error(p.path.key("stages"), PlanMessage.spriteImages(made) + context)
-                return
-            }
-            alpha = chain.unsized[0].alpha
-            if chain.unsized[0].isHDR {
-                error(p.path.key("stages"), PlanMessage.hdrSprite(name) + context)
-                return
-            }
-            depth = max(depth, chain.unsized[0].depth)
-            sprites.append(
-                PartInput(
-                    path: absolute, display: Planner.display(absolute), name: name, stages: stages,
-                    pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: missing ?? chain.failure))
+            guard
+                let (sprite, signature) = atlasSprite(
+                    p, m, values: values, name: nameTemplate, shared: shared?.0, context: context, &reads, &canonical)
+            else { return }
+            alpha = signature.alpha
+            depth = max(depth, signature.depth)
+            sprites.append(sprite)
         }
         if let shared { canonical.append(shared.1.joined(separator: "\n")) }
         sprites.sort { $0.name != $1.name ? $0.name < $1.name : $0.path < $1.path }
@@ -131,5 +91,59 @@ extension PlanBuilder {
                 outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
                 quality: JobQuality(check: check, budget: Self.budgetName(p, variant)), reads: reads, failure: nil,
                 parameters: canonical.joined(separator: "\n"), work: .atlas(plan)))
+    }
+
+    /// One sprite of an atlas: its name, its stages (decoded with its own placeholders unless they
+    /// hold none: `shared`), what they read (added to `reads`) and the one image they make, as its
+    /// signature. nil: a manifest error (reported).
+    mutating func atlasSprite(
+        _ p: PipelineSpec, _ m: Glob.Match, values: [String: String], name nameTemplate: String,
+        shared: [any Stage]?, context: String, _ reads: inout JobReads, _ canonical: inout [String]
+    ) -> (PartInput, Signature)? {
+        let absolute = manifest.directory + "/" + m.relativePath
+        inputsRealPaths.insert(PathKey(realFile(absolute, known: shapes)))
+        let header = try? self.header(absolute).get()
+        let v = Self.values(values, of: m)
+        var name: String
+        switch Template.render(nameTemplate, v) {
+        case .success(let n): name = n
+        case .failure(let u):
+            error(p.path.key("atlas").key("name"), Say.unresolved(u.name, in: nameTemplate, known: v.keys.sorted()))
+            return nil
+        }
+        while name.hasPrefix("./") || name.hasPrefix("/") { name.removeFirst(name.hasPrefix("/") ? 1 : 2) }
+        var stages: [any Stage]
+        if let shared {
+            stages = shared
+        } else {
+            var d = self.decoder(v, context: context)
+            let decoded = Self.decodeStages(p.stages, p, &d)
+            diagnostics += d.diagnostics
+            guard d.diagnostics.isEmpty else { return nil }
+            stages = decoded.0
+            canonical.append(name + ": " + decoded.1.joined(separator: "\n"))
+        }
+        var spriteReads = JobReads([], fonts: reads.fonts)
+        var missing: PlannedFailure?
+        guard resolveReads(stages, p.stages, context, &spriteReads, missing: &missing) else { return nil }
+        reads.files += spriteReads.files.filter { !reads.files.containsPath($0) }
+        reads.fonts = spriteReads.fonts
+        let start = Signature(
+            width: header?.width, height: header?.height, depth: header?.depth ?? 8, alpha: p.inputAlpha)
+        guard let chain = chains(stages, p.stages, from: start, context, check: true) else { return nil }
+        // Sized where the header is known (mipmaps' chain length depends on it).
+        let made = chain.failure == nil && header != nil ? chain.sized.count : chain.unsized.count
+        guard made == 1 else {
+            error(p.path.key("stages"), PlanMessage.spriteImages(made) + context)
+            return nil
+        }
+        if chain.unsized[0].isHDR {
+            error(p.path.key("stages"), PlanMessage.hdrSprite(name) + context)
+            return nil
+        }
+        let sprite = PartInput(
+            path: absolute, display: Planner.display(absolute), name: name, stages: stages,
+            pixels: (header?.width ?? 0) * (header?.height ?? 0), failure: missing ?? chain.failure)
+        return (sprite, chain.unsized[0])
     }
 }
