@@ -8,14 +8,7 @@ let strict: [SwiftSetting] = [
 
 // The tests run against a release build of texpipe (Scripts/test), but the test code itself is
 // compiled unoptimised: optimising it cost more compile time than all its running saves.
-let tests: [SwiftSetting] =
-    strict + [
-        .unsafeFlags(
-            [
-                "-Onone", "-Xfrontend", "-warn-long-function-bodies=400", "-Xfrontend",
-                "-warn-long-expression-type-checking=400",
-            ], .when(configuration: .release))
-    ]
+let tests: [SwiftSetting] = strict + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
 
 let package = Package(
     name: "texpipe",
@@ -204,28 +197,48 @@ let package = Package(
                 "metrics_reference.py",
             ],
             swiftSettings: tests),
+        // What the tests of the planner and the layers above it share: planning a manifest in a
+        // test's folder.
+        .target(
+            name: "TexPipePlanTestSupport", dependencies: ["TexPipeTestSupport", "TexPipeManifest", "TexPipePlan"],
+            path: "Tests/TexPipePlanTestSupport", swiftSettings: tests),
+        layerTests("TexPipePixels"),
+        layerTests("TexPipeParameters", ["TexPipePixels"]),
+        layerTests("TexPipeFormats", ["TexPipePixels", "TexPipeParameters"]),
+        layerTests("TexPipeMeasures", ["TexPipePixels", "TexPipeFormats"]),
+        // The block tests hand KTX2/DDS files to the references: the container writer is the one
+        // layer above theirs they use.
+        layerTests("TexPipeBlocks", ["TexPipeFormats", "TexPipeMeasures", "TexPipeTextures", "TexPipePixels"]),
+        layerTests("TexPipeCodecs", ["TexPipePixels", "TexPipeParameters", "TexPipeFormats"]),
+        layerTests("TexPipeTextures", ["TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeBlocks"]),
+        layerTests("TexPipeModels", ["TexPipePixels", "TexPipeParameters", "TexPipeFormats"]),
+        layerTests("TexPipeStages", ["TexPipePixels", "TexPipeParameters"]),
+        layerTests("TexPipeAtlas", ["TexPipePixels"]),
+        layerTests("TexPipeManifest", ["TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeStages"]),
+        layerTests(
+            "TexPipePlan",
+            [
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeManifest", "TexPipeStages",
+                "TexPipeCodecs",
+                "TexPipePlanTestSupport",
+            ]),
+        layerTests("TexPipeCache", ["TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipePlan"]),
+        layerTests(
+            "TexPipeEngine",
+            [
+                "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeStages", "TexPipeCodecs",
+                "TexPipeTextures",
+                "TexPipeManifest", "TexPipePlan", "TexPipeCache",
+            ]),
+        layerTests(
+            "TexPipeReport",
+            [
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeStages", "TexPipeManifest",
+                "TexPipePlan", "TexPipeEngine",
+            ]),
         .testTarget(
-            name: "TexPipePixelsTests", dependencies: ["TexPipePixels", "TexPipeTestSupport"],
-            swiftSettings: tests),
-        .testTarget(
-            name: "TexPipeBlocksTests",
-            dependencies: [
-                "TexPipeBlocks", "TexPipeFormats", "TexPipeMeasures", "TexPipeTextures", "TexPipePixels",
-                "TexPipeTestSupport",
-            ],
-            swiftSettings: tests),
-        .testTarget(
-            name: "TexPipeStagesTests", dependencies: ["TexPipeStages", "TexPipePixels", "TexPipeTestSupport"],
-            swiftSettings: tests),
-        .testTarget(
-            name: "TexPipeAtlasTests", dependencies: ["TexPipeAtlas", "TexPipeTestSupport"],
-            swiftSettings: tests),
-        .testTarget(
-            name: "TexPipeEngineTests",
-            dependencies: ["TexPipeEngine", "TexPipeCache", "TexPipePlan", "TexPipeFormats", "TexPipeTestSupport"],
-            swiftSettings: tests),
-        .testTarget(
-            name: "TexPipeTests", dependencies: ["TexPipe", "TexPipeFuzzing", "TexPipeTestSupport"],
+            name: "TexPipeTests",
+            dependencies: ["TexPipe", "TexPipeFuzzing", "TexPipeTestSupport", "TexPipePlanTestSupport"],
             // Read by path (#filePath), not bundled.
             exclude: ["Fixtures"],
             swiftSettings: tests),
@@ -235,3 +248,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// A layer's tests (docs/ARCHITECTURE.md "Tests"): the layer, the layers below it they use, and the
+/// shared support — nothing above, so they build as soon as the layer does.
+func layerTests(_ layer: String, _ below: [String] = []) -> Target {
+    .testTarget(
+        name: layer + "Tests", dependencies: ([layer] + below + ["TexPipeTestSupport"]).map { .target(name: $0) },
+        swiftSettings: tests)
+}

@@ -1,9 +1,9 @@
 internal import Dispatch
 internal import Foundation
 internal import Synchronization
-public import TexPipeBlocks
-public import TexPipeCodecs
-public import TexPipeFormats
+internal import TexPipeBlocks
+internal import TexPipeCodecs
+internal import TexPipeFormats
 internal import TexPipeMeasures
 public import TexPipePixels
 internal import TexPipeStages
@@ -150,7 +150,7 @@ public enum Differ {
         func size(_ p: String) -> Int {
             let b = (try? FileManager.default.attributesOfItem(atPath: base + "/" + p)[.size] as? Int) ?? 0
             let h = (try? FileManager.default.attributesOfItem(atPath: head + "/" + p)[.size] as? Int) ?? 0
-            return max(b ?? 0, h ?? 0)
+            return max(b, h)
         }
         let order = paths.indices.map { ($0, size(paths[$0])) }.sorted { $0.1 > $1.1 }.map(\.0)
         let results = Mutex([Output?](repeating: nil, count: paths.count))

@@ -3,7 +3,7 @@ public import TexPipeFormats
 public import TexPipeManifest
 public import TexPipeParameters
 public import TexPipePixels
-public import TexPipeStages
+internal import TexPipeStages
 
 /// One output file a job will write.
 public struct PlannedOutput: Sendable, Hashable {

@@ -8,7 +8,7 @@ public enum Shards {
     public static func assign(_ jobs: [Job], count n: Int) -> [Int] {
         precondition(n >= 1)
         var load = [Int](repeating: 0, count: n)
-        // A model's rewrite and its textures (`Job.after`) are one unit: the rewrite reads their files.
+        // A model's rewrite and its textures (`Work.after`) are one unit: the rewrite reads their files.
         var unit = Array(jobs.indices)
         let position = Dictionary(jobs.indices.map { (jobs[$0].index, $0) }, uniquingKeysWith: { a, _ in a })
         for i in jobs.indices {

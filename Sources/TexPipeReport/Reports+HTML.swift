@@ -1,5 +1,5 @@
 internal import Foundation
-public import TexPipeCache
+internal import TexPipeCache
 internal import TexPipeCodecs
 public import TexPipeEngine
 internal import TexPipeFormats

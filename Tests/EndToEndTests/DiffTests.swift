@@ -37,6 +37,22 @@ struct DiffTests {
         return (2 * x * y + c1) / (x * x + y * y + c1)
     }
 
+    /// flip-evaluator's mean FLIP of two flat w × h images (Tests/TexPipeTestSupport/metrics_reference.py);
+    /// nil where it is not installed (never under CI).
+    static func referenceFLIP(_ a: [UInt8], _ b: [UInt8], _ w: Int, _ h: Int, in dir: String) throws -> Double? {
+        guard EndToEndReference.pythonHas("flip_evaluator") || EndToEndReference.underCI else { return nil }
+        let (pa, pb, list) = (dir + "/ref-a.rgba", dir + "/ref-b.rgba", dir + "/ref.list")
+        try Data((0..<(w * h)).flatMap { _ in a }).write(to: URL(fileURLWithPath: pa))
+        try Data((0..<(w * h)).flatMap { _ in b }).write(to: URL(fileURLWithPath: pb))
+        try Data("\(w) \(h) \(pa) \(pb)\n".utf8).write(to: URL(fileURLWithPath: list))
+        let script = CLI.packageRoot + "/Tests/TexPipeTestSupport/metrics_reference.py"
+        let r = try CLI.run([script, list], in: dir, wrapper: EndToEndReference.python, bareCommand: true)
+        #expect(r.status == 0, "\(r.stderr)")
+        return r.stdout.split(separator: " ").last.flatMap {
+            Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
     /// Textures made by texpipe itself from one 64 × 64 picture: a BC7 chain (BASE) and an rgba8
     /// chain (HEAD), the same seven levels.
     static func textures(_ b: Builds) throws {
@@ -126,8 +142,12 @@ struct DiffTests {
         let ssim = (Self.flatSSIM(100, 104) + 2) / 3
         #expect(abs((worst["ssim"] as! Double) - ssim) < 1e-4)
         #expect(worst["psnrAlpha"] == nil && worst["ssimAlpha"] == nil)
+        // FLIP against NVIDIA's flip-evaluator on the same two images (the perceptual tests hold
+        // texpipe's FLIP within 0.05 % of it; flat images, within 0.5 % here).
         let flip = try #require(worst["flip"] as? Double)
-        #expect(flip > 0 && flip < 0.2)
+        if let reference = try Self.referenceFLIP([100, 150, 200, 255], [104, 150, 200, 255], 32, 32, in: b.root) {
+            #expect(abs(flip - reference) <= 0.005 * reference, "FLIP \(flip), flip-evaluator \(reference)")
+        }
         #expect(flat["gpuBytesBefore"] as? Int == 32 * 32 * 4 && flat["gpuBytesAfter"] as? Int == 32 * 32 * 4)
         #expect(flat["normalMap"] as? Bool == false)
         // Sizes that differ: bytes only, and said.
@@ -171,10 +191,16 @@ struct DiffTests {
         #expect((broken["error"] as? String)?.hasPrefix("HEAD: ") == true)
         #expect(broken["bytesAfter"] as? Int == 100)
         #expect(byPath["notes.txt"]?["parts"] as? [Any] != nil && byPath["notes.txt"]?["gpuBytesAfter"] == nil)
-        // Totals: every file's bytes, and GPU bytes of the pictures.
+        // Totals: GPU bytes of every picture, from the sizes written above — images 4 bytes a texel,
+        // the EXR 8, BC7 16 a block, rgba8 4 a texel; the cut texture is not read on HEAD.
         let total = try #require(json["total"] as? [String: Any])
-        let gpuBefore = outputs.reduce(0) { $0 + ($1["gpuBytesBefore"] as? Int ?? 0) }
-        #expect(total["gpuBytesBefore"] as? Int == gpuBefore)
+        let bc7Chain = (256 + 64 + 16 + 4 + 1 + 1 + 1) * 16
+        let before = (8 * 8 + 8 * 8 + 32 * 32 + 40 * 24 + 16 * 16 + 16 * 16) * 4 + 16 * 16 * 8 + 2 * bc7Chain
+        let after =
+            (8 * 8 + 16 * 8 + 32 * 32 + 40 * 24 + 32 * 32 + 16 * 16) * 4 + 16 * 16 * 8
+            + (4096 + 1024 + 256 + 64 + 16 + 4 + 1) * 4
+        #expect(total["gpuBytesBefore"] as? Int == before)
+        #expect(total["gpuBytesAfter"] as? Int == after)
         let folders = try #require(json["folders"] as? [[String: Any]])
         #expect(folders.map { $0["folder"] as! String } == [".", "sub"])
         #expect(folders[1]["changed"] as? Int == 2)

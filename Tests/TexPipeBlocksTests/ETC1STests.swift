@@ -115,7 +115,10 @@ struct ETC1STests {
     func qlevelSizesTheCodebooks() throws {
         let t = TempDir()
         let img = Self.image(256, 192, seed: 3, alpha: false)
-        guard case .rgba8(let source) = img.pixels else { return }
+        guard case .rgba8(let source) = img.pixels else {
+            Issue.record("the test picture is not 8-bit RGBA")
+            return
+        }
         var results: [(endpoints: Int, selectors: Int, psnr: Double)] = []
         for (q, quality) in [(1, TextureSettings.Quality.fast), (128, .medium), (255, .thorough)] {
             let file = try TextureEncoder.encode([img], Self.settings(quality, qlevel: q), container: .ktx2)

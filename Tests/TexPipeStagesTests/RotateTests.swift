@@ -111,4 +111,14 @@ struct RotateTests {
         let planned = try r.planned(Signature(of: img))
         #expect(out[0].width == planned[0].width && out[0].height == planned[0].height)
     }
+
+    @Test func rotateBackgroundIsCompositedUnder() throws {
+        var r = Rotate(degrees: 30)
+        r.background = Color(r: 1, g: 1, b: 1)
+        let out = try r.applied(to: image8(10, 10, Array(repeating: [0, 0, 255, 255], count: 100)))[0]
+        #expect(out.pixel(0, 0) == [255, 255, 255, 255])
+        let center = out.pixel(out.width / 2, out.height / 2)
+        #expect(center == [0, 0, 255, 255])
+        #expect(quads(out).allSatisfy { $0[3] == 255 }, "an opaque background makes every pixel opaque")
+    }
 }

@@ -86,3 +86,46 @@ struct TestText: TextRenderer {
         try TextBitmap.rendered(text, font: font, size: size, outline: outline)
     }
 }
+
+public func pngFixture(type: Int, depth: Int, interlaced: Bool, trns: Bool, width: Int = 13, height: Int = 11)
+    -> ReferencePNG.Spec
+{
+    var rng = SeededRandom(seed: UInt64(type * 1000 + depth * 10 + (interlaced ? 1 : 0) + (trns ? 5 : 0)))
+    let ch = ReferencePNG.channels[type]!
+    let maxSample = (1 << depth) - 1
+    var spec = ReferencePNG.Spec(
+        width: width, height: height, colorType: type, bitDepth: depth, interlaced: interlaced, samples: [])
+    if type == 3 {
+        let entries = 1 << depth
+        spec.palette = (0..<entries).map { _ in (rng.int(0...255), rng.int(0...255), rng.int(0...255)) }
+        spec.samples = (0..<(width * height)).map { _ in rng.int(0...maxSample) }
+        if trns { spec.trns = (0..<max(1, entries / 2)).map { _ in rng.int(0...255) } }
+    } else {
+        spec.samples = (0..<(width * height * ch)).map { _ in rng.int(0...maxSample) }
+        if trns && type == 0 {
+            spec.trns = [spec.samples[spec.samples.count / 2]]  // a value that occurs
+        } else if trns && type == 2 {
+            let mid = (width * height / 2) * 3
+            spec.trns = Array(spec.samples[mid..<(mid + 3)])
+        }
+    }
+    return spec
+}
+
+public func randomImage(_ w: Int, _ h: Int, depth: Int, seed: UInt64, opaque: Bool = false, gray: Bool = false)
+    -> Image
+{
+    var rng = SeededRandom(seed: seed)
+    let max = depth == 16 ? 65535 : 255
+    let px: [[Int]] = (0..<(w * h)).map { _ in
+        let r = rng.int(0...max)
+        let rgb = gray ? [r, r, r] : [r, rng.int(0...max), rng.int(0...max)]
+        return rgb + [opaque ? max : rng.int(0...max)]
+    }
+    return depth == 16 ? image16(w, h, px) : image8(w, h, px)
+}
+
+/// A 4×2 half-float EXR of one HDR value (2.0) everywhere: an HDR input for planner tests.
+public var exrBytes: [UInt8] {
+    (try? EXR.encode(Image(width: 4, height: 2, pixels: .rgbaF32([Float](repeating: 2, count: 32))))) ?? []
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TexPipePlanTestSupport
 import TexPipeTestSupport
 
 @testable import TexPipe
@@ -532,23 +533,19 @@ struct HDRTests {
         return t.errors(#"{ "version": 1, "output": "out", "pipelines": [ "# + pipelines + " ] }")
     }
 
-    static var exrBytes: [UInt8] {
-        (try? EXR.encode(Image(width: 4, height: 2, pixels: .rgbaF32([Float](repeating: 2, count: 32))))) ?? []
-    }
-
     /// One mistake, one error: an unknown `texture.format` on an HDR input is named once, at its
     /// path — not again as an HDR image into rgba8 (an 8/16-bit format) from the default the planner would
     /// otherwise have put in its place (issue 51).
     @Test func anUnknownFormatOnAnHDRInputIsOneError() throws {
         let errors = try Self.planErrors(
             #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "texture": { "format": "bc99" }, "output": "{file}.ktx2" }"#,
-            ["in/sky.exr": Self.exrBytes])
+            ["in/sky.exr": exrBytes])
         #expect(errors.count == 1, "\(errors)")
         #expect(errors.first?.contains("pipelines[0].texture.format") == true && errors.first?.contains("bc99") == true)
     }
 
     @Test func thePlannerRefusesWhatHDRCannotDo() throws {
-        let files = ["in/sky.exr": Self.exrBytes, "in/a.png": try ImageEncoder.png(square(4, [1, 2, 3, 255]))]
+        let files = ["in/sky.exr": exrBytes, "in/a.png": try ImageEncoder.png(square(4, [1, 2, 3, 255]))]
         let at = "error: $T/pipeline.json: "
         #expect(
             try Self.planErrors(

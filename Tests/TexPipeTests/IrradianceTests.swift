@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TexPipePlanTestSupport
 import TexPipeTestSupport
 
 @testable import TexPipe

@@ -8,9 +8,11 @@ import TexPipeTestSupport
 /// the package graph as SwiftPM sees it and checks it against the documented one.
 @Suite("layer graph")
 struct LayerGraphTests {
+    /// Bottom to top: each depends only on layers before it.
     static let layers = [
-        "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeBlocks", "TexPipeCodecs", "TexPipeStages",
-        "TexPipeAtlas", "TexPipeManifest", "TexPipePlan", "TexPipeEngine", "TexPipeReport",
+        "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeMeasures", "TexPipeBlocks", "TexPipeCodecs",
+        "TexPipeTextures", "TexPipeModels", "TexPipeStages", "TexPipeAtlas", "TexPipeManifest", "TexPipePlan",
+        "TexPipeCache", "TexPipeEngine", "TexPipeReport",
     ]
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -52,14 +54,17 @@ struct LayerGraphTests {
     /// BC7 test cannot reach the engine, and builds as soon as the block codecs do.
     @Test func eachLayersTestsImportOnlyItsLayerAndWhatThatNeeds() throws {
         let graph = try Self.describedGraph()
-        for layer in ["TexPipePixels", "TexPipeBlocks", "TexPipeStages", "TexPipeAtlas", "TexPipeEngine"] {
+        for layer in Self.layers {
             let target = layer + "Tests"
             let declared = Set(try #require(graph[target], "\(target) is a target"))
             #expect(declared.contains(layer), "\(target) does not depend on \(layer)")
-            var allowed = Self.closure(layer, graph).union([layer, "TexPipeTestSupport"])
+            let below = Self.closure(layer, graph).union([layer])
+            var allowed = below.union(["TexPipeTestSupport"])
             // The block tests hand KTX2/DDS files to the references: the container writer is
             // the one layer above theirs they use.
-            if layer == "TexPipeBlocks" { allowed.insert("TexPipeCodecs") }
+            if layer == "TexPipeBlocks" { allowed.insert("TexPipeTextures") }
+            // Planning a manifest in a test's folder, for the planner's tests and those above it.
+            if below.contains("TexPipePlan") { allowed.insert("TexPipePlanTestSupport") }
             #expect(declared.isSubset(of: allowed), "\(target) declares \(declared.subtracting(allowed).sorted())")
             for (file, module) in try Self.imports(in: "Tests/\(target)", label: target) {
                 #expect(declared.contains(module), "\(file) imports \(module), not a dependency of \(target)")
@@ -72,6 +77,23 @@ struct LayerGraphTests {
         #expect(testable.allSatisfy { $0.module != "TexPipe" })
     }
 
+    /// The rooms by concern (docs/ARCHITECTURE.md): the planner needs no block codec, the measures
+    /// and the caches have targets of their own, and glTF lives in the models' target.
+    @Test func eachConcernHasItsRoom() throws {
+        let graph = try Self.describedGraph()
+        #expect(!Self.closure("TexPipePlan", graph).contains("TexPipeBlocks"), "the planner waits for block codecs")
+        #expect(Self.closure("TexPipeBlocks", graph).contains("TexPipeMeasures"))
+        #expect(try Self.topLevelNames(of: "TexPipeBlocks").isDisjoint(with: ["Quality", "LevelQuality"]))
+        #expect(try Self.topLevelNames(of: "TexPipeMeasures").isSuperset(of: ["Quality", "LevelQuality"]))
+        #expect(try Self.topLevelNames(of: "TexPipeEngine").isDisjoint(with: ["Cache", "RemoteCache", "CacheIndex"]))
+        #expect(try Self.topLevelNames(of: "TexPipeCache").isSuperset(of: ["Cache", "RemoteCache"]))
+        let codecs = Self.root.appendingPathComponent("Sources/TexPipeCodecs")
+        for name in try FileManager.default.subpathsOfDirectory(atPath: codecs.path) where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: codecs.appendingPathComponent(name), encoding: .utf8)
+            #expect(!text.contains("GLTF"), "TexPipeCodecs/\(name) holds glTF")
+        }
+    }
+
     @Test func dependenciesPointDownAndStagesKnowNoCodecOrEngine() throws {
         let graph = try Self.describedGraph()
         for (i, layer) in Self.layers.enumerated() {
@@ -82,6 +104,7 @@ struct LayerGraphTests {
         let stages = Self.closure("TexPipeStages", graph)
         #expect(stages == ["TexPipePixels", "TexPipeParameters"], "Stages depends on \(stages.sorted())")
         #expect(!Self.closure("TexPipeCodecs", graph).contains("TexPipeStages"))
+        #expect(!Self.closure("TexPipeTextures", graph).contains("TexPipeStages"))
         #expect(Self.closure("TexPipeParameters", graph) == ["TexPipePixels"], "the settings vocabulary is below all")
         #expect(
             Self.closure("TexPipeBlocks", graph).isDisjoint(with: ["TexPipeCodecs", "TexPipeStages"]),

@@ -325,7 +325,7 @@ struct StreamingResamplerTests {
         for (sw, sh, w, h) in [(37, 29, 18, 14), (37, 29, 9, 7), (5, 40, 2, 20), (16, 16, 1, 1), (7, 9, 20, 23)] {
             seed += 1
             for (alpha, space) in [(AlphaState.straight, ColorSpace.srgb), (.premultiplied, .linear)] {
-                var image = CodecTests.randomImage(sw, sh, depth: 8, seed: seed)
+                var image = randomImage(sw, sh, depth: 8, seed: seed)
                 image.alpha = alpha
                 let whole = FloatImage(image, colorSpace: space)
                 let rows = ConvertedRows(image: image, colorSpace: space)
@@ -344,7 +344,7 @@ struct StreamingResamplerTests {
             (45, 31, EdgeMode.clamp, ColorSpace.srgb), (64, 8, .wrap, .linear), (7, 50, .clamp, .linear),
         ].enumerated() {
             for depth in [8, 16] {
-                let image = CodecTests.randomImage(w, h, depth: depth, seed: UInt64(90 + n))
+                let image = randomImage(w, h, depth: depth, seed: UInt64(90 + n))
                 var stage = Mipmaps()
                 (stage.filter, stage.edge, stage.colorSpace) = (filter, edge, space)
                 var context = StageContext()

@@ -1,4 +1,5 @@
 import Testing
+import TexPipePlanTestSupport
 import TexPipeTestSupport
 
 @testable import TexPipe

@@ -1,15 +1,10 @@
 import Foundation
 import Testing
+import TexPipePlanTestSupport
 import TexPipeTestSupport
 
 @testable import TexPipe
 @testable import TexPipeCodecs
-@testable import TexPipeEngine
-@testable import TexPipeFormats
-@testable import TexPipeManifest
-@testable import TexPipePixels
-@testable import TexPipePlan
-@testable import TexPipeReport
 @testable import TexPipeStages
 
 @Suite("text layers")

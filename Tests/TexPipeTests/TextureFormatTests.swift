@@ -1,11 +1,9 @@
 import Foundation
 import Testing
+import TexPipePlanTestSupport
 import TexPipeTestSupport
 
 @testable import TexPipe
-@testable import TexPipeCodecs
-@testable import TexPipeFormats
-@testable import TexPipeManifest
 
 /// The texture format table (docs/reference/textures.md): its rows agree with the registries they
 /// copy (Vulkan, DXGI, the Khronos Data Format Specification), and what validation, the writers and
@@ -97,7 +95,7 @@ struct TextureFormatTests {
         let t = TempDir()
         t.png("in/a.png", width: 8, height: 8)
         // An HDR format takes an HDR image.
-        t.write("in/a.exr", HDRTests.exrBytes)
+        t.write("in/a.exr", exrBytes)
         let input = format.info.hdr ? "in/*.exr" : "in/*.png"
         return t.errors(
             #"{ "version": 1, "output": "out", "pipelines": [ { "name": "p", "inputs": [""# + input

@@ -1,4 +1,4 @@
-package import TexPipeFormats
+internal import TexPipeFormats
 internal import TexPipePixels
 
 /// BC4 and BC5's single-channel blocks (eight or six interpolated values between two endpoints).

@@ -1,4 +1,4 @@
-package import TexPipeFormats
+internal import TexPipeFormats
 internal import TexPipePixels
 
 /// ETC2's T and H modes: two colours, a distance and a table of four paints.

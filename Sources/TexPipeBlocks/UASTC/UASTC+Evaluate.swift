@@ -1,5 +1,5 @@
-package import TexPipeFormats
-package import TexPipePixels
+internal import TexPipeFormats
+internal import TexPipePixels
 
 /// UASTC's block search: each candidate mode's error, its weights' neighbours and least squares.
 extension UASTC {

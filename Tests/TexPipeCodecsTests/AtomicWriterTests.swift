@@ -3,7 +3,9 @@ import Testing
 import TexPipeTestSupport
 
 @testable import TexPipeCodecs
-@testable import TexPipeEngine
+@testable import TexPipeFormats
+@testable import TexPipeParameters
+@testable import TexPipePixels
 
 @Suite("atomic writes")
 struct AtomicWriterTests {

@@ -1,15 +1,16 @@
 import Testing
 import TexPipeTestSupport
 
-@testable import TexPipe
+@testable import TexPipeCache
 @testable import TexPipeCodecs
 @testable import TexPipeEngine
 @testable import TexPipeFormats
 @testable import TexPipeManifest
+@testable import TexPipeMeasures
 @testable import TexPipePixels
 @testable import TexPipePlan
-@testable import TexPipeReport
 @testable import TexPipeStages
+@testable import TexPipeTextures
 
 /// Row bands on lent cores must not change a byte: every banded kernel, run with a lender that
 /// has idle cores (and a threshold low enough to split these small images), against the same
@@ -36,7 +37,7 @@ struct CoreLenderTests {
     @Test("banded stages give the bytes of one band", arguments: [8, 16])
     func stagesAreBandInvariant(depth: Int) throws {
         for (name, stage) in Self.stages {
-            var image = CodecTests.randomImage(37, 29, depth: depth, seed: 5)
+            var image = randomImage(37, 29, depth: depth, seed: 5)
             if name == "unpremultiply" { image = try Premultiply().applied(to: image)[0] }
             let single = try stage.applied(to: image)
             let (split, splits) = try Self.banded { try stage.applied(to: image, rows: $0) }
@@ -48,7 +49,7 @@ struct CoreLenderTests {
     @Test("the PNG writer's banded filtering writes the same file", arguments: PNGSettings.Filter.allCases)
     func writerIsBandInvariant(filter: PNGSettings.Filter) throws {
         for depth in [8, 16] {
-            let image = CodecTests.randomImage(41, 23, depth: depth, seed: 8)
+            let image = randomImage(41, 23, depth: depth, seed: 8)
             var settings = PNGSettings.standard
             settings.filter = filter
             let single = try ImageEncoder.png(image, settings)

@@ -1,19 +1,11 @@
-import Foundation
-import TexPipeTestSupport
+public import TexPipeManifest
+public import TexPipePlan
+public import TexPipeTestSupport
 
-@testable import TexPipe
-@testable import TexPipeCodecs
-@testable import TexPipeEngine
-@testable import TexPipeFormats
-@testable import TexPipeManifest
-@testable import TexPipePixels
-@testable import TexPipePlan
-@testable import TexPipeReport
-@testable import TexPipeStages
-
+/// Planning a manifest in a test's folder, for the tests of the planner and of what builds on it.
 extension TempDir {
     /// Plans the manifest text placed in this folder; returns the plan or the diagnostics.
-    func plan(_ manifest: String, pipelines: [String] = []) -> Result<Plan, ManifestError> {
+    public func plan(_ manifest: String, pipelines: [String] = []) -> Result<Plan, ManifestError> {
         write("pipeline.json", text: manifest)
         do {
             return .success(
@@ -26,7 +18,7 @@ extension TempDir {
     }
 
     /// The diagnostics' lines with the folder's path replaced by `$T`.
-    func errors(_ manifest: String) -> [String] {
+    public func errors(_ manifest: String) -> [String] {
         switch plan(manifest) {
         case .success: return []
         case .failure(let e): return e.diagnostics.map { $0.description.replacingOccurrences(of: path, with: "$T") }

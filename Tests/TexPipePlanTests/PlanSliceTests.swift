@@ -1,9 +1,14 @@
 import Foundation
 import Testing
-import TexPipe
 import TexPipeTestSupport
 
+@testable import TexPipeCodecs
+@testable import TexPipeFormats
+@testable import TexPipeManifest
+@testable import TexPipeParameters
+@testable import TexPipePixels
 @testable import TexPipePlan
+@testable import TexPipeStages
 
 /// Thousands of inputs are planned in slices on several cores; the plan must be exactly the one
 /// a single pass makes: jobs, their order and indices, keys, failures and diagnostics.

@@ -1,9 +1,15 @@
 import Foundation
 import Testing
+import TexPipePlanTestSupport
 import TexPipeTestSupport
 
-@testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeFormats
+@testable import TexPipeManifest
+@testable import TexPipeParameters
+@testable import TexPipePixels
 @testable import TexPipePlan
+@testable import TexPipeStages
 
 /// `--shard`: every job in exactly one shard, balanced by input pixels, the same on every machine;
 /// `--shard auto` from the CI's variables. docs/command-line.md.

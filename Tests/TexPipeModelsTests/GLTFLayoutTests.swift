@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-import TexPipe
 
-@testable import TexPipeCodecs
+@testable import TexPipeFormats
 @testable import TexPipeModels
+@testable import TexPipeParameters
+@testable import TexPipePixels
 
 /// The glTF container's pieces against expectations worked out by hand from docs/gltf.md: roles
 /// and kinds as the documentation lists them, file names, and where a re-laid buffer puts views.

@@ -1,15 +1,8 @@
 import Testing
 import TexPipeTestSupport
 
-@testable import TexPipe
-@testable import TexPipeCodecs
-@testable import TexPipeEngine
-@testable import TexPipeFormats
-@testable import TexPipeManifest
+@testable import TexPipeParameters
 @testable import TexPipePixels
-@testable import TexPipePlan
-@testable import TexPipeReport
-@testable import TexPipeStages
 
 @Suite("JSON parser and parameter kinds")
 struct JSONAndParameterTests {
@@ -46,29 +39,39 @@ struct JSONAndParameterTests {
         return (args, d.diagnostics.map(\.description))
     }
 
+    /// A table of the shape `round-corners` declares (one or four numbers, a nested object with a
+    /// required key), written here so the decoder is tested on its own.
+    static let corners: [Parameter] = [
+        Parameter("radius", .numberOrList(count: 4, 0...65536), .required, doc: "px, or per corner"),
+        Parameter(
+            "border",
+            .object([.number("width", in: 0...4096, doc: "stroke width"), .color("color", doc: "stroke color")]),
+            .optional(absentDoc: "none"), doc: "a stroke"),
+    ]
+
     @Test func oneOrFourNumbersAndNestedObjects() throws {
-        let (one, _) = Self.decode(#"{"radius": 5}"#, RoundCorners.parameters)
+        let (one, _) = Self.decode(#"{"radius": 5}"#, Self.corners)
         #expect(try #require(one).numbers("radius") == [5, 5, 5, 5])
         // Fractional radii (docs/stages.md): one, or per corner.
-        let (half, _) = Self.decode(#"{"radius": 7.5}"#, RoundCorners.parameters)
+        let (half, _) = Self.decode(#"{"radius": 7.5}"#, Self.corners)
         #expect(try #require(half).numbers("radius") == [7.5, 7.5, 7.5, 7.5])
-        let (mixed, _) = Self.decode(#"{"radius": [0.5, 2, 3.25, 4]}"#, RoundCorners.parameters)
+        let (mixed, _) = Self.decode(#"{"radius": [0.5, 2, 3.25, 4]}"#, Self.corners)
         #expect(try #require(mixed).numbers("radius") == [0.5, 2, 3.25, 4])
         let (four, _) = Self.decode(
-            #"{"radius": [1, 2, 3, 4], "border": {"width": 2, "color": "red"}}"#, RoundCorners.parameters)
+            #"{"radius": [1, 2, 3, 4], "border": {"width": 2, "color": "red"}}"#, Self.corners)
         let args = try #require(four)
         #expect(args.numbers("radius") == [1, 2, 3, 4])
         #expect(args.object("border")?.number("width") == 2)
-        #expect(RoundCorners(args).border?.color == Color(r: 1, g: 0, b: 0))
-        let (fromPlaceholder, _) = Self.decode(#"{"radius": "{r}"}"#, RoundCorners.parameters)
+        #expect(args.object("border")?.color("color") == Color(r: 1, g: 0, b: 0))
+        let (fromPlaceholder, _) = Self.decode(#"{"radius": "{r}"}"#, Self.corners)
         #expect(try #require(fromPlaceholder).numbers("radius") == [7, 7, 7, 7])
-        let (_, negative) = Self.decode(#"{"radius": -0.5}"#, RoundCorners.parameters)
+        let (_, negative) = Self.decode(#"{"radius": -0.5}"#, Self.corners)
         #expect(
             negative == [
                 "error: m.json: stage.radius: expected a number in 0…65536 or an array of 4 of them, found -0.5"
             ])
         let (_, errors) = Self.decode(
-            #"{"radius": [1, 2], "border": {"width": -1, "colour": "red"}}"#, RoundCorners.parameters)
+            #"{"radius": [1, 2], "border": {"width": -1, "colour": "red"}}"#, Self.corners)
         #expect(
             errors == [
                 "error: m.json: stage.radius: expected a number in 0…65536 or an array of 4 of them, found an array",
@@ -76,15 +79,5 @@ struct JSONAndParameterTests {
                 "error: m.json: stage.border.width: expected a number in 0…4096, found -1",
                 "error: m.json: stage.border: missing required key \"color\" (a color)",
             ])
-    }
-
-    @Test func rotateBackgroundIsCompositedUnder() throws {
-        var r = Rotate(degrees: 30)
-        r.background = Color(r: 1, g: 1, b: 1)
-        let out = try r.applied(to: image8(10, 10, Array(repeating: [0, 0, 255, 255], count: 100)))[0]
-        #expect(out.pixel(0, 0) == [255, 255, 255, 255])
-        let center = out.pixel(out.width / 2, out.height / 2)
-        #expect(center == [0, 0, 255, 255])
-        #expect(quads(out).allSatisfy { $0[3] == 255 }, "an opaque background makes every pixel opaque")
     }
 }

@@ -2,15 +2,10 @@ import Foundation
 import Testing
 import TexPipeTestSupport
 
-@testable import TexPipe
 @testable import TexPipeCodecs
-@testable import TexPipeEngine
 @testable import TexPipeFormats
-@testable import TexPipeManifest
+@testable import TexPipeParameters
 @testable import TexPipePixels
-@testable import TexPipePlan
-@testable import TexPipeReport
-@testable import TexPipeStages
 
 @Suite("PNG and JPEG codecs")
 struct CodecTests {
@@ -19,31 +14,6 @@ struct CodecTests {
         (4, 8), (4, 16), (6, 8), (6, 16),
     ]
 
-    static func fixture(type: Int, depth: Int, interlaced: Bool, trns: Bool, width: Int = 13, height: Int = 11)
-        -> ReferencePNG.Spec
-    {
-        var rng = SeededRandom(seed: UInt64(type * 1000 + depth * 10 + (interlaced ? 1 : 0) + (trns ? 5 : 0)))
-        let ch = ReferencePNG.channels[type]!
-        let maxSample = (1 << depth) - 1
-        var spec = ReferencePNG.Spec(
-            width: width, height: height, colorType: type, bitDepth: depth, interlaced: interlaced, samples: [])
-        if type == 3 {
-            let entries = 1 << depth
-            spec.palette = (0..<entries).map { _ in (rng.int(0...255), rng.int(0...255), rng.int(0...255)) }
-            spec.samples = (0..<(width * height)).map { _ in rng.int(0...maxSample) }
-            if trns { spec.trns = (0..<max(1, entries / 2)).map { _ in rng.int(0...255) } }
-        } else {
-            spec.samples = (0..<(width * height * ch)).map { _ in rng.int(0...maxSample) }
-            if trns && type == 0 {
-                spec.trns = [spec.samples[spec.samples.count / 2]]  // a value that occurs
-            } else if trns && type == 2 {
-                let mid = (width * height / 2) * 3
-                spec.trns = Array(spec.samples[mid..<(mid + 3)])
-            }
-        }
-        return spec
-    }
-
     @Test(
         "every color type, bit depth, tRNS and interlace decodes to the exact RGBA",
         arguments: layouts, [false, true])
@@ -51,7 +21,7 @@ struct CodecTests {
         let trnsOptions = [0, 2, 3].contains(layout.type) ? [false, true] : [false]
         for trns in trnsOptions {
             for (w, h) in [(13, 11), (1, 1), (3, 1), (9, 2)] {
-                let spec = Self.fixture(
+                let spec = pngFixture(
                     type: layout.type, depth: layout.depth, interlaced: interlaced, trns: trns, width: w, height: h)
                 let image = try ImageDecoder.decode(ReferencePNG.encode(spec))
                 #expect(image.width == w && image.height == h)
@@ -64,7 +34,7 @@ struct CodecTests {
     }
 
     @Test func headerReportsFileFacts() throws {
-        let spec = Self.fixture(type: 3, depth: 4, interlaced: true, trns: true)
+        let spec = pngFixture(type: 3, depth: 4, interlaced: true, trns: true)
         let h = try ImageDecoder.header(ReferencePNG.encode(spec))
         #expect(h.format == .png)
         #expect(h.colorType == "palette")
@@ -74,7 +44,7 @@ struct CodecTests {
     }
 
     static func goodFile() -> [UInt8] {
-        ReferencePNG.encode(fixture(type: 6, depth: 8, interlaced: false, trns: false, width: 40, height: 30))
+        ReferencePNG.encode(pngFixture(type: 6, depth: 8, interlaced: false, trns: false, width: 40, height: 30))
     }
 
     @Test func corruptFilesGiveErrorsNotCrashes() {
@@ -123,24 +93,11 @@ struct CodecTests {
         }
     }
 
-    static func randomImage(_ w: Int, _ h: Int, depth: Int, seed: UInt64, opaque: Bool = false, gray: Bool = false)
-        -> Image
-    {
-        var rng = SeededRandom(seed: seed)
-        let max = depth == 16 ? 65535 : 255
-        let px: [[Int]] = (0..<(w * h)).map { _ in
-            let r = rng.int(0...max)
-            let rgb = gray ? [r, r, r] : [r, rng.int(0...max), rng.int(0...max)]
-            return rgb + [opaque ? max : rng.int(0...max)]
-        }
-        return depth == 16 ? image16(w, h, px) : image8(w, h, px)
-    }
-
     @Test(
         "PNG round trip: both writers, every filter and level, give back the exact pixels",
         arguments: ["adaptive", "none", "sub", "up", "average", "paeth"], [8, 16])
     func pngRoundTrip(filter: String, depth: Int) throws {
-        let img = Self.randomImage(37, 23, depth: depth, seed: 7)
+        let img = randomImage(37, 23, depth: depth, seed: 7)
         for encoder in [PNGSettings.Writer.texpipe, .libpng] {
             for level in encoder == .texpipe ? [0, 1, 6, 12] : [0, 6, 9] {
                 var s = PNGSettings.standard
@@ -161,11 +118,11 @@ struct CodecTests {
         var auto = PNGSettings.standard
         auto.color = .auto
         for depth in [8, 16] {
-            images.append(("rgba\(depth)", Self.randomImage(19, 7, depth: depth, seed: 21), PNGSettings.standard))
-            images.append(("rgb\(depth)", Self.randomImage(19, 7, depth: depth, seed: 22, opaque: true), auto))
+            images.append(("rgba\(depth)", randomImage(19, 7, depth: depth, seed: 21), PNGSettings.standard))
+            images.append(("rgb\(depth)", randomImage(19, 7, depth: depth, seed: 22, opaque: true), auto))
             images.append(
-                ("gray\(depth)", Self.randomImage(19, 7, depth: depth, seed: 23, opaque: true, gray: true), auto))
-            images.append(("graya\(depth)", Self.randomImage(19, 7, depth: depth, seed: 24, gray: true), auto))
+                ("gray\(depth)", randomImage(19, 7, depth: depth, seed: 23, opaque: true, gray: true), auto))
+            images.append(("graya\(depth)", randomImage(19, 7, depth: depth, seed: 24, gray: true), auto))
         }
         let pal = image8(
             3, 2, [[1, 2, 3, 255], [9, 9, 9, 0], [1, 2, 3, 255], [200, 0, 0, 128], [1, 2, 3, 255], [9, 9, 9, 0]])
@@ -226,10 +183,10 @@ struct CodecTests {
         var s = PNGSettings.standard
         s.color = .auto
         let cases: [(Image, String)] = [
-            (Self.randomImage(20, 20, depth: 8, seed: 1, opaque: true, gray: true), "gray"),
-            (Self.randomImage(20, 20, depth: 8, seed: 2, opaque: true), "RGB"),
-            (Self.randomImage(20, 20, depth: 8, seed: 3), "RGBA"),
-            (Self.randomImage(20, 20, depth: 16, seed: 4, gray: true), "gray+alpha"),
+            (randomImage(20, 20, depth: 8, seed: 1, opaque: true, gray: true), "gray"),
+            (randomImage(20, 20, depth: 8, seed: 2, opaque: true), "RGB"),
+            (randomImage(20, 20, depth: 8, seed: 3), "RGBA"),
+            (randomImage(20, 20, depth: 16, seed: 4, gray: true), "gray+alpha"),
             (image8(3, 1, [[255, 0, 0, 255], [0, 0, 255, 128], [255, 0, 0, 255]]), "palette"),
         ]
         for (img, type) in cases {
@@ -322,7 +279,7 @@ struct CodecTests {
     }
 
     @Test func depthSettingConverts() throws {
-        let img = Self.randomImage(9, 9, depth: 8, seed: 5)
+        let img = randomImage(9, 9, depth: 8, seed: 5)
         var s = PNGSettings.standard
         s.depth = 16
         let wide = try ImageDecoder.decode(ImageEncoder.png(img, s))
@@ -334,7 +291,7 @@ struct CodecTests {
         // `color: rgba` keeps the layout a stage made; `auto` (the default) may go smaller still.
         var rgba = PNGSettings.standard
         rgba.color = .rgba
-        var img = Self.randomImage(5, 4, depth: 8, seed: 6, opaque: true, gray: true)
+        var img = randomImage(5, 4, depth: 8, seed: 6, opaque: true, gray: true)
         img.layout = .gray
         let gray = try ImageEncoder.png(img, rgba)
         #expect(try ImageDecoder.header(gray).colorType == "gray")
@@ -346,7 +303,7 @@ struct CodecTests {
     }
 
     @Test func pngHasNoRunDependentBytes() throws {
-        let img = Self.randomImage(16, 16, depth: 8, seed: 8)
+        let img = randomImage(16, 16, depth: 8, seed: 8)
         let a = try ImageEncoder.png(img)
         let b = try ImageEncoder.png(img)
         #expect(a == b)

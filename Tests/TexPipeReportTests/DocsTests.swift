@@ -2,7 +2,12 @@ import Foundation
 import Testing
 import TexPipeTestSupport
 
-@testable import TexPipe
+@testable import TexPipeEngine
+@testable import TexPipeFormats
+@testable import TexPipeManifest
+@testable import TexPipeParameters
+@testable import TexPipePixels
+@testable import TexPipePlan
 @testable import TexPipeReport
 @testable import TexPipeStages
 

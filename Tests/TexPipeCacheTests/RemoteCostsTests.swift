@@ -2,7 +2,10 @@ import Testing
 import TexPipeTestSupport
 
 @testable import TexPipeCache
-@testable import TexPipeEngine
+@testable import TexPipeFormats
+@testable import TexPipeMeasures
+@testable import TexPipePixels
+@testable import TexPipePlan
 
 /// The remote cache's cost model (docs/caching-and-ci.md), with the numbers worked by hand: a job
 /// runs here when its pixels at the measured time per pixel, shared by the workers, cost less than

@@ -3,7 +3,10 @@ import Testing
 import TexPipeTestSupport
 
 @testable import TexPipeCache
-@testable import TexPipeEngine
+@testable import TexPipeFormats
+@testable import TexPipeMeasures
+@testable import TexPipePixels
+@testable import TexPipePlan
 
 /// The remote cache's `/ac/` entry: the scan of the layout texpipe writes against Foundation's JSON
 /// parser, which reads any other layout. Both must give the same fields for the same entry.

@@ -1,15 +1,14 @@
 import Foundation
 import Testing
+import TexPipePlanTestSupport
 import TexPipeTestSupport
 
-@testable import TexPipe
 @testable import TexPipeCodecs
-@testable import TexPipeEngine
 @testable import TexPipeFormats
 @testable import TexPipeManifest
+@testable import TexPipeParameters
 @testable import TexPipePixels
 @testable import TexPipePlan
-@testable import TexPipeReport
 @testable import TexPipeStages
 
 @Suite("manifest diagnostics")

@@ -1,9 +1,13 @@
 import Foundation
 import Testing
+import TexPipePlanTestSupport
 import TexPipeTestSupport
 
-@testable import TexPipe
+@testable import TexPipeCodecs
+@testable import TexPipeFormats
 @testable import TexPipeManifest
+@testable import TexPipeParameters
+@testable import TexPipePixels
 @testable import TexPipePlan
 @testable import TexPipeStages
 
@@ -45,7 +49,7 @@ struct SchemaTests {
         t.png("in/b.png")
         t.png("mask.png")
         t.png("opaque.png")
-        t.write("hdr/sky.exr", HDRTests.exrBytes)
+        t.write("hdr/sky.exr", exrBytes)
         t.write("teams.json", text: ##"[{"name": "reds", "shirt": "#c8102e"}, {"name": "blues", "shirt": "#0033a0"}]"##)
         return t
     }

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TexPipeTestSupport
 
-@testable import TexPipe
-@testable import TexPipeCodecs
+@testable import TexPipeBlocks
 @testable import TexPipeFormats
+@testable import TexPipeMeasures
 @testable import TexPipePixels
+@testable import TexPipeTextures
 
 /// The KTX2 and DDS reader behind `inspect` on files a user may bring from anywhere: hand-built
 /// malformed files, each a field of a valid file changed, give one-line errors (the KTX 2.0
@@ -22,10 +23,12 @@ struct TextureFileTests {
         for i in stride(from: 0, to: texels.count, by: 4) {
             (texels[i], texels[i + 1], texels[i + 2]) = (UInt8(i % 251), UInt8(i / 2), 40)
         }
-        let image = Image(width: 8, height: 4, pixels: .rgba8(texels))
-        var m = Mipmaps()
-        m.layout = .texture
-        return try TextureEncoder.encode(try m.applied(to: image), settings, container: container)
+        // Its chain by hand (8×4, 4×2, 2×1, 1×1): the container's layout is what is read here, not
+        // the filter.
+        let levels = [(8, 4), (4, 2), (2, 1), (1, 1)].map { w, h in
+            Image(width: w, height: h, pixels: .rgba8(Array(texels.prefix(w * h * 4))))
+        }
+        return try TextureEncoder.encode(levels, settings, container: container)
     }
 
     static func put32(_ bytes: inout [UInt8], _ at: Int, _ v: UInt32) {

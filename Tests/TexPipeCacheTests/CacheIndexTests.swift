@@ -3,9 +3,9 @@ import Testing
 import TexPipeTestSupport
 
 @testable import TexPipeCache
-@testable import TexPipeEngine
 @testable import TexPipeFormats
 @testable import TexPipeMeasures
+@testable import TexPipePixels
 @testable import TexPipePlan
 
 /// `.texpipe/index` and its journal: what one run records, the next reads back — through the

@@ -2,15 +2,10 @@ import Foundation
 import Testing
 import TexPipeTestSupport
 
-@testable import TexPipe
 @testable import TexPipeCodecs
-@testable import TexPipeEngine
 @testable import TexPipeFormats
-@testable import TexPipeManifest
+@testable import TexPipeParameters
 @testable import TexPipePixels
-@testable import TexPipePlan
-@testable import TexPipeReport
-@testable import TexPipeStages
 
 /// texpipe's own PNG reader against two independent references: the test's own PNG writer (every
 /// filter on every row, stored zlib, expected pixels computed from the spec) and libpng (the
@@ -22,7 +17,7 @@ struct PNGReaderTests {
     @Test("8-bit gray, gray+alpha, RGB and RGBA decode to the spec's pixels, every filter", arguments: fastLayouts)
     func readsTheReferenceWriter(type: Int) throws {
         for (w, h) in [(1, 1), (3, 1), (1, 6), (9, 2), (13, 11), (64, 7)] {
-            let spec = CodecTests.fixture(type: type, depth: 8, interlaced: false, trns: false, width: w, height: h)
+            let spec = pngFixture(type: type, depth: 8, interlaced: false, trns: false, width: w, height: h)
             let file = ReferencePNG.encode(spec)
             let image = try #require(PNGReader.decode(file), "type \(type) \(w)x\(h) left the fast path")
             #expect(image.width == w && image.height == h && image.depth == 8)
@@ -35,7 +30,7 @@ struct PNGReaderTests {
         arguments: PNGSettings.Filter.allCases)
     func agreesWithLibpngOnCompressedFiles(filter: PNGSettings.Filter) throws {
         for (seed, (gray, opaque)) in [(false, false), (false, true), (true, false), (true, true)].enumerated() {
-            let image = CodecTests.randomImage(37, 23, depth: 8, seed: UInt64(seed + 7), opaque: opaque, gray: gray)
+            let image = randomImage(37, 23, depth: 8, seed: UInt64(seed + 7), opaque: opaque, gray: gray)
             var settings = PNGSettings.standard
             settings.filter = filter
             settings.color = .auto  // writes gray / gray+alpha / RGB / RGBA as the pixels allow
@@ -47,7 +42,7 @@ struct PNGReaderTests {
     }
 
     @Test func idatSplitAcrossChunksIsJoined() throws {
-        let spec = CodecTests.fixture(type: 6, depth: 8, interlaced: false, trns: false, width: 20, height: 9)
+        let spec = pngFixture(type: 6, depth: 8, interlaced: false, trns: false, width: 20, height: 9)
         let file = Self.splitIDAT(ReferencePNG.encode(spec), pieces: 4)
         let image = try #require(PNGReader.decode(file))
         #expect(quads(image).flatMap { $0 } == ReferencePNG.expectedRGBA(spec))
@@ -55,7 +50,7 @@ struct PNGReaderTests {
 
     /// Each case leaves the fast path; the public decoder's answer (pixels or message) is libpng's.
     @Test func irregularFilesGoToLibpng() throws {
-        let spec = CodecTests.fixture(type: 2, depth: 8, interlaced: false, trns: false, width: 10, height: 6)
+        let spec = pngFixture(type: 2, depth: 8, interlaced: false, trns: false, width: 10, height: 6)
         let good = ReferencePNG.encode(spec)
         let chunks = Self.chunks(good)
         let ihdr = chunks[0]
@@ -86,9 +81,9 @@ struct PNGReaderTests {
                     + ReferencePNG.chunk(
                         "IDAT", ReferencePNG.zlibStored(Array(ReferencePNG.scanlines(spec).dropLast(7)))) + iend
             ),
-            ("interlaced", ReferencePNG.encode(CodecTests.fixture(type: 6, depth: 8, interlaced: true, trns: false))),
-            ("16-bit", ReferencePNG.encode(CodecTests.fixture(type: 6, depth: 16, interlaced: false, trns: false))),
-            ("palette", ReferencePNG.encode(CodecTests.fixture(type: 3, depth: 8, interlaced: false, trns: false))),
+            ("interlaced", ReferencePNG.encode(pngFixture(type: 6, depth: 8, interlaced: true, trns: false))),
+            ("16-bit", ReferencePNG.encode(pngFixture(type: 6, depth: 16, interlaced: false, trns: false))),
+            ("palette", ReferencePNG.encode(pngFixture(type: 3, depth: 8, interlaced: false, trns: false))),
         ]
         for (name, file) in cases {
             #expect(PNGReader.decode(file) == nil, "\(name) stayed on the fast path")
@@ -102,7 +97,7 @@ struct PNGReaderTests {
     /// when the reader then steps aside, the bytes are put back exactly, for libpng to judge; when
     /// it answers, the caller's bytes are let go.
     @Test func idatChunksJoinedInPlaceAreRestoredForLibpng() throws {
-        let spec = CodecTests.fixture(type: 6, depth: 8, interlaced: false, trns: false, width: 9, height: 6)
+        let spec = pngFixture(type: 6, depth: 8, interlaced: false, trns: false, width: 9, height: 6)
         let good = Self.splitIDAT(ReferencePNG.encode(spec), pieces: 5)
         var taken = good
         #expect(PNGReader.decode(taking: &taken, maxPixels: 1 << 20) != nil)
@@ -149,11 +144,11 @@ struct PNGReaderTests {
     @Test func mutantsNeverDisagreeWithLibpng() throws {
         var bases: [[UInt8]] = []
         for (i, type) in Self.fastLayouts.enumerated() {
-            let spec = CodecTests.fixture(type: type, depth: 8, interlaced: false, trns: false, width: 7, height: 5)
+            let spec = pngFixture(type: type, depth: 8, interlaced: false, trns: false, width: 7, height: 5)
             bases.append(ReferencePNG.encode(spec))
             var settings = PNGSettings.standard
             settings.level = 1
-            bases.append(try ImageEncoder.png(CodecTests.randomImage(9, 4, depth: 8, seed: UInt64(40 + i)), settings))
+            bases.append(try ImageEncoder.png(randomImage(9, 4, depth: 8, seed: UInt64(40 + i)), settings))
         }
         var rng = SeededRandom(seed: 2026)
         var answered = 0

@@ -1,17 +1,19 @@
 import Foundation
 import Synchronization
 import Testing
+import TexPipePlanTestSupport
 import TexPipeTestSupport
 
-@testable import TexPipe
+@testable import TexPipeCache
 @testable import TexPipeCodecs
 @testable import TexPipeEngine
 @testable import TexPipeFormats
 @testable import TexPipeManifest
+@testable import TexPipeMeasures
 @testable import TexPipePixels
 @testable import TexPipePlan
-@testable import TexPipeReport
 @testable import TexPipeStages
+@testable import TexPipeTextures
 
 @Suite("engine")
 struct EngineTests {
