@@ -84,7 +84,7 @@ let package = Package(
         // level against the image that was encoded, what one level's measures are (`LevelQuality`),
         // the gates' verdict over them and FLIP's heat maps. The encoder, the gates, `diff` and the
         // reports all measure and judge through here.
-        .target(name: "TexPipeMeasures", dependencies: ["TexPipePixels", "TexPipeFormats"], swiftSettings: strict),
+        .target(name: "TexPipeMeasures", dependencies: ["TexPipeFormats"], swiftSettings: strict),
         // The block codecs: texpipe's BC1–BC7, BC6H, ETC2/EAC, ETC1S and UASTC encoders and decoders,
         // RDO, ASTC through astcenc, zstd; `TextureCodecs` is the one door from a format to them.
         .target(
@@ -97,19 +97,19 @@ let package = Package(
         // the reader of every file. What the planner needs of files: no block codec.
         .target(
             name: "TexPipeCodecs",
-            dependencies: ["TexPipePixels", "TexPipeParameters", "TexPipeFormats", "CTexPipeShims", "CDeflate"],
+            dependencies: ["TexPipePixels", "TexPipeFormats", "CTexPipeShims", "CDeflate"],
             swiftSettings: strict),
         // GPU texture files: KTX2 and DDS written from levels through the block codecs, and read back.
         .target(
             name: "TexPipeTextures",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeBlocks", "TexPipeCodecs", "CZstd",
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeMeasures", "TexPipeBlocks", "CZstd",
             ],
             swiftSettings: strict),
         // glTF models: the `.gltf`/GLB reader, which textures a model makes, and the rewrite.
         .target(
             name: "TexPipeModels",
-            dependencies: ["TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeCodecs"],
+            dependencies: ["TexPipeParameters", "TexPipeFormats", "TexPipeCodecs"],
             swiftSettings: strict),
         .target(name: "TexPipeStages", dependencies: ["TexPipePixels", "TexPipeParameters"], swiftSettings: strict),
         // Sprite atlases: the MaxRects packer, page drawing, TexturePacker JSON and libGDX metadata.
@@ -130,8 +130,7 @@ let package = Package(
         .target(
             name: "TexPipeCache",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeCodecs", "TexPipePlan", "CTexPipeHTTP",
-                "COpenSSL",
+                "TexPipePixels", "TexPipeMeasures", "TexPipeCodecs", "TexPipePlan", "CTexPipeHTTP", "COpenSSL",
             ],
             swiftSettings: strict),
         .target(
@@ -208,7 +207,8 @@ let package = Package(
         layerTests("TexPipeMeasures", ["TexPipePixels", "TexPipeFormats"]),
         // The block tests hand KTX2/DDS files to the references: the container writer is the one
         // layer above theirs they use.
-        layerTests("TexPipeBlocks", ["TexPipeFormats", "TexPipeMeasures", "TexPipeTextures", "TexPipePixels"]),
+        layerTests(
+            "TexPipeBlocks", ["TexPipeFormats", "TexPipeMeasures", "TexPipeTextures", "TexPipeCodecs", "TexPipePixels"]),
         layerTests("TexPipeCodecs", ["TexPipePixels", "TexPipeParameters", "TexPipeFormats"]),
         layerTests("TexPipeTextures", ["TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeBlocks"]),
         layerTests("TexPipeModels", ["TexPipePixels", "TexPipeParameters", "TexPipeFormats"]),
@@ -227,8 +227,7 @@ let package = Package(
             "TexPipeEngine",
             [
                 "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeStages", "TexPipeCodecs",
-                "TexPipeTextures",
-                "TexPipeManifest", "TexPipePlan", "TexPipeCache",
+                "TexPipeTextures", "TexPipeManifest", "TexPipePlan", "TexPipeCache", "TexPipePlanTestSupport",
             ]),
         layerTests(
             "TexPipeReport",

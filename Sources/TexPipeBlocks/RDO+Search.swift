@@ -1,5 +1,3 @@
-internal import TexPipeFormats
-
 extension RDO {
     /// Where a slice's search keeps its texels: a decoded block, a candidate's bytes, and the ring
     /// of the last `window` + 1 blocks' decoded texels (BC7, UASTC).

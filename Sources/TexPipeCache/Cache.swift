@@ -1,7 +1,6 @@
 internal import COpenSSL
 internal import Foundation
 internal import TexPipeCodecs
-internal import TexPipeFormats
 public import TexPipeMeasures
 internal import TexPipePixels
 public import TexPipePlan

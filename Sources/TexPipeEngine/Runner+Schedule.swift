@@ -3,7 +3,6 @@ internal import Foundation
 import Synchronization
 internal import TexPipeCache
 internal import TexPipeCodecs
-internal import TexPipePixels
 internal import TexPipePlan
 
 extension Runner {

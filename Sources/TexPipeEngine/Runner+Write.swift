@@ -1,5 +1,4 @@
 internal import Foundation
-internal import TexPipeBlocks
 internal import TexPipeCache
 internal import TexPipeCodecs
 internal import TexPipeFormats

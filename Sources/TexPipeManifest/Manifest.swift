@@ -1,6 +1,4 @@
 internal import Foundation
-internal import TexPipeAtlas
-internal import TexPipeFormats
 public import TexPipeParameters
 public import TexPipePixels
 public import TexPipeStages

@@ -1,9 +1,6 @@
 internal import Foundation
-internal import TexPipeAtlas
-internal import TexPipeFormats
 internal import TexPipeParameters
 internal import TexPipePixels
-internal import TexPipeStages
 
 /// A pipeline's variants (a list, a file, or the product of lists) and its `distinct` check.
 extension ManifestReader {

@@ -1,9 +1,5 @@
 internal import Foundation
-internal import TexPipeAtlas
-internal import TexPipeFormats
 internal import TexPipeParameters
-internal import TexPipePixels
-internal import TexPipeStages
 
 /// The structural pass over the manifest's JSON.
 struct ManifestReader {

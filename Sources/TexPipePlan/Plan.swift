@@ -3,7 +3,6 @@ public import TexPipeFormats
 public import TexPipeManifest
 public import TexPipeParameters
 public import TexPipePixels
-internal import TexPipeStages
 
 /// One output file a job will write.
 public struct PlannedOutput: Sendable, Hashable {

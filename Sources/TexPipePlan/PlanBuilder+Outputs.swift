@@ -1,5 +1,4 @@
 internal import Foundation
-internal import TexPipeCodecs
 internal import TexPipeFormats
 internal import TexPipeManifest
 internal import TexPipeParameters

@@ -1,5 +1,4 @@
 internal import Foundation
-internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipeManifest
 internal import TexPipeParameters

@@ -3,7 +3,6 @@ internal import TexPipeCodecs
 internal import TexPipeFormats
 internal import TexPipeModels
 internal import TexPipePixels
-internal import TexPipePlan
 internal import TexPipeTextures
 
 /// What `inspect` says of a glTF model: its counts and every image with its roles.

@@ -2,7 +2,6 @@ internal import Foundation
 internal import TexPipeCodecs
 internal import TexPipeFormats
 public import TexPipePixels
-internal import TexPipePlan
 internal import TexPipeTextures
 
 /// What `texpipe inspect` finds in one file: the fields the text shows, and what

@@ -1,6 +1,5 @@
 internal import Foundation
 internal import TexPipeAtlas
-internal import TexPipeBlocks
 internal import TexPipeFormats
 internal import TexPipeParameters
 public import TexPipeStages

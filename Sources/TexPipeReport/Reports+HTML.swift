@@ -2,7 +2,6 @@ internal import Foundation
 internal import TexPipeCache
 internal import TexPipeCodecs
 public import TexPipeEngine
-internal import TexPipeFormats
 internal import TexPipeMeasures
 internal import TexPipePixels
 public import TexPipePlan

@@ -1,13 +1,8 @@
 internal import Foundation
 public import TexPipeCache
-internal import TexPipeCodecs
 public import TexPipeEngine
-internal import TexPipeFormats
-internal import TexPipeMeasures
 internal import TexPipePixels
 public import TexPipePlan
-internal import TexPipeStages
-internal import TexPipeTextures
 
 /// `--report FILE.json`, `--junit FILE.xml` and `--html DIR` (docs/command-line.md): per job, in plan order.
 /// The JSON's shape is `docs/report.schema.json`.

@@ -357,9 +357,8 @@ struct CodecTests {
     }
 
     @Test func cmykJPEGIsRefusedClearly() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "Fixtures/cmyk.jpg"
-        ).path
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/cmyk.jpg").path
         let bytes = try #require(FileManager.default.contents(atPath: path))
         #expect(try ImageDecoder.header(Array(bytes)).colorType == "CMYK")
         #expect(throws: CodecError("CMYK JPEG is not supported (convert it to RGB first)")) {

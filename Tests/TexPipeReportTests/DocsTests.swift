@@ -112,6 +112,6 @@ struct DocsTests {
         let readme = try Self.read("README.md")
         if readme.contains("../shared") { offenders.append("README.md") }
         // This file names the strings it looks for.
-        #expect(offenders == ["Tests/TexPipeTests/DocsTests.swift"])
+        #expect(offenders == ["Tests/TexPipeReportTests/DocsTests.swift"])
     }
 }

@@ -60,9 +60,9 @@ struct LayerGraphTests {
             #expect(declared.contains(layer), "\(target) does not depend on \(layer)")
             let below = Self.closure(layer, graph).union([layer])
             var allowed = below.union(["TexPipeTestSupport"])
-            // The block tests hand KTX2/DDS files to the references: the container writer is
-            // the one layer above theirs they use.
-            if layer == "TexPipeBlocks" { allowed.insert("TexPipeTextures") }
+            // The block tests hand KTX2, DDS and PNG files to the references: the container writer
+            // and the image files are the layers above theirs they use.
+            if layer == "TexPipeBlocks" { allowed.formUnion(["TexPipeTextures", "TexPipeCodecs"]) }
             // Planning a manifest in a test's folder, for the planner's tests and those above it.
             if below.contains("TexPipePlan") { allowed.insert("TexPipePlanTestSupport") }
             #expect(declared.isSubset(of: allowed), "\(target) declares \(declared.subtracting(allowed).sorted())")

@@ -1,5 +1,4 @@
 internal import TexPipeFormats
-internal import TexPipePixels
 
 /// BC4 and BC5's single-channel blocks (eight or six interpolated values between two endpoints).
 extension BC {

@@ -1,6 +1,3 @@
-internal import TexPipeFormats
-internal import TexPipePixels
-
 /// ETC2's T and H modes: two colours, a distance and a table of four paints.
 extension ETC {
     // MARK: T and H

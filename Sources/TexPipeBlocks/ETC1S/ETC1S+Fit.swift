@@ -1,6 +1,4 @@
 internal import Foundation
-internal import TexPipeFormats
-internal import TexPipePixels
 
 /// ETC1S block fits: the endpoint and selectors that suit a block, or a cluster of blocks, best.
 extension ETC1S {

@@ -1,6 +1,3 @@
-internal import TexPipeFormats
-internal import TexPipePixels
-
 /// UASTC's block search: each candidate mode's error, its weights' neighbours and least squares.
 extension UASTC {
     /// Ends quantized to the nearest stored values, each member texel's nearest palette entry (the

@@ -1,7 +1,6 @@
 internal import Dispatch
 internal import Foundation
 internal import TexPipeCodecs
-internal import TexPipeFormats
 internal import TexPipeMeasures
 internal import TexPipePixels
 internal import TexPipePlan

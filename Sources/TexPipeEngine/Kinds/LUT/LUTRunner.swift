@@ -1,11 +1,7 @@
 internal import Dispatch
 internal import TexPipeCodecs
-internal import TexPipeFormats
-internal import TexPipeMeasures
 internal import TexPipePixels
 internal import TexPipePlan
-internal import TexPipeStages
-internal import TexPipeTextures
 
 extension Runner {
     /// A `.cube` LUT's job (docs/gpu-textures.md "Colour-grading LUTs"): parsed (a malformed file

@@ -1,6 +1,4 @@
 internal import Dispatch
-internal import TexPipeCodecs
-internal import TexPipeFormats
 internal import TexPipeMeasures
 internal import TexPipePixels
 internal import TexPipePlan

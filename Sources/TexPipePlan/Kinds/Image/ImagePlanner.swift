@@ -1,8 +1,6 @@
 internal import Foundation
-internal import TexPipeCodecs
 internal import TexPipeFormats
 internal import TexPipeManifest
-internal import TexPipeParameters
 internal import TexPipePixels
 internal import TexPipeStages
 
