@@ -4,6 +4,24 @@ public import TexPipePixels
 
 /// Encoding: Image → PNG / JPEG bytes. No timestamps or other run-dependent bytes.
 public enum ImageEncoder {
+    /// An image file of an image `format` — the one switch over the image formats texpipe writes —
+    /// and what its texels take decoded (GPU bytes: 4 or 8 a texel as the image's depth is 8 or
+    /// 16 for PNG, 4 for JPEG, 8 for half-float EXR). The image is taken, not shared.
+    public static func encode(
+        _ image: __owned Image, as format: ImageFormat, png settings: PNGSettings, jpeg: JPEGSettings,
+        rows: any RowScheduler = SerialRows()
+    ) throws -> (bytes: [UInt8], gpuBytes: Int) {
+        switch format {
+        case .png:
+            let gpu = image.pixelCount * image.depth / 2
+            return (try png(image, settings, rows: rows), gpu)
+        case .jpeg: return (try self.jpeg(image, jpeg, rows: rows), image.pixelCount * 4)
+        case .exr: return (try EXR.encode(image), image.pixelCount * 8)
+        case .radiance: throw CodecError(.notWritable(format.name))
+        case .texture: throw CodecError(.textureInput(format.name))
+        }
+    }
+
     /// PNG color types, numbered as in the PNG specification.
     enum PNGColorType: Int32 {
         case gray = 0, rgb = 2, palette = 3, grayAlpha = 4, rgba = 6

@@ -80,24 +80,18 @@ extension Runner {
                     // The planner refuses this; a variant's extension could still name it.
                     throw CodecError(.ldrFormatGotHDR(output.format.name))
                 }
-                switch output.format {
-                case .exr:
-                    let image = group.removeLast()
-                    measure.format = "exr"
-                    measure.gpuBytes = image.pixelCount * 8
-                    bytes = try EXR.encode(image)
-                case .radiance:
-                    throw CodecError(.notWritable(output.format.name))
-                case .png:
-                    let image = group.removeLast()
-                    measure.gpuBytes = image.pixelCount * image.depth / 2
-                    bytes = try ImageEncoder.png(image, job.encoding.png, rows: rows)
-                case .jpeg:
-                    let metrics = Self.withMap(metrics, options, &sink)
-                    bytes = try ImageEncoder.jpeg(group[0], job.encoding.jpeg, rows: rows)
-                    measure.format = "jpeg"
-                    measure.gpuBytes = group[0].pixelCount * 4
-                    if measureQuality {
+                switch output.format.kind.row.holds {
+                case .image, .hdrImage:
+                    // A lossy file (JPEG) is decoded back and measured against the image encoded.
+                    let lossy = output.format.kind.row.lossy
+                    let image = lossy ? group[0] : group.removeLast()
+                    let metrics = lossy ? Self.withMap(metrics, options, &sink) : metrics
+                    let written = try ImageEncoder.encode(
+                        image, as: output.format, png: job.encoding.png, jpeg: job.encoding.jpeg, rows: rows)
+                    bytes = written.bytes
+                    measure.format = output.format.kind.rawValue
+                    measure.gpuBytes = written.gpuBytes
+                    if lossy && measureQuality {
                         let back = TextureEncoder.rgba8(try ImageDecoder.decode(bytes, path: output.path))
                         let source = TextureEncoder.rgba8(group[0])
                         measure.psnr = [
@@ -107,6 +101,8 @@ extension Runner {
                                 width: group[0].width, height: group[0].height, channels: .rgb, metrics)
                         ]
                     }
+                case .lut, .model:
+                    throw CodecError(.notWritable(output.format.name))
                 case .texture(let container):
                     let info = job.encoding.texture.format.info
                     measure.format = job.encoding.texture.format.rawValue

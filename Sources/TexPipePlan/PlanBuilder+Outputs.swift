@@ -92,16 +92,18 @@ extension PlanBuilder {
     static func rangeProblem(
         _ sig: Signature, _ out: PlannedOutput, _ texture: TextureSettings?, _ p: PipelineSpec
     ) -> (String, JSONPath)? {
-        switch out.format {
-        case .png, .jpeg:
+        switch out.format.kind.row.holds {
+        case .image:
             return sig.isHDR ? (RangeRule.hdrImage(into: out.format.name), p.path.key("output")) : nil
-        case .exr, .radiance:
+        case .hdrImage:
             return sig.isHDR ? nil : (RangeRule.ldrImage(into: out.format.name), p.path.key("output"))
         case .texture(let container):
             guard let texture, let problem = texture.problems(in: container, hdrImage: sig.isHDR).first else {
                 return nil
             }
             return (problem.message, p.path.key("texture").key(problem.key))
+        case .lut, .model:
+            return nil
         }
     }
 }
