@@ -63,13 +63,20 @@ let package = Package(
         .systemLibrary(
             name: "CFontconfig", pkgConfig: "fontconfig",
             providers: [.apt(["libfontconfig-dev"])]),
+        // WebP through libwebp (and libwebpdemux for an animation's first frame), AVIF through
+        // libavif (libaom encodes, dav1d decodes): Debian's libwebp-dev and libavif-dev. libavif is
+        // linked by name below: its pkg-config file gives -DAVIF_DLL, a flag SwiftPM refuses with a
+        // warning (on Linux it changes nothing; the header and library are on the default paths).
+        .systemLibrary(
+            name: "CWebP", pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]),
         // The only C code: every call into libpng / libjpeg / FreeType / fontconfig (setjmp armed per
-        // call) and OpenEXR.
+        // call), libwebp, libavif and OpenEXR.
         // OpenEXR through its C API (OpenEXRCore, Debian's libopenexr-dev: error codes, no C++
         // exceptions to contain, no pkg-config file of its own).
         .target(
-            name: "CTexPipeShims", dependencies: ["CPNG", "CJPEG", "CFreeType", "CFontconfig"],
-            linkerSettings: [.linkedLibrary("OpenEXRCore-3_1")]),
+            name: "CTexPipeShims", dependencies: ["CPNG", "CJPEG", "CFreeType", "CFontconfig", "CWebP"],
+            linkerSettings: [.linkedLibrary("OpenEXRCore-3_1"), .linkedLibrary("avif")]),
         // The layers, bottom to top (docs/ARCHITECTURE.md). Each imports only those below it, so a
         // back-edge is a build error.
         .target(name: "TexPipePixels", swiftSettings: strict),

@@ -17,6 +17,12 @@ public struct ImageHeader: Sendable {
     public var sRGB: Bool
     public var iccProfile: Bool
     public var progressive: Bool
+    /// Frames in the file (an animated WebP or an AVIF sequence); texpipe reads the first.
+    public var frames = 1
+    /// How a WebP or AVIF is coded ("lossless"; "4:2:0, CICP 1/13/6, full range"), for `inspect`.
+    public var encoding: String?
+    /// An AVIF's CICP colour primaries, transfer characteristics and matrix coefficients.
+    public var cicp = (primaries: 2, transfer: 2, matrix: 2)
 
     /// An HDR file's header: `colorType` names its channels, `fileBitDepth` 16 (half) or 32.
     init(hdr format: ImageFormat, width: Int, height: Int, colorType: String, bits: Int, tiled: Bool = false) {
@@ -32,6 +38,24 @@ public struct ImageHeader: Sendable {
         sRGB = false
         iccProfile = false
         progressive = false
+    }
+
+    /// A WebP's or AVIF's header.
+    init(web format: ImageFormat, _ i: tp_web_info) {
+        self.format = format
+        width = Int(i.width)
+        height = Int(i.height)
+        depth = Int(i.out_depth)
+        colorType = i.has_alpha != 0 ? "RGBA" : "RGB"
+        fileBitDepth = Int(i.bit_depth)
+        interlaced = false
+        hasTransparency = i.has_alpha != 0
+        gamma = nil
+        sRGB = false
+        iccProfile = i.icc_size > 0
+        progressive = false
+        frames = Int(i.frames)
+        cicp = (Int(i.primaries), Int(i.transfer), Int(i.matrix))
     }
 
     init(_ i: tp_info) {
@@ -101,6 +125,8 @@ public enum ImageDecoder {
         case .radiance:
             let h = try Radiance.header(bytes)
             return ImageHeader(hdr: .radiance, width: h.width, height: h.height, colorType: "RGBE", bits: 32)
+        case .webp: return try WebP.header(bytes)
+        case .avif: return try AVIF.header(bytes)
         case .png, .jpeg, .texture: break
         }
         var info = tp_info()
@@ -118,23 +144,23 @@ public enum ImageDecoder {
     /// before allocating.
     ///
     /// A caller that hands its only reference over (`decode(consume bytes)`) lets the file's bytes
-    /// go as soon as the image is made.
+    /// go as soon as the image is made. `warn` hears what the file holds that is not read (an
+    /// animation's later frames).
     public static func decode(
         _ file: __owned [UInt8], path: String = "", maxPixels: Int = Image.defaultMaxPixels,
-        pngReader: PNGReaderChoice = .texpipe
+        pngReader: PNGReaderChoice = .texpipe, warn: (String) -> Void = { _ in }
     ) throws -> Image {
         var bytes = consume file
         let h = try header(bytes, path: path)
+        if h.frames > 1 { warn(CodecMessage.firstFrame(h.format.name, frames: h.frames).description) }
         switch h.format {
         case .exr: return try EXR.decode(bytes, maxPixels: maxPixels)
         case .radiance: return try Radiance.decode(bytes, maxPixels: maxPixels)
+        case .webp: return try WebP.decode(bytes, h, maxPixels: maxPixels)
+        case .avif: return try AVIF.decode(bytes, h, maxPixels: maxPixels)
         case .png, .jpeg, .texture: break
         }
-        guard h.width > 0, h.height > 0 else { throw CodecError(.zeroSize) }
-        let (w, ht) = (UInt64(h.width), UInt64(h.height))
-        guard w * ht <= UInt64(maxPixels) else {
-            throw CodecError(.overPixelLimit(width: w, height: ht, limit: maxPixels))
-        }
+        try admit(h, maxPixels: maxPixels)
         // The reader checks the layout itself and steps aside (nil) for anything but its own.
         if pngReader == .texpipe, h.format == .png, let image = PNGReader.decode(taking: &bytes, maxPixels: maxPixels) {
             return image
@@ -170,6 +196,15 @@ public enum ImageDecoder {
         }
         guard status == 0 else { throw CodecError(message(err)) }
         return Image(width: h.width, height: h.height, pixels: pixels)
+    }
+
+    /// A header's size checked before any pixel is allocated: not zero, not over the pixel limit.
+    static func admit(_ h: ImageHeader, maxPixels: Int) throws {
+        guard h.width > 0, h.height > 0 else { throw CodecError(.zeroSize) }
+        let (w, ht) = (UInt64(h.width), UInt64(h.height))
+        guard w * ht <= UInt64(maxPixels) else {
+            throw CodecError(.overPixelLimit(width: w, height: ht, limit: maxPixels))
+        }
     }
 
     static func message(_ err: [CChar]) -> String { CodecMessage.library(String(nullTerminated: err)).description }

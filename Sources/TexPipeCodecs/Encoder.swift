@@ -2,20 +2,26 @@ internal import CTexPipeShims
 public import TexPipeFormats
 public import TexPipePixels
 
-/// Encoding: Image → PNG / JPEG bytes. No timestamps or other run-dependent bytes.
+/// Encoding: Image → PNG / JPEG / WebP / AVIF / EXR bytes. No timestamps or other run-dependent
+/// bytes.
 public enum ImageEncoder {
     /// An image file of an image `format` — the one switch over the image formats texpipe writes —
     /// and what its texels take decoded (GPU bytes: 4 or 8 a texel as the image's depth is 8 or
-    /// 16 for PNG, 4 for JPEG, 8 for half-float EXR). The image is taken, not shared.
+    /// 16 for PNG, 4 for JPEG and WebP, 4 or 8 for AVIF as it is 8 bits or more, 8 for half-float
+    /// EXR). The image is taken, not shared.
     public static func encode(
-        _ image: __owned Image, as format: ImageFormat, png settings: PNGSettings, jpeg: JPEGSettings,
+        _ image: __owned Image, as format: ImageFormat, _ files: ImageFileSettings,
         rows: any RowScheduler = SerialRows()
     ) throws -> (bytes: [UInt8], gpuBytes: Int) {
         switch format {
         case .png:
             let gpu = image.pixelCount * image.depth / 2
-            return (try png(image, settings, rows: rows), gpu)
-        case .jpeg: return (try self.jpeg(image, jpeg, rows: rows), image.pixelCount * 4)
+            return (try png(image, files.png, rows: rows), gpu)
+        case .jpeg: return (try self.jpeg(image, files.jpeg, rows: rows), image.pixelCount * 4)
+        case .webp: return (try WebP.encode(image, files.webp), image.pixelCount * 4)
+        case .avif:
+            let wide = files.avif.depth(for: image.depth) > 8
+            return (try AVIF.encode(image, files.avif), image.pixelCount * (wide ? 8 : 4))
         case .exr: return (try EXR.encode(image), image.pixelCount * 8)
         case .radiance: throw CodecError(.notWritable(format.name))
         case .texture: throw CodecError(.textureInput(format.name))

@@ -53,5 +53,10 @@ enum EngineMessage {
 
     static func output(_ relative: String, _ error: any Error) -> String { "\(relative): \(error)" }
 
+    /// A premultiplied image written to a file whose readers take straight alpha.
+    static func unpremultiplied(_ relative: String, _ kind: String) -> String {
+        "\(relative): unpremultiplied first (\(kind) readers take straight alpha)"
+    }
+
     static func cannotWatch(_ why: String) -> String { "cannot watch files (inotify: \(why))" }
 }

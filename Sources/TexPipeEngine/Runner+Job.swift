@@ -298,10 +298,11 @@ extension Runner {
         switch job.work {
         case .image(let image):
             return runImage(
-                job, image.stages, plainCopy: false, in: plan, options, prepared, inputs, rows: rows, loader: loader)
+                job, image.stages, in: plan, options, prepared, inputs, rows: rows, loader: loader)
         case .modelTexture(let texture):
             return runImage(
-                job, texture.stages, plainCopy: texture.plainCopy, in: plan, options, prepared, inputs, rows: rows,
+                job, texture.stages, levelZeroCopies: texture.levelZeroCopies, in: plan, options, prepared, inputs,
+                rows: rows,
                 loader: loader)
         case .atlas(let atlas):
             return runAtlas(job, atlas, in: plan, options, prepared, inputs, rows: rows, loader: loader)

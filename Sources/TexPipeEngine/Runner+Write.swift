@@ -82,23 +82,32 @@ extension Runner {
                 }
                 switch output.format.kind.row.holds {
                 case .image, .hdrImage:
-                    // A lossy file (JPEG) is decoded back and measured against the image encoded.
-                    let lossy = output.format.kind.row.lossy
-                    let image = lossy ? group[0] : group.removeLast()
-                    let metrics = lossy ? Self.withMap(metrics, options, &sink) : metrics
-                    let written = try ImageEncoder.encode(
-                        image, as: output.format, png: job.encoding.png, jpeg: job.encoding.jpeg, rows: rows)
+                    // A lossy file (JPEG, WebP, AVIF) is decoded back and measured against the
+                    // image encoded.
+                    let row = output.format.kind.row
+                    var image = row.lossy ? group[0] : group.removeLast()
+                    if row.straightAlpha && image.alpha == .premultiplied {
+                        image = Unpremultiply.straightened(image, rows: rows)
+                        result.notes.append(EngineMessage.unpremultiplied(output.relative, row.name))
+                    }
+                    let metrics = row.lossy ? Self.withMap(metrics, options, &sink) : metrics
+                    let written = try ImageEncoder.encode(image, as: output.format, job.encoding.files, rows: rows)
                     bytes = written.bytes
                     measure.format = output.format.kind.rawValue
                     measure.gpuBytes = written.gpuBytes
-                    if lossy && measureQuality {
+                    if row.lossy && measureQuality {
                         let back = TextureEncoder.rgba8(try ImageDecoder.decode(bytes, path: output.path))
-                        let source = TextureEncoder.rgba8(group[0])
+                        let source = TextureEncoder.rgba8(image)
+                        // Alpha is measured where the file holds it (a WebP or AVIF of a non-opaque image).
+                        let alpha =
+                            row.straightAlpha && image.layout == .rgba
+                            && image.alphaStatistics().min < (1 << image.depth) - 1
                         measure.psnr = [
                             Quality.measured(
-                                LevelQuality(rgb: Quality.psnr(source, back, channels: 0...2), alpha: nil), source,
-                                back,
-                                width: group[0].width, height: group[0].height, channels: .rgb, metrics)
+                                LevelQuality(
+                                    rgb: Quality.psnr(source, back, channels: 0...2),
+                                    alpha: alpha ? Quality.psnr(source, back, channels: 3...3) : nil), source, back,
+                                width: image.width, height: image.height, channels: alpha ? .rgba : .rgb, metrics)
                         ]
                     }
                 case .lut, .model:

@@ -59,6 +59,10 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
     case hdrFormatNeedsHDR(String)
     case ldrFormatGotHDR(String)
     case notWritable(String)
+    /// An AVIF's colour that texpipe neither reads as sRGB nor converts, already worded.
+    case unsupportedColor(String)
+    /// An animation (a WebP, an AVIF sequence): only its first frame is read.
+    case firstFrame(String, frames: Int)
 
     public var description: String {
         switch self {
@@ -117,6 +121,9 @@ public enum CodecMessage: Sendable, Equatable, CustomStringConvertible {
         case .hdrFormatNeedsHDR(let f): RangeRule.ldrImage(into: f)
         case .ldrFormatGotHDR(let f): RangeRule.hdrImage(into: f)
         case .notWritable(let f): "texpipe reads \(f) files but does not write them (write an .exr)"
+        case .unsupportedColor(let what):
+            "AVIF colour with \(what) is not one texpipe reads: it reads SDR AVIF (BT.709/sRGB, BT.601, BT.2020 or Display P3 primaries; sRGB, BT.709, gamma 2.2/2.8 or linear transfer)"
+        case .firstFrame(let kind, let frames): "an animated \(kind) of \(frames) frames: texpipe reads its first frame"
         case .textureInput(let kind): "\(kind) files are outputs only: texpipe does not read them as inputs"
         }
     }

@@ -5,7 +5,7 @@
 /// here; what a kind holds (`Holds`) is what the layers above switch over, so a new kind of image
 /// touches its row and its codec, not the planner or the reports.
 public enum FileKind: String, Sendable, CaseIterable, Hashable {
-    case png, jpeg, exr, radiance, ktx2, dds, cube, gltf, glb
+    case png, jpeg, webp, avif, exr, radiance, ktx2, dds, cube, gltf, glb
 
     /// What a file of the kind holds: an image (8/16-bit or HDR), a GPU texture in a container, a
     /// 3D colour-grading LUT or a glTF model.
@@ -31,6 +31,9 @@ public enum FileKind: String, Sendable, CaseIterable, Hashable {
         /// It stores an image's pixels inexactly (JPEG): what is written is decoded back and
         /// measured, as block formats are.
         public var lossy = false
+        /// Its readers take straight alpha (WebP, AVIF: browsers): a premultiplied image is
+        /// unpremultiplied before it is written, and the log says so.
+        public var straightAlpha = false
     }
 
     /// The kind's row.
@@ -41,7 +44,20 @@ public enum FileKind: String, Sendable, CaseIterable, Hashable {
         case .jpeg:
             Row(
                 name: "JPEG", extensions: ["jpg", "jpeg"], holds: .image, writable: true,
-                probe: Self.starts([0xFF, 0xD8, 0xFF]))
+                probe: Self.starts([0xFF, 0xD8, 0xFF]), lossy: true)
+        case .webp:
+            // RIFF, a size, WEBP. A lossless WebP is lossy's kind too: what is written is decoded
+            // back and measured (and measures exact).
+            Row(
+                name: "WebP", extensions: ["webp"], holds: .image, writable: true,
+                probe: { b in
+                    b.count >= 12 && b.starts(with: Array("RIFF".utf8)) && Array(b[8..<12]) == Array("WEBP".utf8)
+                },
+                lossy: true, straightAlpha: true)
+        case .avif:
+            Row(
+                name: "AVIF", extensions: ["avif"], holds: .image, writable: true, probe: Self.isAVIF, lossy: true,
+                straightAlpha: true)
         case .exr:
             Row(
                 name: "EXR", extensions: ["exr"], holds: .hdrImage, writable: true,
@@ -77,6 +93,19 @@ public enum FileKind: String, Sendable, CaseIterable, Hashable {
     public static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     /// KTX 2.0's twelve identifier bytes: «KTX 20»\r\n\x1A\n.
     public static let ktx2Signature: [UInt8] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// An ISO BMFF file whose `ftyp` box names the `avif` or `avis` brand (major or compatible).
+    static func isAVIF(_ b: [UInt8]) -> Bool {
+        guard b.count >= 16, Array(b[4..<8]) == Array("ftyp".utf8) else { return false }
+        let size = min(b.count, Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3]))
+        let brands = [Array("avif".utf8), Array("avis".utf8)]
+        var at = 8
+        while at + 4 <= size {
+            if brands.contains(Array(b[at..<(at + 4)])) { return true }
+            at += at == 8 ? 8 : 4  // the major brand, then the minor version skipped, then each compatible brand
+        }
+        return false
+    }
 
     static func starts(_ signature: [UInt8]) -> @Sendable ([UInt8]) -> Bool { { $0.starts(with: signature) } }
 
@@ -114,6 +143,8 @@ public enum FileKind: String, Sendable, CaseIterable, Hashable {
         switch self {
         case .png: .png
         case .jpeg: .jpeg
+        case .webp: .webp
+        case .avif: .avif
         case .exr: .exr
         case .radiance: .radiance
         case .ktx2: .ktx2
@@ -145,6 +176,10 @@ public enum TextureContainer: String, Sendable, CaseIterable, Hashable {
 public enum ImageFormat: Sendable, Hashable {
     case png
     case jpeg
+    /// WebP (libwebp): lossy or lossless, read and written.
+    case webp
+    /// AVIF (libavif): 8/10/12-bit, read and written.
+    case avif
     /// OpenEXR: HDR, read and written (half float, ZIP). docs/hdr.md.
     case exr
     /// Radiance RGBE (`.hdr`): HDR, read only.
@@ -160,6 +195,8 @@ public enum ImageFormat: Sendable, Hashable {
         switch self {
         case .png: .png
         case .jpeg: .jpeg
+        case .webp: .webp
+        case .avif: .avif
         case .exr: .exr
         case .radiance: .radiance
         case .texture(.ktx2): .ktx2

@@ -38,6 +38,16 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// EXR, Radiance, KTX2, DDS or other bytes), a changed pair of pictures measured level by level
     /// with its pictures written.
     case diff
+    /// WebP inputs (docs/manifest.md "WebP and AVIF"): the header, then the image decoded as a job
+    /// decodes it (libwebp; an animation's first frame through libwebpdemux).
+    case webp
+    /// AVIF inputs: the header (libavif's boxes), then the image decoded as a job decodes it (the
+    /// AV1 payload, libavif's YUV → RGB, a CICP conversion).
+    case avif
+    /// The BasisLZ reader inside KTX2 (ETC1S: its global data, endpoint and selector codebooks and
+    /// Huffman tables): KTX2 files whose supercompression is BasisLZ, every level decoded. The
+    /// `texture` target reads these too, among every other format; this one spends its time here.
+    case basislz = "basislz"
 
     /// The pixel limit the targets run under: a decoder that allocates beyond it is a finding.
     package static let maxPixels = 1 << 22
@@ -81,6 +91,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 case .diff: try Self.fuzzDiff(bytes)
                 case .cube: try Self.fuzzCube(bytes)
                 case .gltf: try Self.fuzzGltf(bytes)
+                case .webp, .avif: try Self.fuzzWeb(bytes, self == .webp ? .webp : .avif)
+                case .basislz: try Self.fuzzBasisLZ(bytes)
                 }
             return said ?? "ok"
         } catch let e as ManifestError {
@@ -96,6 +108,28 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         for n in file.levels.indices { _ = try file.level(n) }
         _ = try Inspector.textureFacts(bytes, path: "fuzz.ktx2", maxPixels: Self.maxPixels)
         return nil
+    }
+
+    /// The `webp` and `avif` targets' work (see their cases): only files that are the target's
+    /// kind go further than their first bytes.
+    static func fuzzWeb(_ bytes: [UInt8], _ kind: FileKind) throws -> String? {
+        guard FileKind.sniff(bytes) == kind else { return "not a \(kind.row.name) file" }
+        let header = try ImageDecoder.header(bytes)
+        var warned = false
+        let image = try ImageDecoder.decode(bytes, maxPixels: Self.maxPixels, warn: { _ in warned = true })
+        precondition(image.width * image.height <= Self.maxPixels, "decoded past the pixel limit")
+        precondition(image.width == header.width && image.height == header.height, "decoded another size")
+        precondition(warned == (header.frames > 1), "an animation's warning")
+        return nil
+    }
+
+    /// The `basislz` target's work (see its case): a KTX2 whose supercompressionScheme (the u32
+    /// at byte 44) is not 1 is turned away at once.
+    static func fuzzBasisLZ(_ bytes: [UInt8]) throws -> String? {
+        guard bytes.count >= 48, bytes.starts(with: FileKind.ktx2Signature), bytes[44] == 1, bytes[45] == 0,
+            bytes[46] == 0, bytes[47] == 0
+        else { return "not a BasisLZ KTX2" }
+        return try fuzzTexture(bytes)
     }
 
     /// The `image` target's work (see its case).
@@ -249,11 +283,12 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 GLTFTextureFiles(
                     basisu: GLTFImageFile(bytes: ktx2, mimeType: "image/ktx2", name: t.name + ".ktx2"),
                     plain: binary
-                        ? nil : GLTFImageFile(bytes: [1, 2, 3], mimeType: "image/png", name: t.name + ".png"))
+                        ? nil : GLTFImageFile(bytes: [1, 2, 3], mimeType: "image/png", name: t.name + ".png"),
+                    web: t.image % 2 == 0
+                        ? GLTFImageFile(bytes: [4, 5], mimeType: "image/webp", name: t.name + ".webp") : nil)
             }
             let out = try GLTFRewrite.write(
-                model, buffers: buffers, layout: layout, files: files, unused: [:], fallback: !binary,
-                binary: binary)
+                model, buffers: buffers, layout: layout, files: files, unused: [:], binary: binary)
             do {
                 let again = try GLTFModel.parse(out.model)
                 precondition(again.isBinary == binary, "the rewrite is not the container asked for")

@@ -9,17 +9,44 @@ public struct GLTFSpec: Sendable {
     public var roles: [GLTFRole: RoleSpec] = [:]
 
     public struct RoleSpec: Sendable {
-        public enum Output: String, Sendable, CaseIterable { case ktx2, png, jpeg }
+        /// What the role writes: a KTX2 (`etc1s`/`uastc` under `KHR_texture_basisu`) or the image
+        /// re-encoded (PNG or JPEG as the core `source`, WebP or AVIF under its extension).
+        public enum Output: String, Sendable, CaseIterable {
+            case ktx2, png, jpeg, webp, avif
+
+            /// The file kind of an image output (nil: the KTX2).
+            public var imageKind: FileKind? {
+                switch self {
+                case .ktx2: nil
+                case .png: .png
+                case .jpeg: .jpeg
+                case .webp: .webp
+                case .avif: .avif
+                }
+            }
+        }
+        /// A web image beside a KTX2 (`fallback`), under `EXT_texture_webp` / `EXT_texture_avif`.
+        public enum Fallback: String, Sendable, CaseIterable {
+            case webp, avif
+
+            public var kind: FileKind { self == .webp ? .webp : .avif }
+        }
         public var stages: [StageSpec]
         /// The `texture` settings of a KTX2 output, with the kind's `colorSpace` when not given.
         public var texture: JSONObject
         public var output: Output
+        public var fallback: Fallback?
+        /// With a `fallback`: the core PNG/JPEG `source` kept too (neither extension required).
+        public var keepSource = true
         /// Where it was configured (`…gltf.roles.normal`), or the `gltf` object for a default.
         public var path: JSONPath
+
+        /// Whether the role writes a file of `kind` (its output, or its fallback).
+        public func writes(_ kind: FileKind) -> Bool { output.imageKind == kind || fallback?.kind == kind }
     }
 
     public static let keys = ["fallback", "roles"]
-    public static let roleKeys = ["stages", "texture", "output"]
+    public static let roleKeys = ["stages", "texture", "output", "fallback", "keepSource"]
 
     /// The defaults a web team would choose (docs/gltf.md "Defaults").
     static func defaultStages(_ kind: GLTFRole.Kind) -> String {
@@ -94,7 +121,24 @@ extension ManifestReader {
         case .string(let s)? where GLTFSpec.RoleSpec.Output(rawValue: s) != nil: output = .init(rawValue: s)!
         case let v?: error(path.key("output"), Say.choice(GLTFSpec.RoleSpec.Output.allCases.map(\.rawValue), found: v))
         }
-        // A PNG or JPEG holds one image: no default mip chain for it.
+        var fallback: GLTFSpec.RoleSpec.Fallback?
+        switch entry["fallback"] {
+        case nil: break
+        case .string(let s)? where GLTFSpec.RoleSpec.Fallback(rawValue: s) != nil:
+            fallback = .init(rawValue: s)
+            if output != .ktx2 { error(path.key("fallback"), Say.gltfFallbackWithImage(output.rawValue)) }
+        case let v?:
+            error(path.key("fallback"), Say.choice(GLTFSpec.RoleSpec.Fallback.allCases.map(\.rawValue), found: v))
+        }
+        var keepSource = true
+        switch entry["keepSource"] {
+        case nil: break
+        case .bool(let b)?:
+            keepSource = b
+            if fallback == nil { error(path.key("keepSource"), Say.gltfKeepSourceWithoutFallback) }
+        case let v?: error(path.key("keepSource"), Say.expected("true or false", found: v))
+        }
+        // An image output holds one image: no default mip chain for it.
         let stagesJSON =
             entry["stages"]
             ?? (output == .ktx2 ? try? JSONParser.parse(Array(GLTFSpec.defaultStages(kind).utf8)) : .array([]))
@@ -133,6 +177,7 @@ extension ManifestReader {
             }
         }
         diagnostics += decoder.diagnostics
-        return GLTFSpec.RoleSpec(stages: stages, texture: texture, output: output, path: path)
+        return GLTFSpec.RoleSpec(
+            stages: stages, texture: texture, output: output, fallback: fallback, keepSource: keepSource, path: path)
     }
 }

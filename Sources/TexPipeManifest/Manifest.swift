@@ -25,7 +25,7 @@ public struct Manifest: Sendable {
     static let topKeys = ["$schema", "version", "output", "pipelines"]
     static let pipelineKeys = [
         "name", "inputs", "exclude", "variants", "distinct", "stages", "output", "inputAlpha", "png", "jpeg",
-        "texture", "atlas", "pageStages", "check", "array", "volume", "gltf",
+        "webp", "avif", "texture", "atlas", "pageStages", "check", "array", "volume", "gltf",
     ]
     public static let defaultTemplate = "{pipeline}/{path}/{file}{suffix}.png"
     /// A gltf pipeline's: the model as a GLB.
@@ -43,8 +43,9 @@ public struct PipelineSpec: Sendable {
     public var stages: [StageSpec]
     public var output: String
     public var inputAlpha: AlphaState
-    public var png: JSONObject
-    public var jpeg: JSONObject
+    /// Each image file kind's settings object as given (`png`, `jpeg`, `webp`, `avif`), by
+    /// `ImageFileSettings.tables`' key; absent: not given.
+    public var files: [String: JSONObject]
     public var texture: JSONObject
     /// The `check` gates, decoded per job (a budget may come from a variant: `"{budget}"`).
     public var check = JSONObject()

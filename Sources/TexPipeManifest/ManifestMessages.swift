@@ -45,10 +45,15 @@ extension Say {
     static func gltfTextureWithPlainOutput(_ output: String) -> String {
         "\"output\": \"\(output)\" re-encodes the image in place; texture settings are for KTX2 (remove one of them)"
     }
+    static func gltfFallbackWithImage(_ output: String) -> String {
+        "a fallback goes beside a KTX2; \"output\": \"\(output)\" already writes an image (remove one of them)"
+    }
+    static let gltfKeepSourceWithoutFallback =
+        "keepSource says whether the PNG/JPEG source stays beside a \"fallback\"; this role has none"
     static func gltfFormat(_ format: String) -> String {
         let basis = TextureSettings.Format.allCases.filter(\.info.codec.family.basisUniversal).map(\.rawValue).sorted()
         return "glTF's KHR_texture_basisu takes \(basis.joined(separator: " or ")), not \(format) "
-            + "(or say \"output\": \"png\" or \"jpeg\")"
+            + "(or say \"output\": \"png\", \"jpeg\", \"webp\" or \"avif\")"
     }
     static func arrayNeedsTexture(_ template: String, kind: String = "array") -> String {
         "\(kind == "array" ? "an array" : "a volume") is one texture: its output must end in .ktx2 or .dds, not \"\(template)\""

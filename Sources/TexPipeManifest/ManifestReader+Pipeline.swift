@@ -39,7 +39,7 @@ extension ManifestReader {
         }
         var spec = PipelineSpec(
             index: index, name: name, path: path, inputs: inputs, exclude: exclude, variants: variants,
-            stages: stages, output: template, inputAlpha: inputAlpha, png: settings.png, jpeg: settings.jpeg,
+            stages: stages, output: template, inputAlpha: inputAlpha, files: settings.files,
             texture: settings.texture, valid: valid, templateValid: unknownNames.isEmpty, kind: kind)
         spec.check = settings.check
         return spec
@@ -73,16 +73,15 @@ extension ManifestReader {
         return variants
     }
 
-    /// The pipeline's png, jpeg, texture and check objects, each checked against its settings
-    /// type's table (values holding a placeholder are checked per job by the planner).
+    /// The pipeline's image file settings (png, jpeg, webp, avif), texture and check objects, each
+    /// checked against its settings type's table (values holding a placeholder are checked per job
+    /// by the planner).
     mutating func settings(_ o: JSONObject, template: String, known: [String], at path: JSONPath) -> (
-        png: JSONObject, jpeg: JSONObject, texture: JSONObject, check: JSONObject
+        files: [String: JSONObject], texture: JSONObject, check: JSONObject
     ) {
-        var out = (png: JSONObject(), jpeg: JSONObject(), texture: JSONObject(), check: JSONObject())
-        for (key, table) in [
-            ("png", PNGSettings.parameters), ("jpeg", JPEGSettings.parameters), ("texture", TextureSettings.parameters),
-            ("check", CheckSettings.parameters),
-        ] {
+        var out = (files: [String: JSONObject](), texture: JSONObject(), check: JSONObject())
+        let files = ImageFileSettings.tables.map { ($0.key, $0.parameters) }
+        for (key, table) in files + [("texture", TextureSettings.parameters), ("check", CheckSettings.parameters)] {
             guard let v = o[key] else { continue }
             guard case .object(let obj) = v else {
                 error(path.key(key), Say.expected("an object", found: v))
@@ -93,19 +92,21 @@ extension ManifestReader {
             let args = decoder.decode(obj, at: path.key(key), table: table)
             diagnostics += decoder.diagnostics
             switch key {
-            case "png":
-                out.png = obj
-                do throws(SettingsProblems) { _ = try args.map(PNGSettings.init) } catch {
-                    report(error, at: path.key(key))
-                }
-            case "jpeg": out.jpeg = obj
             case "check": out.check = obj
-            default:
+            case "texture":
                 out.texture = obj
                 if o["gltf"] != nil {
                     error(path.key(key), Say.gltfTopTexture)
                 } else {
                     textureChecks(obj, args, template: template, at: path.key(key))
+                }
+            default:
+                out.files[key] = obj
+                var probe = ImageFileSettings()
+                if let args {
+                    do throws(SettingsProblems) { try probe.set(key, args) } catch {
+                        report(error, at: path.key(key))
+                    }
                 }
             }
         }

@@ -5,7 +5,7 @@ internal import TexPipePixels
 internal import TexPipeStages
 
 /// The manifest's JSON Schema (draft 2020-12), made from the same tables that validate
-/// manifests: every stage's parameter table (a `oneOf` keyed on `"stage"`), the `png`/`jpeg`
+/// manifests: every stage's parameter table (a `oneOf` keyed on `"stage"`), the `png`/`jpeg`/`webp`/`avif`
 /// settings tables, and the manifest's own keys. `texpipe schema` prints it;
 /// `docs/pipeline.schema.json` is the committed copy (a test keeps them equal). Editors use it
 /// for completion and hover docs (`"$schema": "./docs/pipeline.schema.json"`). docs/manifest.md.
@@ -23,8 +23,9 @@ public enum ManifestSchema {
         defs.insert("pipeline", pipelineSchema)
         defs.insert("stage", .object(object(["oneOf": .array(StageRegistry.all.map { ref("stage-" + $0.name) })])))
         for type in StageRegistry.all { defs.insert("stage-" + type.name, stageSchema(type)) }
-        defs.insert("png", tableSchema(PNGSettings.parameters, doc: "PNG writer settings (docs/manifest.md)"))
-        defs.insert("jpeg", tableSchema(JPEGSettings.parameters, doc: "JPEG writer settings (docs/manifest.md)"))
+        for t in ImageFileSettings.tables {
+            defs.insert(t.key, tableSchema(t.parameters, doc: t.doc + " (docs/manifest.md)"))
+        }
         defs.insert(
             "texture",
             tableSchema(TextureSettings.parameters, doc: "KTX2 / DDS texture settings (docs/gpu-textures.md)"))
@@ -120,6 +121,8 @@ public enum ManifestSchema {
                             ])),
                         "png": ref("png"),
                         "jpeg": ref("jpeg"),
+                        "webp": ref("webp"),
+                        "avif": ref("avif"),
                         "texture": ref("texture"),
                         "check": ref("check"),
                         "array": layersSchema(
@@ -157,7 +160,21 @@ public enum ManifestSchema {
                                 "enum": .array(GLTFSpec.RoleSpec.Output.allCases.map { .string($0.rawValue) }),
                                 "default": .string("ktx2"),
                                 "description": .string(
-                                    "ktx2 (etc1s or uastc under KHR_texture_basisu), or the image re-encoded as png or jpeg"
+                                    "ktx2 (etc1s or uastc under KHR_texture_basisu), or the image re-encoded as png or jpeg (the core source), webp or avif (under EXT_texture_webp / EXT_texture_avif)"
+                                ),
+                            ])),
+                        "fallback": .object(
+                            object([
+                                "enum": .array(GLTFSpec.RoleSpec.Fallback.allCases.map { .string($0.rawValue) }),
+                                "description": .string(
+                                    "with a KTX2: level 0 also as a WebP or AVIF under its extension, so clients without KTX2 have one"
+                                ),
+                            ])),
+                        "keepSource": .object(
+                            object([
+                                "type": .string("boolean"), "default": .bool(true),
+                                "description": .string(
+                                    "with a fallback: keep the PNG/JPEG core source too (no extension required); false drops it and requires both"
                                 ),
                             ])),
                     ])),

@@ -103,7 +103,8 @@ public struct GLTFLayout: Sendable {
                 let mine = imageRoles.filter { $0.kind == kind }
                 let role = GLTFRole.governing(mine)!
                 let name = unique(
-                    imageKinds.count > 1 ? base + "_" + role.rawValue : base, extensions: [".ktx2", ".png", ".jpg"])
+                    imageKinds.count > 1 ? base + "_" + role.rawValue : base,
+                    extensions: [".ktx2", ".png", ".jpg", ".webp", ".avif"])
                 textures.append(Texture(image: image, kind: kind, role: role, roles: mine, name: name, inView: inView))
             }
         }

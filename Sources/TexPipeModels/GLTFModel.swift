@@ -179,6 +179,14 @@ public struct GLTFModel: Sendable {
             guard case .object(let t) = item else { throw GLTFError(at, GLTFMessage.notObject) }
             _ = try Self.index(t, "source", at: at, count: images, of: "images")
             _ = try Self.index(t, "sampler", at: at, count: items("samplers").count, of: "samplers")
+            if case .object(let extensions)? = t["extensions"] {
+                for name in Self.imageExtensions {
+                    guard let e = extensions[name] else { continue }
+                    let extAt = at + ".extensions." + name
+                    guard case .object(let ext) = e else { throw GLTFError(extAt, GLTFMessage.notObject) }
+                    _ = try Self.index(ext, "source", at: extAt, count: images, of: "images")
+                }
+            }
         }
         _ = try uses()
         if case .array(let used)? = json["extensionsUsed"], used.contains(.string("EXT_meshopt_compression")) {
@@ -297,8 +305,26 @@ public struct GLTFModel: Sendable {
         public var material: Int
         public var role: GLTFRole
         public var texture: Int
-        /// The texture's `source`; nil when it has none (an extension's image only).
+        /// The image texpipe reads for the texture: its core `source`, else its
+        /// `EXT_texture_webp`'s, else its `EXT_texture_avif`'s; nil when it has none of them (a
+        /// KTX2 only).
         public var image: Int?
+    }
+
+    /// The extensions whose `source` names a texture's image: texpipe writes the first, reads the
+    /// other two and replaces all three on a texture it processes.
+    public static let imageExtensions = ["KHR_texture_basisu", "EXT_texture_webp", "EXT_texture_avif"]
+
+    /// The image a texture's pixels are read from: the core `source` (PNG or JPEG), else a WebP or
+    /// AVIF under its extension.
+    func sourceImage(of texture: Int) -> Int? {
+        let t = object("textures", texture)
+        if let s = Self.integer(t["source"]) { return s }
+        guard case .object(let extensions)? = t["extensions"] else { return nil }
+        for name in ["EXT_texture_webp", "EXT_texture_avif"] {
+            if case .object(let e)? = extensions[name], let s = Self.integer(e["source"]) { return s }
+        }
+        return nil
     }
 
     /// Every use of a texture by a material, in material order, roles in `GLTFRole` order.
@@ -323,8 +349,7 @@ public struct GLTFModel: Sendable {
                 guard let t = try Self.index(node, "index", at: at, count: textures, of: "textures") else {
                     throw GLTFError(at, GLTFMessage.missing("index"))
                 }
-                out.append(
-                    Use(material: m, role: role, texture: t, image: Self.integer(object("textures", t)["source"])))
+                out.append(Use(material: m, role: role, texture: t, image: sourceImage(of: t)))
             }
         }
         return out

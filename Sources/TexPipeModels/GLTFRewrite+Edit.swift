@@ -84,11 +84,9 @@ extension GLTFRewrite {
         }
 
         /// Each layout texture's images: the first of an image's kinds takes its place; the plain
-        /// image first (it keeps `source`), then the KTX2.
-        mutating func placeImages(_ layout: GLTFLayout, _ files: [GLTFTextureFiles]) -> [ImageKind: (
-            plain: Int?, basisu: Int?
-        )] {
-            var imageSlot: [ImageKind: (plain: Int?, basisu: Int?)] = [:]
+        /// image first (it keeps `source`), then the KTX2, then the WebP or AVIF.
+        mutating func placeImages(_ layout: GLTFLayout, _ files: [GLTFTextureFiles]) -> [ImageKind: Slots] {
+            var imageSlot: [ImageKind: Slots] = [:]
             var placedImage: Set<Int> = []
             for (k, t) in layout.textures.enumerated() {
                 let original = Self.object(model.items("images"), t.image)
@@ -101,10 +99,10 @@ extension GLTFRewrite {
                 let originalView = GLTFModel.integer(original["bufferView"]).flatMap {
                     sharedViews.contains($0) ? nil : $0
                 }
-                var slots: (plain: Int?, basisu: Int?) = (nil, nil)
+                var slots = Slots()
                 var first = !placedImage.contains(t.image)
                 placedImage.insert(t.image)
-                for (file, isBasisu) in [(files[k].plain, false), (files[k].basisu, true)] {
+                for (file, slot) in [(files[k].plain, 0), (files[k].basisu, 1), (files[k].web, 2)] {
                     guard let file else { continue }
                     let index: Int
                     if first {
@@ -115,43 +113,87 @@ extension GLTFRewrite {
                         index = images.count
                         images.append(.object(place(file, into: base, inView: t.inView, reuse: nil)))
                     }
-                    if isBasisu { slots.basisu = index } else { slots.plain = index }
+                    switch slot {
+                    case 0: slots.plain = index
+                    case 1: slots.basisu = index
+                    default:
+                        slots.web = (index, file.mimeType == "image/avif" ? "EXT_texture_avif" : "EXT_texture_webp")
+                    }
                 }
                 imageSlot[ImageKind(image: t.image, kind: t.kind)] = slots
             }
             return imageSlot
         }
 
-        /// Textures pointed at their images: a KTX2 under `KHR_texture_basisu` (the plain image kept
-        /// as `source` with a fallback), else the plain image. Whether any KTX2 is used.
+        /// Where a texture's new images went: the core `source` (PNG/JPEG), the KTX2 and the web
+        /// image with its extension's name.
+        struct Slots {
+            var plain: Int?
+            var basisu: Int?
+            var web: (index: Int, extension: String)?
+        }
+
+        /// Textures pointed at their images: a KTX2 under `KHR_texture_basisu`, a WebP or AVIF
+        /// under its extension, a PNG/JPEG as `source` (none: `source` removed). The image
+        /// extensions the texture had before are replaced.
         mutating func pointTextures(
-            _ textureFor: [TextureKind: Int], _ imageSlot: [ImageKind: (plain: Int?, basisu: Int?)], fallback: Bool
-        ) -> Bool {
-            var usesBasisu = false
+            _ uses: [GLTFModel.Use], _ textureFor: [TextureKind: Int], _ imageSlot: [ImageKind: Slots]
+        ) {
+            var imageOf: [Int: Int] = [:]
+            for use in uses { if let image = use.image { imageOf[use.texture] = image } }
             for (key, t) in textureFor.sorted(by: { $0.value < $1.value }) {
                 var texture = Self.object(textures, t)
-                guard let image = GLTFModel.integer(texture["source"]),
-                    let slots = imageSlot[ImageKind(image: image, kind: key.kind)]
+                guard let image = imageOf[key.texture], let slots = imageSlot[ImageKind(image: image, kind: key.kind)]
                 else { continue }
-                if let b = slots.basisu {
-                    usesBasisu = true
-                    var extensions = JSONObject()
-                    if case .object(let e)? = texture["extensions"] { extensions = e }
-                    var basisu = JSONObject()
-                    basisu.insert("source", .number(Double(b)))
-                    extensions.set("KHR_texture_basisu", .object(basisu))
-                    texture.set("extensions", .object(extensions))
-                    if fallback, let p = slots.plain {
-                        texture.set("source", .number(Double(p)))
-                    } else {
-                        texture.remove("source")
-                    }
-                } else if let p = slots.plain {
-                    texture.set("source", .number(Double(p)))
+                var extensions = JSONObject()
+                if case .object(let e)? = texture["extensions"] { extensions = e }
+                for name in GLTFModel.imageExtensions { extensions.remove(name) }
+                func point(_ name: String, _ index: Int) {
+                    var e = JSONObject()
+                    e.insert("source", .number(Double(index)))
+                    extensions.set(name, .object(e))
                 }
+                if let b = slots.basisu { point("KHR_texture_basisu", b) }
+                if let w = slots.web { point(w.extension, w.index) }
+                if extensions.keys.isEmpty {
+                    texture.remove("extensions")
+                } else {
+                    texture.set("extensions", .object(extensions))
+                }
+                if let p = slots.plain { texture.set("source", .number(Double(p))) } else { texture.remove("source") }
                 textures[t] = .object(texture)
             }
-            return usesBasisu
+        }
+
+        /// `extensionsUsed` and `extensionsRequired` for the image extensions, from the textures as
+        /// written: used where a texture has one, required where such a texture has no core `source`
+        /// (glTF's rule for KHR_texture_basisu, EXT_texture_webp and EXT_texture_avif alike). Other
+        /// extensions are left as they were; a list left empty goes.
+        mutating func declareImageExtensions() {
+            var used: Set<String> = []
+            var required: Set<String> = []
+            for case .object(let t) in textures {
+                guard case .object(let e)? = t["extensions"] else { continue }
+                for name in GLTFModel.imageExtensions where e[name] != nil {
+                    used.insert(name)
+                    if t["source"] == nil { required.insert(name) }
+                }
+            }
+            for (key, set) in [("extensionsUsed", used), ("extensionsRequired", required)] {
+                var list: [JSON] = []
+                if case .array(let a)? = root[key] { list = a }
+                list.removeAll {
+                    if case .string(let s) = $0 {
+                        GLTFModel.imageExtensions.contains(s) && !set.contains(s)
+                    } else {
+                        false
+                    }
+                }
+                for name in GLTFModel.imageExtensions where set.contains(name) && !list.contains(.string(name)) {
+                    list.append(.string(name))
+                }
+                if list.isEmpty { root.remove(key) } else { root.set(key, .array(list)) }
+            }
         }
 
         /// Materials pointed at the copies of textures used in a second kind.

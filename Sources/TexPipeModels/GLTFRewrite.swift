@@ -1,5 +1,5 @@
 internal import Foundation
-internal import TexPipeFormats
+public import TexPipeFormats
 internal import TexPipeParameters
 
 /// An image a texture job wrote, as the model's rewrite places it.
@@ -15,15 +15,20 @@ public struct GLTFImageFile: Sendable {
 }
 
 /// What one of the layout's textures became: a KTX2 for `KHR_texture_basisu`, a plain image (PNG or
-/// JPEG: the fallback, or the role's `output`), or both.
+/// JPEG: the core source, or the role's `output`), a web image (WebP or AVIF: a fallback, or the
+/// role's `output`), or some of them.
 public struct GLTFTextureFiles: Sendable {
     public var basisu: GLTFImageFile?
     public var plain: GLTFImageFile?
-    public init(basisu: GLTFImageFile?, plain: GLTFImageFile?) { (self.basisu, self.plain) = (basisu, plain) }
+    public var web: GLTFImageFile?
+    public init(basisu: GLTFImageFile?, plain: GLTFImageFile?, web: GLTFImageFile? = nil) {
+        (self.basisu, self.plain, self.web) = (basisu, plain, web)
+    }
 }
 
 /// The model written back (docs/gltf.md "What is kept"): every texture its layout names replaced,
-/// `KHR_texture_basisu` declared, and everything else as it was — the JSON's key order, unknown
+/// its image extensions (`KHR_texture_basisu`, `EXT_texture_webp`, `EXT_texture_avif`) declared,
+/// and everything else as it was — the JSON's key order, unknown
 /// extensions, every buffer view at its index with its bytes (a buffer holding a replaced image is
 /// re-laid, each run of other views keeping its offset modulo 16).
 public enum GLTFRewrite {
@@ -40,23 +45,20 @@ public enum GLTFRewrite {
     /// buffers re-laid, and the model written.
     public static func write(
         _ model: GLTFModel, buffers: [[UInt8]], layout: GLTFLayout, files: [GLTFTextureFiles],
-        unused: [Int: [UInt8]], fallback: Bool, binary: Bool
+        unused: [Int: [UInt8]], binary: Bool
     ) throws(GLTFError) -> Output {
         var edit = Edit(model)
         let uses = try model.uses()
         let textureFor = edit.textureCopies(uses)
         let imageSlot = edit.placeImages(layout, files)
-        let usesBasisu = edit.pointTextures(textureFor, imageSlot, fallback: fallback)
+        edit.pointTextures(uses, textureFor, imageSlot)
+        edit.declareImageExtensions()
         edit.pointMaterials(uses, textureFor)
         var beside = edit.placeUnused(layout, unused, binary: binary)
         let dropped = edit.orphansDropped()
         var bytes = try edit.relayBuffers(buffers, dropped: dropped, binary: binary)
         beside += try edit.describeBuffers(&bytes, layout, binary: binary)
-        var root = edit.finished(dropped: dropped)
-        if usesBasisu {
-            declare(&root, "extensionsUsed")
-            if !fallback { declare(&root, "extensionsRequired") }
-        }
+        let root = edit.finished(dropped: dropped)
         if binary {
             return Output(model: glb(json: .object(root), bin: bytes.first), beside: beside)
         }
@@ -101,13 +103,6 @@ public enum GLTFRewrite {
             return .object(out)
         default: return json
         }
-    }
-
-    static func declare(_ root: inout JSONObject, _ key: String) {
-        var list: [JSON] = []
-        if case .array(let a)? = root[key] { list = a }
-        if !list.contains(.string("KHR_texture_basisu")) { list.append(.string("KHR_texture_basisu")) }
-        root.set(key, .array(list))
     }
 
     static func setIndex(_ o: JSONObject, path: ArraySlice<String>, to t: Int) -> JSONObject {
@@ -193,18 +188,19 @@ public enum GLTFRewrite {
         return out
     }
 
-    /// The glTF mimeType of an image's bytes: PNG, JPEG and KTX2 by `ImageFormat.sniff`, WebP
-    /// (EXT_texture_webp) by its RIFF header.
-    static func mimeType(of bytes: [UInt8]) -> String? {
-        if let format = ImageFormat.sniff(bytes) {
-            if format == .png { return "image/png" }
-            if format == .jpeg { return "image/jpeg" }
-            if format == .ktx2 { return "image/ktx2" }
+    /// The glTF mimeType of an image's bytes, by `FileKind.sniff`: PNG, JPEG, KTX2, WebP and AVIF.
+    public static func mimeType(of bytes: [UInt8]) -> String? { FileKind.sniff(bytes).flatMap(mimeType(of:)) }
+
+    /// The glTF mimeType of a kind of image file (nil: one glTF does not hold).
+    public static func mimeType(of kind: FileKind) -> String? {
+        switch kind {
+        case .png: "image/png"
+        case .jpeg: "image/jpeg"
+        case .ktx2: "image/ktx2"
+        case .webp: "image/webp"
+        case .avif: "image/avif"
+        case .exr, .radiance, .dds, .cube, .gltf, .glb: nil
         }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
-            return "image/webp"
-        }
-        return nil
     }
 
     /// A file name as a URI path: what is not unreserved, a sub-delimiter or `/` percent-encoded.

@@ -92,14 +92,13 @@ public struct JobInput: Sendable {
 
 /// How a job's images are written: the pipeline's encoder settings.
 public struct Encoding: Sendable {
-    public var png: PNGSettings
-    public var jpeg: JPEGSettings
+    /// How image files are written: `png`, `jpeg`, `webp`, `avif`.
+    public var files: ImageFileSettings
     /// What `.ktx2` / `.dds` outputs hold.
     public var texture: TextureSettings
 
-    public init(png: PNGSettings = .standard, jpeg: JPEGSettings = .standard, texture: TextureSettings = .standard) {
-        self.png = png
-        self.jpeg = jpeg
+    public init(files: ImageFileSettings = ImageFileSettings(), texture: TextureSettings = .standard) {
+        self.files = files
         self.texture = texture
     }
 }

@@ -46,7 +46,8 @@ extension PlanBuilder {
         }
         // An extension from a variant key decides per job whether mipmaps make one texture.
         let extensionVaries = PathText.pathExtension(p.output).contains("{") || p.output.hasSuffix("}")
-        return extensionVaries || (p.stages.map(\.object) + [p.png, p.jpeg, p.texture]).contains { scan(.object($0)) }
+        return extensionVaries
+            || (p.stages.map(\.object) + Array(p.files.values) + [p.texture]).contains { scan(.object($0)) }
     }
 
     /// An image resource whose stage names images through placeholders (`"{path}/{file%_ao}_rough.png"`).
@@ -109,21 +110,28 @@ extension PlanBuilder {
         }
         return (stages, canonical)
     }
-    /// The pipeline's png / jpeg / texture settings with the decoder's placeholders (nil: invalid,
-    /// the decoder says why) and their canonical text.
+    /// The pipeline's image file settings (png, jpeg, webp, avif) and texture settings with the
+    /// decoder's placeholders (nil: invalid, the decoder says why) and their canonical text.
     static func decodeSettings(_ p: PipelineSpec, _ decoder: inout ParameterDecoder) -> (
-        png: PNGSettings?, jpeg: JPEGSettings?, texture: TextureSettings?, canonical: [String]
+        files: ImageFileSettings?, texture: TextureSettings?, canonical: [String]
     ) {
-        var png: PNGSettings? = .standard
-        let pngArgs = p.valid ? decoder.decode(p.png, at: p.path.key("png"), table: PNGSettings.parameters) : nil
-        let jpegArgs = p.valid ? decoder.decode(p.jpeg, at: p.path.key("jpeg"), table: JPEGSettings.parameters) : nil
-        if p.valid {
-            do throws(SettingsProblems) { png = try pngArgs.map(PNGSettings.init) } catch {
-                png = nil
-                decoder.report(error, at: p.path.key("png"))
+        var files: ImageFileSettings? = ImageFileSettings()
+        var lines: [String: String] = [:]
+        for table in ImageFileSettings.tables {
+            guard p.valid else { break }
+            let at = p.path.key(table.key)
+            guard let args = decoder.decode(p.files[table.key] ?? JSONObject(), at: at, table: table.parameters) else {
+                files = nil
+                lines[table.key] = table.key
+                continue
             }
+            do throws(SettingsProblems) { try files?.set(table.key, args) } catch {
+                files = nil
+                decoder.report(error, at: at)
+            }
+            lines[table.key] = table.key + args.canonical
         }
-        let jpeg = p.valid ? jpegArgs.map(JPEGSettings.init) : .standard
+        if !p.valid { lines = ["png": "png", "jpeg": "jpeg"] }
         let textureArgs =
             p.valid ? decoder.decode(p.texture, at: p.path.key("texture"), table: TextureSettings.parameters) : nil
         var texture: TextureSettings? = .standard
@@ -134,15 +142,28 @@ extension PlanBuilder {
                 decoder.report(error, at: p.path.key("texture"))
             }
         }
-        var canonical = [
-            "png" + (pngArgs?.canonical ?? ""), "jpeg" + (jpegArgs?.canonical ?? ""),
-            "inputAlpha " + p.inputAlpha.rawValue,
-        ]
+        // PNG's and JPEG's lines are in every job's key; another image kind's only where the
+        // pipeline may write it, so other pipelines' keys are what they were.
+        var canonical = [lines["png"] ?? "png", lines["jpeg"] ?? "jpeg", "inputAlpha " + p.inputAlpha.rawValue]
+        for table in ImageFileSettings.tables where table.key != "png" && table.key != "jpeg" {
+            if p.files[table.key] != nil || mayWrite(table.kind, p, decoder.placeholders) {
+                canonical.append(lines[table.key] ?? table.key)
+            }
+        }
         // Only texture pipelines carry it, so other pipelines' keys are what they were.
         if PlanBuilder.writesTexture(p, decoder.placeholders) {
             canonical.append("texture" + (textureArgs?.canonical ?? ""))
         }
-        return (png, jpeg, texture, canonical)
+        return (files, texture, canonical)
+    }
+
+    /// Whether the pipeline may write a file of `kind`: its output template's extension (rendered
+    /// with `values` when it has placeholders), or a model role's output or fallback.
+    static func mayWrite(_ kind: FileKind, _ p: PipelineSpec, _ values: [String: String]?) -> Bool {
+        if case .gltf(let spec) = p.kind { return spec.roles.values.contains { $0.writes(kind) } }
+        if FileKind(path: p.output) == kind { return true }
+        guard let values, case .success(let rendered) = Template.render(p.output, values) else { return false }
+        return FileKind(path: rendered) == kind
     }
     /// What the stages read besides the input, added to `reads` (each once) and `fonts`: a missing
     /// or broken file or font is a manifest error (false) — but an image whose path a placeholder

@@ -56,7 +56,7 @@ extension PlanBuilder {
                 }
             case .success(let rendered):
                 if var out = resolveOutput(rendered, at: p.path.key("output"), context: context) {
-                    if sig.lossless && out.format == .jpeg { out = out.asPNG() }
+                    if sig.lossless && out.format.kind.row.lossy { out = out.asPNG() }
                     if sig.textureLevel != nil && out.format.container == nil {
                         let specs = p.stages + p.pageStages
                         let at = specs.first { $0.type.makesLevels }?.path ?? p.path.key("output")

@@ -67,8 +67,7 @@ struct PlanBuilder {
         var stages: [any Stage]
         /// The resolved parameters in canonical form, one per line (part of each job's key).
         var canonical: String
-        var png: PNGSettings
-        var jpeg: JPEGSettings
+        var files: ImageFileSettings
         var texture: TextureSettings
     }
 

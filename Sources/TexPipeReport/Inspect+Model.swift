@@ -14,9 +14,10 @@ public struct ModelFacts: Codable, Sendable, Equatable {
 
     public struct ImageFacts: Codable, Sendable, Equatable {
         public var index: Int
-        /// The roles the materials use it in (through `source` or `KHR_texture_basisu`); empty: unused.
+        /// The roles the materials use it in (through `source`, `KHR_texture_basisu`,
+        /// `EXT_texture_webp` or `EXT_texture_avif`); empty: unused.
         public var roles: [String]
-        /// `PNG`, `JPEG`, `KTX2`; the texture format and colour space for a KTX2.
+        /// `PNG`, `JPEG`, `WebP`, `AVIF`, `KTX2`; the texture format and colour space for a KTX2.
         public var format: String
         public var textureFormat: String?
         public var colorSpace: String?
@@ -48,10 +49,10 @@ extension Inspector {
             let texture = model.object("textures", use.texture)
             var images: [Int] = []
             if let s = GLTFModel.integer(texture["source"]) { images.append(s) }
-            if case .object(let e)? = texture["extensions"], case .object(let b)? = e["KHR_texture_basisu"],
-                let s = GLTFModel.integer(b["source"])
-            {
-                images.append(s)
+            if case .object(let e)? = texture["extensions"] {
+                for name in GLTFModel.imageExtensions {
+                    if case .object(let x)? = e[name], let s = GLTFModel.integer(x["source"]) { images.append(s) }
+                }
             }
             for i in images where !roles[i, default: []].contains(use.role.rawValue) {
                 roles[i, default: []].append(use.role.rawValue)

@@ -21,6 +21,10 @@ public struct InspectFacts: Codable, Sendable, Equatable {
     public var sRGB: Bool?
     public var iccProfile: Bool?
     public var progressive: Bool?
+    /// WebP and AVIF: how the file is coded ("lossless"; "4:4:4, CICP 1/13/6, full range") and
+    /// its frames (an animation's; texpipe reads the first).
+    public var encoding: String?
+    public var frames: Int?
     public var decodedDepth: Int
     public var alphaMin: Int
     public var alphaMax: Int
@@ -176,6 +180,8 @@ public enum Inspector {
         } else if h.format == .png {
             (f.interlaced, f.tRNS, f.gamma, f.sRGB, f.iccProfile) =
                 (h.interlaced, h.hasTransparency, h.gamma, h.sRGB, h.iccProfile)
+        } else if let encoding = h.encoding {
+            (f.encoding, f.frames, f.iccProfile) = (encoding, h.frames, h.iccProfile)
         } else {
             f.progressive = h.progressive
         }
@@ -287,6 +293,10 @@ public enum Inspector {
                 "  interlace: \(interlaced ? "Adam7" : "none"), tRNS: \(f.tRNS == true ? "yes" : "no"), "
                     + "gamma: \(f.gamma.map { String(format: "%.5f", $0) } ?? "none"), "
                     + "sRGB: \(f.sRGB == true ? "yes" : "no"), ICC profile: \(f.iccProfile == true ? "yes" : "no")")
+        } else if let encoding = f.encoding {
+            lines.append(
+                "  \(encoding)" + (f.frames.map { $0 > 1 ? ", \($0) frames (the first is read)" : "" } ?? "")
+                    + ", ICC profile: \(f.iccProfile == true ? "yes" : "no")")
         } else {
             lines.append("  \(f.progressive == true ? "progressive" : "baseline")")
         }

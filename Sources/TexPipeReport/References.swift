@@ -30,10 +30,11 @@ public enum StageReference {
     }
 
     public static func settingsText() -> String {
-        var s = "Pipeline settings\n  png:"
-        for p in PNGSettings.parameters { s += "\n    \(p.name): \(p.expected); \(p.defaultDescription). \(p.doc)" }
-        s += "\n  jpeg:"
-        for p in JPEGSettings.parameters { s += "\n    \(p.name): \(p.expected); \(p.defaultDescription). \(p.doc)" }
+        var s = "Pipeline settings"
+        for t in ImageFileSettings.tables {
+            s += "\n  \(t.key):"
+            for p in t.parameters { s += "\n    \(p.name): \(p.expected); \(p.defaultDescription). \(p.doc)" }
+        }
         return s
     }
 
@@ -60,8 +61,7 @@ public enum StageReference {
 
     /// The pipeline's settings objects and their tables.
     static var settingsTables: [(String, [Parameter])] {
-        [
-            ("png", PNGSettings.parameters), ("jpeg", JPEGSettings.parameters),
+        ImageFileSettings.tables.map { ($0.key, $0.parameters) } + [
             ("texture", TextureSettings.parameters), ("check", CheckSettings.parameters),
             ("atlas", AtlasSettings.parameters),
         ]

@@ -37,6 +37,16 @@ public struct Unpremultiply: Stage {
         return [out]
     }
 
+    /// The image with straight alpha (as it is when already straight): what a writer of a file
+    /// whose readers take straight alpha (WebP, AVIF) is given.
+    public static func straightened(_ image: __owned Image, rows: any RowScheduler) -> Image {
+        var out = consume image
+        guard out.alpha == .premultiplied, !out.isHDR else { return out }
+        out.runInBands(Kernel(), on: rows)
+        out.alpha = .straight
+        return out
+    }
+
     struct Kernel: InPlaceKernel {
         func run<C: PixelChannel>(_ p: UnsafeMutableBufferPointer<C>, width: Int, height: Int) {
             let max = C.maxValue

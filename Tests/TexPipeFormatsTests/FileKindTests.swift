@@ -7,7 +7,9 @@ import TexPipeTestSupport
 
 /// The one table of file kinds against what the formats' own specifications say their files start
 /// with and are named (PNG: RFC 2083 §3.1; JPEG: ITU T.81 SOI + a marker; OpenEXR's magic
-/// 20000630; Radiance's `#?` program line; KTX 2.0 §3.1; DDS's "DDS " magic; GLB: glTF 2.0 §4.4).
+/// 20000630; Radiance's `#?` program line; KTX 2.0 §3.1; DDS's "DDS " magic; GLB: glTF 2.0 §4.4;
+/// WebP: RFC 9649 §2.5, "RIFF", a size, "WEBP"; AVIF: an ISO BMFF `ftyp` box naming the `avif` or
+/// `avis` brand, AVIF v1.1 §9.2, major or among the compatible brands).
 @Suite("file kinds")
 struct FileKindTests {
     static let firstBytes: [(FileKind, [UInt8])] = [
@@ -18,6 +20,11 @@ struct FileKindTests {
         (.ktx2, [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A, 0]),
         (.dds, Array("DDS ".utf8) + [124, 0, 0, 0]),
         (.glb, Array("glTF".utf8) + [2, 0, 0, 0]),
+        (.webp, Array("RIFF".utf8) + [26, 0, 0, 0] + Array("WEBPVP8L".utf8)),
+        // ftyp of 32 bytes: major brand avif, minor version 0, compatible mif1 avif miaf.
+        (.avif, [0, 0, 0, 32] + Array("ftypavif".utf8) + [0, 0, 0, 0] + Array("mif1avifmiafMA1B".utf8)),
+        // An AVIF sequence whose major brand is mif1 and which names avis among the compatible.
+        (.avif, [0, 0, 0, 24] + Array("ftypmif1".utf8) + [0, 0, 0, 0] + Array("msf1avis".utf8)),
     ]
 
     @Test func eachKindIsKnownByItsFirstBytes() {
@@ -31,11 +38,17 @@ struct FileKindTests {
         #expect(FileKind.sniff(Array("#?RGBE\n".utf8)) == .radiance)
         #expect(FileKind.sniff(Array("#?RADIANCE".utf8)) == .radiance)
         #expect(FileKind.sniff(Array("#?".utf8)) == nil)
+        // A RIFF of another kind (WAVE) and an ISO BMFF file of another brand (HEIC) are neither.
+        #expect(FileKind.sniff(Array("RIFF".utf8) + [4, 0, 0, 0] + Array("WAVEfmt ".utf8)) == nil)
+        #expect(FileKind.sniff([0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)) == nil)
+        // A brand past the ftyp box's own size is not the file's.
+        #expect(FileKind.sniff([0, 0, 0, 16] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("avif".utf8)) == nil)
     }
 
     @Test func eachExtensionNamesOneKindInAnyCase() {
         let expected: [String: FileKind] = [
-            "a.png": .png, "a.JPG": .jpeg, "a.jpeg": .jpeg, "a.exr": .exr, "a.hdr": .radiance, "a.ktx2": .ktx2,
+            "a.png": .png, "a.JPG": .jpeg, "a.jpeg": .jpeg, "a.webp": .webp, "a.AVIF": .avif, "a.exr": .exr,
+            "a.hdr": .radiance, "a.ktx2": .ktx2,
             "a.DDS": .dds, "a.cube": .cube, "a.gltf": .gltf, "a.glb": .glb,
         ]
         for (path, kind) in expected { #expect(FileKind(path: "dir/" + path) == kind, "\(path)") }
@@ -45,14 +58,18 @@ struct FileKindTests {
     /// What a kind holds decides its job and its picture: images, textures, LUTs and models.
     @Test func eachKindHoldsWhatItsFormatHolds() {
         let holds: [FileKind: FileKind.Holds] = [
-            .png: .image, .jpeg: .image, .exr: .hdrImage, .radiance: .hdrImage, .ktx2: .texture(.ktx2),
+            .png: .image, .jpeg: .image, .webp: .image, .avif: .image, .exr: .hdrImage, .radiance: .hdrImage,
+            .ktx2: .texture(.ktx2),
             .dds: .texture(.dds), .cube: .lut, .gltf: .model(binary: false), .glb: .model(binary: true),
         ]
         #expect(holds.count == FileKind.allCases.count)
         for kind in FileKind.allCases { #expect(kind.row.holds == holds[kind], "\(kind)") }
         // Radiance and .cube are read only; the image formats and containers are written.
         #expect(FileKind.allCases.filter { !$0.row.writable } == [.radiance, .cube])
-        #expect(ImageFormat.extensionList == ".png, .jpg, .jpeg, .exr, .ktx2 or .dds")
+        #expect(ImageFormat.extensionList == ".png, .jpg, .jpeg, .webp, .avif, .exr, .ktx2 or .dds")
+        // The lossy kinds are decoded back and measured; WebP and AVIF readers take straight alpha.
+        #expect(FileKind.allCases.filter(\.row.lossy) == [.jpeg, .webp, .avif])
+        #expect(FileKind.allCases.filter(\.row.straightAlpha) == [.webp, .avif])
     }
 
     /// `inspect` and the previews: a text kind by its name (a `.cube` whose comment starts `#?` is

@@ -607,7 +607,10 @@ struct HDRTests {
         #expect(
             try Self.planErrors(
                 #"{ "name": "p", "inputs": ["in/*.exr"], "stages": [], "output": "{file}.hdr" }"#, files)
-                == [at + "pipelines[0].output: output \"sky.hdr\" must end in .png, .jpg, .jpeg, .exr, .ktx2 or .dds"])
+                == [
+                    at
+                        + "pipelines[0].output: output \"sky.hdr\" must end in .png, .jpg, .jpeg, .webp, .avif, .exr, .ktx2 or .dds"
+                ])
         // An SSIM gate on HDR outputs: SSIM compares stored 8/16-bit values, so refused rather
         // than never failing; a FLIP gate is HDR-FLIP for them.
         #expect(

@@ -84,7 +84,8 @@ struct TextureFormatTests {
         #expect(ImageFormat(path: "a/b.PNG") == .png)
         #expect(ImageFormat(path: "x.jpg") == .jpeg && ImageFormat(path: "x.JPEG") == .jpeg)
         #expect(ImageFormat(path: "out/t.ktx2") == .texture(.ktx2) && ImageFormat(path: "t.Dds") == .dds)
-        #expect(ImageFormat(path: "t.webp") == nil && ImageFormat(path: "noext") == nil)
+        #expect(ImageFormat(path: "t.webp") == .webp && ImageFormat(path: "t.Avif") == .avif)
+        #expect(ImageFormat(path: "t.gif") == nil && ImageFormat(path: "noext") == nil)
         #expect(ImageFormat(path: "dir.png/file") == nil)
         #expect(ImageFormat.dds.name == "DDS" && ImageFormat.png.container == nil)
     }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tp_exr.h"
+#include "tp_web.h"
 
 #define TP_FORMAT_PNG 1
 #define TP_FORMAT_JPEG 2

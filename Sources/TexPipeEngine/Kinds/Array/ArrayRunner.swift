@@ -89,7 +89,9 @@ extension Runner {
             }
             var image: Image
             do {
-                image = try ImageDecoder.decode(data, path: spec.path, maxPixels: options.maxPixels)
+                image = try ImageDecoder.decode(
+                    data, path: spec.path, maxPixels: options.maxPixels,
+                    warn: { result.warnings.append(spec.display + ": " + $0) })
             } catch {
                 return fail(EngineMessage.layer(spec.display, "\(error)"), stage: "decode")
             }

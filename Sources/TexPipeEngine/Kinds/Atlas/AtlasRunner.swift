@@ -130,14 +130,16 @@ extension Runner {
             return .failure(StageFailure(message: inputs.errors[k] ?? EngineMessage.unreadableInput, stage: nil))
         }
         var image: Image
+        var scratch = JobResult(index: job.index, status: .ok)
         do {
-            image = try ImageDecoder.decode(data, path: spec.path, maxPixels: options.maxPixels)
+            image = try ImageDecoder.decode(
+                data, path: spec.path, maxPixels: options.maxPixels,
+                warn: { scratch.notes.append(spec.name + ": " + $0) })
         } catch {
             return .failure(StageFailure(message: "\(error)", stage: "decode"))
         }
         image.alpha = job.input.alpha
         var context = stageContext(job, options, rows: SerialRows())
-        var scratch = JobResult(index: job.index, status: .ok)
         switch applyStages(
             spec.stages, to: [image], &context, options, loader: loader, result: &scratch, timed: false,
             prefix: spec.name + ": ")

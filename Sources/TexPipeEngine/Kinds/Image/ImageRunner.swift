@@ -6,9 +6,10 @@ internal import TexPipeStages
 
 extension Runner {
     /// An image job, or one texture of a model: decode → stages → encode → atomic write → cache
-    /// entry. `plainCopy`: level 0 is also written as the plain image (a model texture's fallback).
+    /// entry. `levelZeroCopies`: level 0 written again that many times after the texture (a model
+    /// texture's web fallback and core source).
     static func runImage(
-        _ job: Job, _ stages: [any Stage], plainCopy: Bool, in plan: Plan, _ options: RunOptions,
+        _ job: Job, _ stages: [any Stage], levelZeroCopies: Int = 0, in plan: Plan, _ options: RunOptions,
         _ prepared: Prepared, _ inputs: JobInputs, rows: any RowScheduler, loader: ResourceLoader
     ) -> (result: JobResult, bytes: [[UInt8]]) {
         let start = prepared.start
@@ -27,7 +28,8 @@ extension Runner {
         if let message = admitted(job, &result) { return fail(message, stage: "decode") }
         var images: [Image]
         do {
-            var image = try ImageDecoder.decode(consume data, path: job.input.path, maxPixels: options.maxPixels)
+            var image = try ImageDecoder.decode(
+                consume data, path: job.input.path, maxPixels: options.maxPixels, warn: { result.warnings.append($0) })
             image.alpha = job.input.alpha
             images = [image]
         } catch {
@@ -39,10 +41,10 @@ extension Runner {
         case .success(let out): images = out
         case .failure(let f): return fail(f.message, stage: f.stage)
         }
-        // A glTF texture with a fallback: level 0 again, as the plain image after the KTX2.
-        if plainCopy, var first = images.first {
+        // A glTF texture with images beside its KTX2: level 0 again for each, after the chain.
+        if levelZeroCopies > 0, var first = images.first {
             first.textureLevel = nil
-            images.append(first)
+            images += Array(repeating: first, count: levelZeroCopies)
         }
         // An output takes one image, or a GPU texture's whole chain (`levels` images); a cube map's
         // six face files take one image between them.

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import TexPipeCodecs
+internal import TexPipeFormats
 internal import TexPipeModels
 internal import TexPipePixels
 internal import TexPipePlan
@@ -31,8 +32,10 @@ extension Runner {
                 var files: [GLTFTextureFiles] = []
                 for (k, planned) in model.textures.enumerated() {
                     let texture = layout.textures[k]
-                    func file(_ path: String?, mime: String) throws(GLTFError) -> GLTFImageFile? {
-                        guard let path else { return nil }
+                    func file(_ path: String?) throws(GLTFError) -> GLTFImageFile? {
+                        guard let path, let mime = FileKind(path: path).flatMap(GLTFRewrite.mimeType(of:)) else {
+                            return nil
+                        }
                         let name = texture.name + "." + PathText.pathExtension(path)
                         guard texture.inView else { return GLTFImageFile(bytes: [], mimeType: mime, name: name) }
                         switch FileReader.read(path) {
@@ -40,17 +43,15 @@ extension Runner {
                         case .failure(let why): throw GLTFError(planned.display, "\(why)")
                         }
                     }
-                    let plainMime = PathText.pathExtension(planned.plain ?? "") == "jpg" ? "image/jpeg" : "image/png"
                     files.append(
                         GLTFTextureFiles(
-                            basisu: try file(planned.basisu, mime: "image/ktx2"),
-                            plain: try file(planned.plain, mime: plainMime)))
+                            basisu: try file(planned.basisu), plain: try file(planned.plain), web: try file(planned.web)
+                        ))
                 }
                 var unused: [Int: [UInt8]] = [:]
                 for (image, uri) in layout.unusedFiles { unused[image] = try read(uri).get() }
                 output = try GLTFRewrite.write(
-                    parsed, buffers: buffers, layout: layout, files: files, unused: unused, fallback: model.fallback,
-                    binary: model.binary)
+                    parsed, buffers: buffers, layout: layout, files: files, unused: unused, binary: model.binary)
             } catch {
                 return GroupFailure(error.description, "gltf")
             }

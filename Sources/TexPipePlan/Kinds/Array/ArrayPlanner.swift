@@ -20,7 +20,7 @@ extension PlanBuilder {
         var decoder = self.decoder(values, context: context)
         let output = Self.decodeSettings(p, &decoder)
         diagnostics += decoder.diagnostics
-        guard decoder.diagnostics.isEmpty, let png = output.png, let jpeg = output.jpeg, let texture = output.texture
+        guard decoder.diagnostics.isEmpty, let files = output.files, let texture = output.texture
         else { return }
         if isVolume, let problem = TextureSettings.volumeProblem(texture.format) {
             error(p.path.key("texture").key(problem.key), problem.message + context)
@@ -110,7 +110,7 @@ extension PlanBuilder {
                 input: JobInput(
                     path: layers[0].path, display: PlanMessage.arrayDisplay(p.name, layers: layers.count, kind: kind),
                     alpha: p.inputAlpha, pixels: layers.reduce(0) { $0 + $1.pixels }),
-                outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
+                outputs: outputs, encoding: Encoding(files: files, texture: texture),
                 quality: JobQuality(
                     check: check, budget: Self.budgetName(p, variant),
                     normalMap: Self.isNormalMap(layers.first?.stages ?? [], check)),

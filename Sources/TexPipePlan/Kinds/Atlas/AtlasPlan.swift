@@ -37,7 +37,7 @@ public struct AtlasPlan: Sendable {
             guard var o = PlanBuilder.output(rendered, root: outputRoot) else {
                 return .failure(PlanFailure("page \(page): \"\(rendered)\" is not an output path under the root"))
             }
-            if image.lossless && o.format == .jpeg { o = o.asPNG() }
+            if image.lossless && o.format.kind.row.lossy { o = o.asPNG() }
             out.append(o)
         }
         return .success(out)

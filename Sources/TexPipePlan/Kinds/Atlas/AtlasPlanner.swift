@@ -33,8 +33,8 @@ extension PlanBuilder {
         // Sprite stages without placeholders decode once for all sprites.
         let shared = PlanBuilder.hasPlaceholder(p) ? nil : Self.decodeStages(p.stages, p, &decoder)
         diagnostics += decoder.diagnostics
-        guard decoder.diagnostics.isEmpty, var settings, let atlasArgs, let png = output.png,
-            let jpeg = output.jpeg, let texture = output.texture
+        guard decoder.diagnostics.isEmpty, var settings, let atlasArgs, let files = output.files,
+            let texture = output.texture
         else { return }
         settings.name = nameTemplate
 
@@ -88,7 +88,7 @@ extension PlanBuilder {
                 input: JobInput(
                     path: sprites[0].path, display: PlanMessage.atlasDisplay(p.name, sprites: sprites.count),
                     alpha: p.inputAlpha, pixels: sprites.reduce(0) { $0 + $1.pixels }),
-                outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
+                outputs: outputs, encoding: Encoding(files: files, texture: texture),
                 quality: JobQuality(check: check, budget: Self.budgetName(p, variant)), reads: reads, failure: nil,
                 parameters: canonical.joined(separator: "\n"), work: .atlas(plan)))
     }

@@ -71,27 +71,24 @@ extension PlanBuilder {
         var stages: [any Stage] = []
         // The resolved parameters in canonical form, one per line: part of the job's cache key.
         var canonical: String
-        var png: PNGSettings? = .standard
-        var jpeg: JPEGSettings? = .standard
+        var files: ImageFileSettings? = ImageFileSettings()
         var texture: TextureSettings? = .standard
         if let known = decoded[p.index] {
             // No placeholder anywhere in the pipeline's parameters: every job decodes the same.
-            (stages, canonical, png, jpeg, texture) = (
-                known.stages, known.canonical, known.png, known.jpeg, known.texture
-            )
+            (stages, canonical, files, texture) = (known.stages, known.canonical, known.files, known.texture)
         } else {
             var lines: [String] = []
             if p.valid { (stages, lines) = Self.decodeStages(p.stages, p, &decoder) }
             let settings = Self.decodeSettings(p, &decoder)
-            (png, jpeg, texture) = (settings.png, settings.jpeg, settings.texture)
+            (files, texture) = (settings.files, settings.texture)
             canonical = (lines + settings.canonical).joined(separator: "\n")
-            if p.valid, decoder.diagnostics.isEmpty, let png, let jpeg, let texture, !PlanBuilder.hasPlaceholder(p) {
+            if p.valid, decoder.diagnostics.isEmpty, let files, let texture, !PlanBuilder.hasPlaceholder(p) {
                 decoded[p.index] = DecodedPipeline(
-                    stages: stages, canonical: canonical, png: png, jpeg: jpeg, texture: texture)
+                    stages: stages, canonical: canonical, files: files, texture: texture)
             }
         }
         diagnostics += decoder.diagnostics
-        guard decoder.diagnostics.isEmpty, let png, let jpeg, let texture else { return }
+        guard decoder.diagnostics.isEmpty, let files, let texture else { return }
 
         // What the stages read besides the input: missing or broken files and fonts are manifest
         // errors, except an image named by a placeholder (this input's roughness map): that job's.
@@ -125,7 +122,7 @@ extension PlanBuilder {
                 input: JobInput(
                     path: absolute, display: Planner.display(absolute), alpha: p.inputAlpha,
                     pixels: (header?.width ?? 0) * (header?.height ?? 0)),
-                outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
+                outputs: outputs, encoding: Encoding(files: files, texture: texture),
                 quality: JobQuality(
                     check: check, budget: Self.budgetName(p, variant), normalMap: Self.isNormalMap(stages, check)),
                 reads: reads, failure: missing ?? chain.failure, parameters: parameters,

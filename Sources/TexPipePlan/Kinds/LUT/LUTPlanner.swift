@@ -14,7 +14,7 @@ extension PlanBuilder {
         let (stages, lines) = p.valid ? Self.decodeStages(p.stages, p, &decoder) : ([], [])
         let settings = Self.decodeSettings(p, &decoder)
         diagnostics += decoder.diagnostics
-        guard p.valid, decoder.diagnostics.isEmpty, let png = settings.png, let jpeg = settings.jpeg,
+        guard p.valid, decoder.diagnostics.isEmpty, let files = settings.files,
             var texture = settings.texture
         else { return }
         // Its only stage may be a last one that makes a volume's chain, with a volume's parameters.
@@ -54,7 +54,7 @@ extension PlanBuilder {
                 index: jobs.count, id: [p.name, relativeInput, variant?.name ?? ""].joined(separator: "\u{0}"),
                 pipeline: p.name, variant: variant?.name,
                 input: JobInput(path: absolute, display: Planner.display(absolute), alpha: p.inputAlpha, pixels: 0),
-                outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
+                outputs: outputs, encoding: Encoding(files: files, texture: texture),
                 quality: JobQuality(check: check, budget: Self.budgetName(p, variant)), reads: JobReads([absolute]),
                 failure: nil, parameters: parameters, work: .lut(LUTPlan(chain: chain))))
     }

@@ -26,7 +26,7 @@ extension PlanBuilder {
         let (pipelineStages, stageLines) = Self.decodeStages(p.stages, p, &decoder)
         let pipelineLines = stageLines + settings.canonical
         diagnostics += decoder.diagnostics
-        guard decoder.diagnostics.isEmpty, let png = settings.png, let jpeg = settings.jpeg else { return }
+        guard decoder.diagnostics.isEmpty, let files = settings.files else { return }
         if outputTemplates[p.index] == nil { outputTemplates[p.index] = Template.Compiled(p.output) }
         let rendered: String
         switch outputTemplates[p.index]!.render(values) {
@@ -47,7 +47,7 @@ extension PlanBuilder {
         var modelJob = Job(
             index: jobs.count, id: modelID, pipeline: p.name, variant: variant?.name,
             input: JobInput(path: absolute, display: display, alpha: p.inputAlpha, pixels: 0), outputs: [out],
-            encoding: Encoding(png: png, jpeg: jpeg), quality: JobQuality(budget: Self.budgetName(p, variant)),
+            encoding: Encoding(files: files), quality: JobQuality(budget: Self.budgetName(p, variant)),
             reads: JobReads([absolute]), failure: nil, parameters: "",
             work: .model(ModelPlan(binary: binary, fallback: spec.fallback, stem: stem, textures: [])))
         func failModel(_ message: String) {
@@ -103,7 +103,7 @@ extension PlanBuilder {
             }
             guard
                 let index = addTexture(
-                    p, role, t, what: what, values: values, context: context, png: png, jpeg: jpeg,
+                    p, role, t, what: what, values: values, context: context, files: files,
                     pipelineStages: (pipelineStages, pipelineLines), spec: spec,
                     model: (absolute, relativeModel, display),
                     image: (imagePath, imageBytes), directory: t.inView ? stash : outDir, variant: variant)
@@ -114,7 +114,9 @@ extension PlanBuilder {
             let job = jobs[index]
             let ktx = job.outputs.first { $0.format == .texture(.ktx2) }
             let plain = job.outputs.first { $0.format == .png || $0.format == .jpeg }
-            textures.append(ModelPlan.Texture(basisu: ktx?.path, plain: plain?.path, job: index, display: what))
+            let web = job.outputs.first { $0.format == .webp || $0.format == .avif }
+            textures.append(
+                ModelPlan.Texture(basisu: ktx?.path, plain: plain?.path, web: web?.path, job: index, display: what))
             for o in job.outputs where !reads.contains(o.path) { reads.append(o.path) }
             canonical.append("texture \(what) " + job.outputs.map(\.relative).joined(separator: " "))
         }
@@ -141,7 +143,7 @@ extension PlanBuilder {
     /// two models share) is reused. nil: a manifest error (reported).
     mutating func addTexture(
         _ p: PipelineSpec, _ role: GLTFSpec.RoleSpec, _ t: GLTFLayout.Texture, what: String,
-        values: [String: String], context: String, png: PNGSettings, jpeg: JPEGSettings,
+        values: [String: String], context: String, files: ImageFileSettings,
         pipelineStages: ([any Stage], [String]), spec: GLTFSpec,
         model: (path: String, relative: String, display: String),
         image: (path: String?, bytes: [UInt8]?), directory: String, variant: Variant?
@@ -215,13 +217,18 @@ extension PlanBuilder {
             o.intermediate = t.inView
             return o
         }
+        // A KTX2, then level 0 again as each image beside it: the web fallback, the core source.
         var outputs: [PlannedOutput] = []
-        switch role.output {
-        case .ktx2:
+        if let kind = role.output.imageKind {
+            outputs.append(output(kind.row.extensions[0], kind.imageFormat!, levels: 1))
+        } else {
             outputs.append(output("ktx2", .texture(.ktx2), levels: levels))
-            if spec.fallback { outputs.append(output(plainFormat == .jpeg ? "jpg" : "png", plainFormat, levels: 1)) }
-        case .png: outputs.append(output("png", .png, levels: 1))
-        case .jpeg: outputs.append(output("jpg", .jpeg, levels: 1))
+            if let web = role.fallback {
+                outputs.append(output(web.kind.row.extensions[0], web.kind.imageFormat!, levels: 1))
+            }
+            if role.fallback.map({ _ in role.keepSource }) ?? spec.fallback {
+                outputs.append(output(plainFormat == .jpeg ? "jpg" : "png", plainFormat, levels: 1))
+            }
         }
         let lines = pipelineStages.1 + roleLines + [textureLine, "role " + t.role.rawValue]
         let embedded = image.path == nil ? image.bytes.map { (model.relative + "#images[\(t.image)]", $0) } : nil
@@ -233,13 +240,13 @@ extension PlanBuilder {
             input: JobInput(
                 path: image.path ?? model.path, display: model.display + " " + what, alpha: p.inputAlpha,
                 pixels: (shape?.width ?? 0) * (shape?.height ?? 0)),
-            outputs: outputs, encoding: Encoding(png: png, jpeg: jpeg, texture: texture),
+            outputs: outputs, encoding: Encoding(files: files, texture: texture),
             quality: JobQuality(budget: Self.budgetName(p, variant)), reads: reads, failure: failure,
             parameters: (lines + outputs.map { "output " + $0.relative }).joined(separator: "\n"),
             work: .modelTexture(
                 ModelTexturePlan(
                     stages: stages, model: model.path, image: what, embedded: embedded,
-                    plainCopy: role.output == .ktx2 && spec.fallback)))
+                    levelZeroCopies: outputs.count - 1)))
         // Two models sharing one texture file, in the same role, share its job.
         if let known = gltfTextures[PathKey(outputs[0].path)], embedded == nil,
             case .modelTexture(let other) = jobs[known].work,
@@ -281,9 +288,11 @@ public struct ModelPlan: Sendable {
     public var textures: [Texture]
 
     public struct Texture: Sendable {
-        /// The KTX2 and the plain image (PNG or JPEG) its job writes: absolute paths.
+        /// The KTX2, the plain image (PNG or JPEG) and the web image (WebP or AVIF) its job
+        /// writes: absolute paths.
         public var basisu: String?
         public var plain: String?
+        public var web: String?
         /// The job (plan index) and how messages name it: `images[2] (normal)`.
         public var job: Int
         public var display: String
@@ -300,6 +309,7 @@ public struct ModelTexturePlan: Sendable {
     /// The image's bytes when the model embeds it (a GLB's buffer view, a `data:` URI), read when
     /// planning, and the name its digest goes by in the key.
     public var embedded: (name: String, bytes: [UInt8])?
-    /// With a fallback, level 0 is also written as the plain image.
-    public var plainCopy: Bool
+    /// Level 0 written again after the KTX2, once per image beside it (a web fallback, the core
+    /// PNG/JPEG source).
+    public var levelZeroCopies: Int
 }
