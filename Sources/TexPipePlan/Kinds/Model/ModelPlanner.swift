@@ -112,11 +112,7 @@ extension PlanBuilder {
                 return
             }
             let job = jobs[index]
-            let ktx = job.outputs.first { $0.format == .texture(.ktx2) }
-            let plain = job.outputs.first { $0.format == .png || $0.format == .jpeg }
-            let web = job.outputs.first { $0.format == .webp || $0.format == .avif }
-            textures.append(
-                ModelPlan.Texture(basisu: ktx?.path, plain: plain?.path, web: web?.path, job: index, display: what))
+            textures.append(ModelPlan.Texture(job.outputs, job: index, display: what))
             for o in job.outputs where !reads.contains(o.path) { reads.append(o.path) }
             canonical.append("texture \(what) " + job.outputs.map(\.relative).joined(separator: " "))
         }
@@ -296,6 +292,13 @@ public struct ModelPlan: Sendable {
         /// The job (plan index) and how messages name it: `images[2] (normal)`.
         public var job: Int
         public var display: String
+
+        /// The files of a texture job's `outputs`, by their kinds.
+        init(_ outputs: [PlannedOutput], job: Int, display: String) {
+            func path(_ kinds: [ImageFormat]) -> String? { outputs.first { kinds.contains($0.format) }?.path }
+            (basisu, plain, web) = (path([.ktx2]), path([.png, .jpeg]), path([.webp, .avif]))
+            (self.job, self.display) = (job, display)
+        }
     }
 }
 
