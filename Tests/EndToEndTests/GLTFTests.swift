@@ -246,7 +246,8 @@ struct GLTFTests {
     /// What the glTF 2.0 specification requires of the parts texpipe writes: buffers, views,
     /// accessors (bounds and alignment), images (one source, a mimeType for a view, bytes that
     /// are what the mimeType says), textures (core sources PNG/JPEG, KHR_texture_basisu sources
-    /// KTX2), indices in range and every extension used declared.
+    /// KTX2, EXT_texture_webp sources WebP, EXT_texture_avif sources AVIF; a texture without a core
+    /// source requires each of its extensions), indices in range and every extension used declared.
     static func problems(_ path: String) throws -> [String] {
         var (json, bin, problems) = try read(path)
         let folder = (path as NSString).deletingLastPathComponent
@@ -328,7 +329,12 @@ struct GLTFTests {
                 ? "image/png"
                 : data.starts(with: [0xFF, 0xD8])
                     ? "image/jpeg"
-                    : data.starts(with: [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB]) ? "image/ktx2" : "?"
+                    : data.starts(with: [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB])
+                        ? "image/ktx2"
+                        // RIFF….WEBP (RFC 9649); an ftyp box of brand avif (AVIF §9.2).
+                        : data.count > 12 && data.starts(with: Array("RIFF".utf8)) && Array(data[8..<12]) == Array("WEBP".utf8)
+                            ? "image/webp"
+                            : data.count > 12 && Array(data[4..<12]) == Array("ftypavif".utf8) ? "image/avif" : "?"
             if let m = image["mimeType"] as? String, m != sniffed {
                 problems.append("images[\(k)] is \(sniffed), says \(m)")
             }
@@ -344,14 +350,20 @@ struct GLTFTests {
                     problems.append("textures[\(k)].source is not a PNG or JPEG image")
                 }
             }
-            if let b = (t["extensions"] as? [String: Any])?["KHR_texture_basisu"] as? [String: Any] {
-                if !used.contains("KHR_texture_basisu") { problems.append("KHR_texture_basisu not declared") }
-                if !mime.indices.contains(b["source"] as? Int ?? -1) || mime[b["source"] as! Int] != "image/ktx2" {
-                    problems.append("textures[\(k)] KHR_texture_basisu source is not KTX2")
+            let required = Set(json["extensionsRequired"] as? [String] ?? [])
+            var sources = t["source"] == nil ? 0 : 1
+            for (name, kind) in [
+                ("KHR_texture_basisu", "image/ktx2"), ("EXT_texture_webp", "image/webp"), ("EXT_texture_avif", "image/avif"),
+            ] {
+                guard let e = (t["extensions"] as? [String: Any])?[name] as? [String: Any] else { continue }
+                sources += 1
+                if !used.contains(name) { problems.append("\(name) not declared") }
+                if t["source"] == nil && !required.contains(name) { problems.append("\(name) not required without a source") }
+                if !mime.indices.contains(e["source"] as? Int ?? -1) || mime[e["source"] as! Int] != kind {
+                    problems.append("textures[\(k)] \(name) source is not \(kind)")
                 }
-            } else if t["source"] == nil {
-                problems.append("textures[\(k)] has no source")
             }
+            if sources == 0 { problems.append("textures[\(k)] has no source") }
         }
         for (m, material) in list("materials").enumerated() {
             for index in textureIndices(material) where !list("textures").indices.contains(index) {
@@ -382,6 +394,8 @@ struct GLTFTests {
         struct TextureInfo: Decodable {
             var source: Int?
             var basisu: Int?
+            var webp: Int?
+            var avif: Int?
         }
         var extensionsUsed: [String]
         var extensionsRequired: [String]

@@ -141,3 +141,49 @@ public enum ASTCTool {
         return try decode(t.path + "/ref.astc", in: t)
     }
 }
+
+/// Debian's `webp` and `libavif-bin` tools (cwebp, avifenc): the same libraries as texpipe, driven
+/// as scripts drive them — the reference encoders of the WebP and AVIF tests.
+public enum WebTools {
+    public static func path(_ tool: String) -> String? {
+        ["/usr/bin/" + tool, "/usr/local/bin/" + tool].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+    public static var available: Bool { path("cwebp") != nil && path("avifenc") != nil && path("avifdec") != nil }
+
+    /// Runs `tool` with `args`; a non-zero exit throws with its stderr.
+    public static func run(_ tool: String, _ args: [String]) throws {
+        guard let path = path(tool) else { throw MissingReference(name: tool) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        let err = Pipe()
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = err
+        try p.run()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw Python.Failure(status: p.terminationStatus, stderr: String(decoding: e, as: UTF8.self))
+        }
+    }
+
+    /// The RGBA8 pixels Pillow decodes from `file` (its first frame), with its size: Pillow's
+    /// wheel carries its own libwebp and libavif (Tests/TexPipeTestSupport/web_reference.py).
+    public static func pillow(_ file: String, _ how: String = "decode") throws -> (width: Int, height: Int, rgba: [UInt8]) {
+        let out = file + ".pillow.rgba"
+        let said = String(decoding: try Python.run([Python.script("web_reference.py"), how, file, out]), as: UTF8.self)
+        let size = said.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        let rgba = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        try? FileManager.default.removeItem(atPath: out)
+        return (size[0], size[1], rgba)
+    }
+
+    /// What Debian's avifdec decodes from an AVIF at 16 bits (RGBA16).
+    public static func avifdec16(_ file: String) throws -> [UInt16] {
+        let out = file + ".avifdec.rgba"
+        _ = try Python.run([Python.script("web_reference.py"), "decode16", file, out])
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        try? FileManager.default.removeItem(atPath: out)
+        return stride(from: 0, to: data.count, by: 2).map { UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8 }
+    }
+}

@@ -67,8 +67,11 @@ def main():
         accessors.append(hashlib.sha256(elements).hexdigest())
     textures = []
     for t in g.textures:
-        basisu = (t.extensions or {}).get("KHR_texture_basisu")
-        textures.append({"source": t.source, "basisu": basisu["source"] if basisu else None})
+        ext = t.extensions or {}
+        def source(name):
+            return ext[name]["source"] if name in ext else None
+        textures.append({"source": t.source, "basisu": source("KHR_texture_basisu"),
+                         "webp": source("EXT_texture_webp"), "avif": source("EXT_texture_avif")})
     print(json.dumps({
         "extensionsUsed": g.extensionsUsed, "extensionsRequired": g.extensionsRequired,
         "nodes": len(g.nodes), "meshes": len(g.meshes), "materials": [m.name for m in g.materials],
