@@ -211,7 +211,9 @@ public struct TextureFile: Sendable {
         self.data = data
         if scheme == 1 {
             basisLZ = try Self.basisLZ(
-                bytes, Int(sgdOffset), Int(sgdLength), images: count * layers, levelBytes: data.map(\.count),
+                // Without global data (length 0) its offset may be anything: the reader refuses the
+                // empty data before it reads at the offset.
+                bytes, Int(clamping: sgdOffset), Int(sgdLength), images: count * layers, levelBytes: data.map(\.count),
                 layers: layers, format: format)
         }
     }
