@@ -332,7 +332,8 @@ struct GLTFTests {
                     : data.starts(with: [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB])
                         ? "image/ktx2"
                         // RIFF….WEBP (RFC 9649); an ftyp box of brand avif (AVIF §9.2).
-                        : data.count > 12 && data.starts(with: Array("RIFF".utf8)) && Array(data[8..<12]) == Array("WEBP".utf8)
+                        : data.count > 12 && data.starts(with: Array("RIFF".utf8))
+                            && Array(data[8..<12]) == Array("WEBP".utf8)
                             ? "image/webp"
                             : data.count > 12 && Array(data[4..<12]) == Array("ftypavif".utf8) ? "image/avif" : "?"
             if let m = image["mimeType"] as? String, m != sniffed {
@@ -353,12 +354,15 @@ struct GLTFTests {
             let required = Set(json["extensionsRequired"] as? [String] ?? [])
             var sources = t["source"] == nil ? 0 : 1
             for (name, kind) in [
-                ("KHR_texture_basisu", "image/ktx2"), ("EXT_texture_webp", "image/webp"), ("EXT_texture_avif", "image/avif"),
+                ("KHR_texture_basisu", "image/ktx2"), ("EXT_texture_webp", "image/webp"),
+                ("EXT_texture_avif", "image/avif"),
             ] {
                 guard let e = (t["extensions"] as? [String: Any])?[name] as? [String: Any] else { continue }
                 sources += 1
                 if !used.contains(name) { problems.append("\(name) not declared") }
-                if t["source"] == nil && !required.contains(name) { problems.append("\(name) not required without a source") }
+                if t["source"] == nil && !required.contains(name) {
+                    problems.append("\(name) not required without a source")
+                }
                 if !mime.indices.contains(e["source"] as? Int ?? -1) || mime[e["source"] as! Int] != kind {
                     problems.append("textures[\(k)] \(name) source is not \(kind)")
                 }

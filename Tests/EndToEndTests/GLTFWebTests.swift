@@ -52,7 +52,8 @@ struct GLTFWebTests {
             let both = w.path + "/out/both/\(model).glb"
             #expect(try GLTFTests.problems(both) == [], "\(model)")
             let b = try GLTFTests.summary(both, images: scratch + "/both-\(model)")
-            #expect(Set(b.extensionsUsed).isSuperset(of: ["KHR_texture_basisu", "EXT_texture_webp", "EXT_texture_avif"]))
+            #expect(
+                Set(b.extensionsUsed).isSuperset(of: ["KHR_texture_basisu", "EXT_texture_webp", "EXT_texture_avif"]))
             #expect(Set(b.extensionsRequired) == ["KHR_texture_basisu", "EXT_texture_avif"], "\(b.extensionsRequired)")
             let colour = b.textures.filter { $0.webp != nil }
             #expect(!colour.isEmpty && colour.allSatisfy { $0.source != nil && $0.basisu != nil })
@@ -95,7 +96,8 @@ struct GLTFWebTests {
             """#)
         let r = try CLI.run(["validate", "pipeline.json"], in: w.path)
         #expect(r.status == 2)
-        #expect(r.stderr.contains("pipelines[0].gltf.roles.color.fallback: a fallback goes beside a KTX2"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("pipelines[0].gltf.roles.color.fallback: a fallback goes beside a KTX2"), "\(r.stderr)")
         #expect(r.stderr.contains("pipelines[0].gltf.roles.normal.keepSource: keepSource says whether"))
         #expect(r.stderr.contains("pipelines[0].gltf.roles.data.fallback"))
     }

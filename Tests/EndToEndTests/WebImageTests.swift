@@ -65,7 +65,8 @@ struct WebImageTests {
         // The lossless WebP of the straightened disc is the source again, within what premultiplying
         // to 8 bits keeps of a colour under alpha a (c' = round(c · a / 255): 255 / 2a).
         let disc = try ImageDecoder.decode([UInt8](first["soft/disc.webp"]!))
-        let source = try ImageDecoder.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: w.path + "/soft/disc.png"))))
+        let source = try ImageDecoder.decode(
+            [UInt8](try Data(contentsOf: URL(fileURLWithPath: w.path + "/soft/disc.png"))))
         guard case .rgba8(let a) = disc.pixels, case .rgba8(let b) = source.pixels else { throw CancellationError() }
         for i in stride(from: 0, to: a.count, by: 4) where b[i + 3] > 0 {
             let slack = 255 / (2 * Int(b[i + 3])) + 1
@@ -82,7 +83,8 @@ struct WebImageTests {
         #expect(third.stdout.contains("41 jobs: 41 ok (28 up to date), 0 failed"), "\(third.stdout)")
         // A gate the encoder cannot meet fails the job with its line; the file is still written.
         w.manifest(
-            edited.replacingOccurrences(of: #""quality": 60 }, "check": { "minPSNR": 25 }"#,
+            edited.replacingOccurrences(
+                of: #""quality": 60 }, "check": { "minPSNR": 25 }"#,
                 with: #""quality": 1 }, "check": { "minPSNR": 45 }"#))
         let failed = try CLI.run(["run", "--no-progress"], in: w.path)
         #expect(failed.status == 1)
@@ -112,8 +114,10 @@ struct WebImageTests {
     func chromiumDecodesEveryFileAsTheLibrariesDo() throws {
         let w = try Self.workspace()
         _ = try CLI.run(["run", "--no-progress"], in: w.path)
-        let files = ["webp/a-spades.webp", "avif/a-spades.avif", "soft/disc.webp", "soft/disc.avif", "webp/q-clubs.webp"]
-            .map { w.path + "/out/" + $0 }
+        let files = [
+            "webp/a-spades.webp", "avif/a-spades.avif", "soft/disc.webp", "soft/disc.avif", "webp/q-clubs.webp",
+        ]
+        .map { w.path + "/out/" + $0 }
         let out = w.path + "/chromium.txt"
         let r = try CLI.run(
             [Self.webScript, "chromium", out] + files, in: "/", wrapper: EndToEndReference.python, bareCommand: true)

@@ -49,10 +49,14 @@ struct WebAVIFTests {
             let image = try ImageDecoder.decode(try Self.file(name))
             for (settings, flags) in [
                 (WebPSettings.standard, ["-q", "90", "-m", "4", "-alpha_q", "100"]),
-                (WebPSettings(quality: 40, lossless: false, method: 6, alphaQuality: 50),
-                 ["-q", "40", "-m", "6", "-alpha_q", "50"]),
-                (WebPSettings(quality: 75, lossless: true, method: 4, alphaQuality: 100),
-                 ["-lossless", "-exact", "-q", "75", "-m", "4"]),
+                (
+                    WebPSettings(quality: 40, lossless: false, method: 6, alphaQuality: 50),
+                    ["-q", "40", "-m", "6", "-alpha_q", "50"]
+                ),
+                (
+                    WebPSettings(quality: 75, lossless: true, method: 4, alphaQuality: 100),
+                    ["-lossless", "-exact", "-q", "75", "-m", "4"]
+                ),
             ] {
                 try WebTools.run("cwebp", ["-quiet"] + flags + [source, "-o", t.path + "/ref.webp"])
                 let mine = try WebP.encode(image, settings)
@@ -70,23 +74,34 @@ struct WebAVIFTests {
         for name in ["source-rgba.png", "source-rgb16.png"] {
             let image = try ImageDecoder.decode(try Self.file(name))
             for (settings, flags) in [
-                (AVIFSettings.standard, ["-s", "6", "--min", "13", "--max", "13", "--minalpha", "0", "--maxalpha", "0"]),
-                (AVIFSettings(quality: 50, speed: 8, alphaQuality: 60, depth: nil, subsampling: .yuv444),
-                 ["-s", "8", "--min", "32", "--max", "32", "--minalpha", "25", "--maxalpha", "25"]),
-                (AVIFSettings(quality: 90, speed: 9, alphaQuality: 100, depth: 12, subsampling: .yuv444),
-                 ["-s", "9", "-d", "12", "--min", "6", "--max", "6", "--minalpha", "0", "--maxalpha", "0"]),
-                (AVIFSettings(quality: 70, speed: 7, alphaQuality: 100, depth: nil, subsampling: .yuv420),
-                 ["-s", "7", "-y", "420", "--min", "19", "--max", "19", "--minalpha", "0", "--maxalpha", "0"]),
+                (
+                    AVIFSettings.standard,
+                    ["-s", "6", "--min", "13", "--max", "13", "--minalpha", "0", "--maxalpha", "0"]
+                ),
+                (
+                    AVIFSettings(quality: 50, speed: 8, alphaQuality: 60, depth: nil, subsampling: .yuv444),
+                    ["-s", "8", "--min", "32", "--max", "32", "--minalpha", "25", "--maxalpha", "25"]
+                ),
+                (
+                    AVIFSettings(quality: 90, speed: 9, alphaQuality: 100, depth: 12, subsampling: .yuv444),
+                    ["-s", "9", "-d", "12", "--min", "6", "--max", "6", "--minalpha", "0", "--maxalpha", "0"]
+                ),
+                (
+                    AVIFSettings(quality: 70, speed: 7, alphaQuality: 100, depth: nil, subsampling: .yuv420),
+                    ["-s", "7", "-y", "420", "--min", "19", "--max", "19", "--minalpha", "0", "--maxalpha", "0"]
+                ),
             ] {
                 // texpipe writes a 16-bit image at 10 bits unless told: avifenc is told the same.
                 let depth = settings.depth == nil ? ["-d", "\(settings.depth(for: image.depth))"] : []
-                try WebTools.run("avifenc", ["-j", "1"] + depth + flags + [Self.fixtures + name, t.path + "/ref.avif"])
+                try WebTools.run(
+                    "avifenc", ["-j", "1"] + depth + flags + [Self.fixtures + name, t.path + "/ref.avif"])
                 let mine = try AVIF.encode(image, settings)
                 let ref = t.read("ref.avif")
                 if settings.subsampling == .yuv444 {
                     #expect(mine == ref, "\(name) \(flags)")
                 } else {
-                    #expect(abs(mine.count - ref.count) * 50 <= ref.count, "\(name): \(mine.count) against \(ref.count)")
+                    #expect(
+                        abs(mine.count - ref.count) * 50 <= ref.count, "\(name): \(mine.count) against \(ref.count)")
                     let source = Self.rgba8(image)
                     let a = Self.opaquePSNR(source, Self.rgba8(try ImageDecoder.decode(mine)))
                     let b = Self.opaquePSNR(source, Self.rgba8(try ImageDecoder.decode(ref)))
@@ -176,7 +191,10 @@ struct WebAVIFTests {
         for name in ["animated.webp", "sequence.avif"] {
             var warnings: [String] = []
             let image = try ImageDecoder.decode(try Self.file(name), path: name, warn: { warnings.append($0) })
-            #expect(warnings == ["an animated \(name.hasSuffix("webp") ? "WebP" : "AVIF") of 3 frames: texpipe reads its first frame"])
+            #expect(
+                warnings == [
+                    "an animated \(name.hasSuffix("webp") ? "WebP" : "AVIF") of 3 frames: texpipe reads its first frame"
+                ])
             let ref = try WebTools.pillow(Self.fixtures + name)
             #expect(Self.largestDifference(Self.rgba8(image), ref.rgba) <= (name.hasSuffix("webp") ? 0 : 1))
         }

@@ -169,7 +169,9 @@ public enum WebTools {
 
     /// The RGBA8 pixels Pillow decodes from `file` (its first frame), with its size: Pillow's
     /// wheel carries its own libwebp and libavif (Tests/TexPipeTestSupport/web_reference.py).
-    public static func pillow(_ file: String, _ how: String = "decode") throws -> (width: Int, height: Int, rgba: [UInt8]) {
+    public static func pillow(_ file: String, _ how: String = "decode") throws -> (
+        width: Int, height: Int, rgba: [UInt8]
+    ) {
         let out = file + ".pillow.rgba"
         let said = String(decoding: try Python.run([Python.script("web_reference.py"), how, file, out]), as: UTF8.self)
         let size = said.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }

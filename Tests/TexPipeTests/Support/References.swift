@@ -16,6 +16,7 @@ extension Reference {
             ("python3 ispc_texcomp", Python.has("ispc_texcomp")), ("python3 py360convert", Python.has("py360convert")),
             ("python3 numpy", Python.has("numpy")), ("python3 freetype-py", Python.has("freetype")),
             ("chromium (WebGL 2)", FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")),
+            ("cwebp, avifenc and avifdec", WebTools.available),
         ]
     }
 }
