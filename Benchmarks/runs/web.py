@@ -11,7 +11,8 @@ Encoding, each round alternating texpipe and the tool (the VM drifts; medians ar
     against `avifenc -j 1 -s 6 --min 13 --max 13 --minalpha 0 --maxalpha 0`;
   - texpipe `run --jobs 1` pinned to one core, and `--jobs 2` on both, its cache removed; the tool
     pinned to one core, a process per file; bytes totalled, and whether each file is the tool's.
-Quality, from the files written (Pillow decodes, scikit-image's SSIM, PSNR over RGB here):
+Quality, from the files written (Pillow decodes, scikit-image's SSIM, PSNR over RGB here, both on
+colour times alpha: what is seen, so the colour under transparent texels does not count):
   - WebP q90 against the corpus PNG bytes and its PSNR; AVIF q80's bytes against WebP's;
   - AVIF at equal SSIM: the corpus's mean SSIM of WebP q90, and the lowest AVIF quality (of a sweep)
     whose mean SSIM reaches it, with its bytes.
@@ -34,6 +35,7 @@ import compare_peers  # noqa: E402
 
 WORK = os.path.join(ROOT, ".build-bench", "web")
 TEXPIPE = os.path.join(ROOT, ".build", "release", "texpipe")
+SWEEP = [30, 40, 50, 60, 70, 80]
 
 
 def timed(cmd, cwd=None):
@@ -70,11 +72,15 @@ def tool_run(files, command):
 
 
 def quality(source, decoded_path):
+    """PSNR and SSIM of what is seen: colour times alpha (premultiplied), so the colour under
+    transparent texels — which lossy WebP does not keep — counts for nothing, as on screen."""
     import numpy as np
     from PIL import Image
     from skimage.metrics import structural_similarity
     a = np.asarray(Image.open(source).convert("RGBA")).astype(np.float64)
     b = np.asarray(Image.open(decoded_path).convert("RGBA")).astype(np.float64)
+    a[..., :3] *= a[..., 3:] / 255
+    b[..., :3] *= b[..., 3:] / 255
     mse = ((a[..., :3] - b[..., :3]) ** 2).mean()
     psnr = 99.0 if mse == 0 else 10 * np.log10(255 * 255 / mse)
     ssim = statistics.mean(
@@ -144,7 +150,7 @@ def quality_section(files, skip_sweep, out):
           f"PSNR {avif[1]:.2f} dB, SSIM {avif[3]:.4f}", flush=True)
     if not skip_sweep:
         sweep = []
-        for quality_setting in [40, 50, 60, 70, 80]:
+        for quality_setting in SWEEP:
             folder = os.path.join(WORK, "avif-q%d" % quality_setting)
             manifest(folder, "avif", {"quality": quality_setting})
             texpipe_run(folder, 2)
@@ -196,6 +202,7 @@ def main():
     a = argparse.ArgumentParser()
     a.add_argument("--rounds", type=int, default=3)
     a.add_argument("--skip-sweep", action="store_true")
+    a.add_argument("--only", choices=["encode", "quality", "decode"])
     args = a.parse_args()
     files = compare_peers.corpus()
     for ext in ("webp", "avif"):
@@ -203,16 +210,19 @@ def main():
         link = os.path.join(WORK, ext, "in")
         if not os.path.exists(link):
             os.symlink(os.path.dirname(files[0]), link)
-    for q in (40, 50, 60, 70, 80):
+    for q in SWEEP:
         folder = os.path.join(WORK, "avif-q%d" % q)
         os.makedirs(folder, exist_ok=True)
         if not os.path.exists(os.path.join(folder, "in")):
             os.symlink(os.path.dirname(files[0]), os.path.join(folder, "in"))
     print(f"{len(files)} textures, {compare_peers.megapixels(files):.1f} MP", flush=True)
     out = {}
-    encode_section(files, args.rounds, out)
-    quality_section(files, args.skip_sweep, out)
-    decode_section(args.rounds, out)
+    if args.only in (None, "encode"):
+        encode_section(files, args.rounds, out)
+    if args.only in (None, "quality"):
+        quality_section(files, args.skip_sweep, out)
+    if args.only in (None, "decode"):
+        decode_section(args.rounds, out)
     json.dump(out, open(os.path.join(WORK, "results.json"), "w"), indent=2)
 
 

@@ -85,29 +85,32 @@ extension Runner {
                     // A lossy file (JPEG, WebP, AVIF) is decoded back and measured against the
                     // image encoded.
                     let row = output.format.kind.row
-                    var image = row.lossy ? group[0] : group.removeLast()
-                    if row.straightAlpha && image.alpha == .premultiplied {
-                        image = Unpremultiply.straightened(image, rows: rows)
+                    if row.straightAlpha && group[0].alpha == .premultiplied {
+                        group = [Unpremultiply.straightened(group.removeLast(), rows: rows)]
                         result.notes.append(EngineMessage.unpremultiplied(output.relative, row.name))
                     }
+                    // The encoder takes the only reference when nothing is measured after it, so
+                    // it can free the pixels as it goes (docs/performance.md "Memory").
+                    let image = row.lossy ? group[0] : group.removeLast()
                     let metrics = row.lossy ? Self.withMap(metrics, options, &sink) : metrics
                     let written = try ImageEncoder.encode(image, as: output.format, job.encoding.files, rows: rows)
                     bytes = written.bytes
                     measure.format = output.format.kind.rawValue
                     measure.gpuBytes = written.gpuBytes
                     if row.lossy && measureQuality {
+                        let source = group[0]
                         let back = TextureEncoder.rgba8(try ImageDecoder.decode(bytes, path: output.path))
-                        let source = TextureEncoder.rgba8(image)
+                        let texels = TextureEncoder.rgba8(source)
                         // Alpha is measured where the file holds it (a WebP or AVIF of a non-opaque image).
                         let alpha =
-                            row.straightAlpha && image.layout == .rgba
-                            && image.alphaStatistics().min < (1 << image.depth) - 1
+                            row.straightAlpha && source.layout == .rgba
+                            && source.alphaStatistics().min < (1 << source.depth) - 1
                         measure.psnr = [
                             Quality.measured(
                                 LevelQuality(
-                                    rgb: Quality.psnr(source, back, channels: 0...2),
-                                    alpha: alpha ? Quality.psnr(source, back, channels: 3...3) : nil), source, back,
-                                width: image.width, height: image.height, channels: alpha ? .rgba : .rgb, metrics)
+                                    rgb: Quality.psnr(texels, back, channels: 0...2),
+                                    alpha: alpha ? Quality.psnr(texels, back, channels: 3...3) : nil), texels, back,
+                                width: source.width, height: source.height, channels: alpha ? .rgba : .rgb, metrics)
                         ]
                     }
                 case .lut, .model:

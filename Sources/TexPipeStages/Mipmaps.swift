@@ -32,7 +32,7 @@ public struct Mipmaps: Stage {
     public var makesNormalMap: Bool { normals }
     /// A box chain, unless a 2D-only parameter asks for more than a volume's box can do.
     public var volumeChain: VolumeChain? {
-        guard !normals, coverage == nil, layout != .strip, !bleed else { return nil }
+        guard !normals, coverage == nil, layout != .strip, !bleed, roughnessFrom == nil else { return nil }
         return VolumeChain(levels: levels, minSize: minSize, colorSpace: colorSpace)
     }
     public static let identity = #"{"levels": 1}"#
@@ -56,6 +56,7 @@ public struct Mipmaps: Stage {
             doc: "RGB is a unit normal: filtered in linear, renormalized per texel below level 0"),
         .boolean("bleed", default: false, doc: "bleed every straight-alpha level after filtering"),
         ResamplingParameters.edge,
+        RoughnessFrom.parameter,
     ]
 
     public enum Layout: String, Sendable, CaseIterable { case files, strip, texture }
@@ -69,6 +70,8 @@ public struct Mipmaps: Stage {
     public var normals: Bool
     public var bleed: Bool
     public var edge: EdgeMode
+    /// Roughness raised in every level below 0 by a normal map's variance (`Mipmaps+Roughness.swift`).
+    public var roughnessFrom: RoughnessFrom?
 
     /// Every parameter at the table's default.
     public init() { self.init(.defaults(of: Self.parameters)) }
@@ -85,6 +88,11 @@ public struct Mipmaps: Stage {
         if normals { colorSpace = .linear }
         bleed = a.boolean("bleed")
         edge = a.choice("edge", as: EdgeMode.self)
+        roughnessFrom = a.object("roughnessFrom").map(RoughnessFrom.init)
+    }
+
+    public var reads: [Resource] {
+        roughnessFrom.map { [.image(path: $0.normals, label: "roughnessFrom.normals", sameSize: false)] } ?? []
     }
 
     /// The sizes of the chain for a w × h level 0.
@@ -105,6 +113,12 @@ public struct Mipmaps: Stage {
             throw StageError(.needsKnownSize)
         }
         if bleed { try input.requireAlpha(.straight, for: "mipmaps with \"bleed\": true") }
+        if roughnessFrom != nil {
+            try input.requireAlpha(.straight, for: "mipmaps with \"roughnessFrom\"")
+            if input.isHDR || input.cube || layout == .strip {
+                throw StageError(.roughnessFromNeeds)
+            }
+        }
         if input.cube {
             guard layout != .strip else { throw StageError(.notOnCube(stage: "mipmaps with layout \"strip\"")) }
             var face = input
@@ -168,6 +182,10 @@ public struct Mipmaps: Stage {
         }
         if normals {
             for n in levels.indices.dropFirst() { levels[n] = Self.renormalized(levels[n]) }
+        }
+        if let r = roughnessFrom {
+            let map = try context.image(r.normals, label: "roughnessFrom.normals")
+            for n in levels.indices.dropFirst() { levels[n] = r.adjusted(levels[n], normalMap: map) }
         }
         if bleed { levels = levels.map { Bleed().bled($0).image } }
         for n in levels.indices {

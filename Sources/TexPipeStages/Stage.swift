@@ -71,6 +71,9 @@ public protocol Stage: Sendable {
     /// conformance test every stage passes is derived from the registry and this alone.
     static var identity: String { get }
     static var identityApplications: Int { get }
+    /// The 3×2 image (RGBA rows) the identity holds on, when not the conformance test's opaque
+    /// picture: a stage that reads or makes normal maps is unchanged only on a normal map.
+    static var identityInput: [[Int]]? { get }
     /// Whether the stage is defined on HDR (linear Float) images (docs/hdr.md). The planner refuses
     /// any other stage on an HDR image, naming it, before anything runs.
     static var takesHDR: Bool { get }
@@ -166,6 +169,7 @@ public struct StageContext: Sendable {
 extension Stage {
     public var name: String { Self.name }
     public static var identityApplications: Int { 1 }
+    public static var identityInput: [[Int]]? { nil }
     public static var takesHDR: Bool { false }
     public static var takesCube: Bool { false }
     public static var makesLevels: Bool { false }
@@ -191,6 +195,9 @@ public enum StageRegistry {
         AlphaSplit.self,
         AlphaMerge.self,
         Mipmaps.self,
+        NormalFromHeight.self,
+        NormalAdjust.self,
+        NormalBlend.self,
         Resize.self,
         Rotate.self,
         Shadow.self,

@@ -27,6 +27,7 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
     case needsKnownSize
     case resizeScaleAndSize
     case resizeNeedsSize
+    case roughnessFromNeeds
 
     public var description: String {
         switch self {
@@ -44,6 +45,8 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
             "cubemap takes an equirectangular image, twice as wide as high; this one is \(w)×\(h)"
         case .hdrSourceNeedsHDR(let slot):
             "\(slot): an HDR image packs only into an HDR one (an .exr or .hdr input); convert it to PNG first"
+        case .roughnessFromNeeds:
+            "roughnessFrom raises the roughness of an 8/16-bit 2D chain of levels (not an HDR image, a cube map or a strip)"
         case .tonemapNeedsHDR:
             "the image is already 8/16-bit (tonemap takes HDR images: .exr or .hdr inputs); remove it"
         case .notLoaded(let label, let path): "\(label): \(path) was not loaded"

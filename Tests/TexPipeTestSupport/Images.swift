@@ -129,3 +129,17 @@ public func randomImage(_ w: Int, _ h: Int, depth: Int, seed: UInt64, opaque: Bo
 public var exrBytes: [UInt8] {
     (try? EXR.encode(Image(width: 4, height: 2, pixels: .rgbaF32([Float](repeating: 2, count: 32))))) ?? []
 }
+
+/// Row bands of `bandRows` rows run one after another: what a scheduler lending cores does to a
+/// banded kernel, in order (a kernel must give the same bytes however its rows are banded).
+public struct TestRows: RowScheduler {
+    public let bandRows: Int
+    public init(bandRows: Int) { self.bandRows = bandRows }
+    public func forEachBand(rows: Int, pixelsPerRow: Int, _ body: (Range<Int>) -> Void) {
+        var y = 0
+        while y < rows {
+            body(y..<Swift.min(rows, y + bandRows))
+            y += bandRows
+        }
+    }
+}

@@ -13,7 +13,8 @@
       bits. avifdec does no colour management of the CICP, so this is the conversion texpipe owes.
   web_reference.py chromium OUT FILE...
       Headless Chromium (Debian's chromium; the same browser that runs the WebGL tests): each file
-      an <img> awaited with decode(), drawn to a 2D canvas its size and read back with getImageData;
+      an <img> of the page, drawn to a 2D canvas its size on the page's load and read back with
+      getImageData;
       OUT gets, per file, "W H" and a line of base64 RGBA8. A page error exits 1 with its words.
 """
 import base64
@@ -108,42 +109,50 @@ def p3_to_srgb(px):
     return np.concatenate([rgb, alpha], axis=1).astype(np.uint8).tobytes()
 
 
-PAGE = """<!doctype html><html><body><pre id="out">running</pre><script>
-const files = %s;
-const out = document.getElementById("out");
-(async () => {
-  const parts = [];
-  for (const f of files) {
-    const img = new Image();
-    img.src = "data:" + f.mime + ";base64," + f.data;
-    await img.decode();
-    const c = document.createElement("canvas");
-    c.width = img.naturalWidth;
-    c.height = img.naturalHeight;
-    const ctx = c.getContext("2d", {colorSpace: "srgb"});
-    ctx.drawImage(img, 0, 0);
-    const px = ctx.getImageData(0, 0, c.width, c.height).data;
-    let s = "";
-    for (let i = 0; i < px.length; i += 8192) s += String.fromCharCode.apply(null, px.subarray(i, i + 8192));
-    parts.push(c.width + " " + c.height + "\\n" + btoa(s));
+# The images are <img> elements of the page itself: its load event waits for every one of them, and
+# the handler draws each to a canvas and reads it back synchronously, before --dump-dom serializes
+# the page. (A script awaiting decode() raced the dump: virtual time does not wait for decoders.)
+# The canvas is the software one (--disable-accelerated-2d-canvas): on SwiftShader the accelerated
+# canvas draws an opaque lossy WebP from its YUV planes through a shader of its own, 2 levels off
+# libwebp's RGB.
+PAGE = """<!doctype html><html><body><pre id="out">running</pre>%s<script>
+window.addEventListener("load", () => {
+  const out = document.getElementById("out");
+  try {
+    const parts = [];
+    for (const img of document.querySelectorAll("img")) {
+      if (!img.complete || img.naturalWidth === 0) throw new Error("could not decode " + img.id);
+      const c = document.createElement("canvas");
+      c.width = img.naturalWidth;
+      c.height = img.naturalHeight;
+      const ctx = c.getContext("2d", {colorSpace: "srgb"});
+      ctx.drawImage(img, 0, 0);
+      const px = ctx.getImageData(0, 0, c.width, c.height).data;
+      let s = "";
+      for (let i = 0; i < px.length; i += 8192) s += String.fromCharCode.apply(null, px.subarray(i, i + 8192));
+      parts.push(c.width + " " + c.height + "\\n" + btoa(s));
+    }
+    out.textContent = "OK\\n" + parts.join("\\n");
+  } catch (e) {
+    out.textContent = "ERROR " + e;
   }
-  out.textContent = "OK\\n" + parts.join("\\n");
-})().catch(e => { out.textContent = "ERROR " + e; });
+});
 </script></body></html>
 """
 
 
 def chromium(out, paths):
-    files = []
-    for p in paths:
+    images = ""
+    for k, p in enumerate(paths):
         mime = "image/avif" if p.endswith(".avif") else "image/webp"
-        files.append({"mime": mime, "data": base64.b64encode(open(p, "rb").read()).decode()})
+        data = base64.b64encode(open(p, "rb").read()).decode()
+        images += '<img id="i%d" src="data:%s;base64,%s">' % (k, mime, data)
     with tempfile.TemporaryDirectory() as tmp:
         page = os.path.join(tmp, "page.html")
-        open(page, "w").write(PAGE % json.dumps(files))
+        open(page, "w").write(PAGE % images)
         r = subprocess.run(
             ["chromium", "--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-             "--virtual-time-budget=30000", "--disable-gpu",
+             "--virtual-time-budget=30000", "--disable-accelerated-2d-canvas",
              "--user-data-dir=" + os.path.join(tmp, "profile"), "--dump-dom", "file://" + page],
             capture_output=True, text=True, timeout=180)
     dom = r.stdout
