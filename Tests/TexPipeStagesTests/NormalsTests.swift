@@ -119,20 +119,28 @@ struct NormalsTests {
         arguments: [8, 16], ["rnm", "whiteout", "udn", "linear"])
     func blendIsItsFormula(depth: Int, method: String) throws {
         let base = Self.normals(24, 20, depth: depth, seed: 11)
-        for (detail, tile) in [(Self.normals(24, 20, depth: depth, seed: 12), false), (Self.normals(7, 5, depth: depth, seed: 13), true)] {
+        for (detail, tile) in [
+            (Self.normals(24, 20, depth: depth, seed: 12), false), (Self.normals(7, 5, depth: depth, seed: 13), true),
+        ] {
             let json = #"{"detail": "d.png", "method": "\#(method)", "strength": 0.7, "tile": \#(tile)}"#
             let stage = NormalBlend(try Self.decode(json, NormalBlend.parameters))
             let got = try stage.applied(to: base, images: [stage.path: detail])[0]
-            #expect(Self.worst(got, try Self.reference("blend", [base, detail], json)) <= 1, "\(depth)-bit \(method) \(tile)")
+            #expect(
+                Self.worst(got, try Self.reference("blend", [base, detail], json)) <= 1,
+                "\(depth)-bit \(method) \(tile)")
         }
     }
 
     @Test func blendRefusesADetailOfAnotherSizeNamingBoth() throws {
         let stage = NormalBlend(path: "/t/d.png")
         #expect {
-            try stage.applied(to: Self.normals(8, 8, depth: 8, seed: 1), images: ["/t/d.png": Self.normals(4, 4, depth: 8, seed: 2)])
+            try stage.applied(
+                to: Self.normals(8, 8, depth: 8, seed: 1), images: ["/t/d.png": Self.normals(4, 4, depth: 8, seed: 2)])
         } throws: { "\($0)".contains("4×4") && "\($0)".contains("8×8") }
-        #expect(stage.reads == [.image(path: "/t/d.png", label: "detail", sameSize: true, hint: " (or \"tile\": true to repeat it)")])
+        #expect(
+            stage.reads == [
+                .image(path: "/t/d.png", label: "detail", sameSize: true, hint: " (or \"tile\": true to repeat it)")
+            ])
     }
 
     @Test(
@@ -164,7 +172,8 @@ struct NormalsTests {
         let orm = Self.heights(16, 16, depth: 8, seed: 9)
         let flat = image8(16, 16, Array(repeating: [128, 128, 255, 255], count: 256))
         let json = #"{"roughnessFrom": {"normals": "flat.png"}}"#
-        let raised = try Mipmaps(try Self.decode(json, Mipmaps.parameters)).applied(to: orm, images: ["/t/flat.png": flat])
+        let raised = try Mipmaps(try Self.decode(json, Mipmaps.parameters)).applied(
+            to: orm, images: ["/t/flat.png": flat])
         let plain = try Mipmaps().applied(to: orm)
         #expect(raised.map(\.pixels) == plain.map(\.pixels))
         // And the formula's ends: r = 1 adds nothing, r = 0 the cap 0.16.
@@ -207,7 +216,9 @@ struct NormalsTests {
         #expect(upper > lower * 1.2, "the upper half faces the light: \(upper) against \(lower)")
         // Unflipped, the DirectX map lights the dome from below.
         var (dxUpper, dxLower) = (0.0, 0.0)
-        for y in 0..<n { for x in 0..<n { if y < 20 { dxUpper += lit(dx, x, y) } else if y > 27 { dxLower += lit(dx, x, y) } } }
+        for y in 0..<n {
+            for x in 0..<n { if y < 20 { dxUpper += lit(dx, x, y) } else if y > 27 { dxLower += lit(dx, x, y) } }
+        }
         #expect(dxLower > dxUpper * 1.2)
     }
 
