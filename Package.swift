@@ -200,7 +200,7 @@ let package = Package(
             // Reference scripts, run by path (Python.script).
             exclude: [
                 "rectpack_best.py", "basisu_reference.py", "webgl_reference.py", "gltf_reference.py",
-                "metrics_reference.py",
+                "metrics_reference.py", "web_reference.py", "normals_reference.py",
             ],
             swiftSettings: tests),
         // What the tests of the planner and the layers above it share: planning a manifest in a

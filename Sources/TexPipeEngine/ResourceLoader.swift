@@ -3,6 +3,7 @@ import Synchronization
 internal import TexPipeCache
 internal import TexPipeCodecs
 internal import TexPipeFormats
+internal import TexPipeModels
 public import TexPipePixels
 internal import TexPipeStages
 
@@ -58,9 +59,12 @@ public final class ResourceLoader: Sendable {
 
     private func release(_ bytes: Int) { accounts.withLock { $0.held -= bytes } }
 
-    private func read(_ path: String) -> Result<[UInt8], FileReader.ReadError> {
+    /// The file's bytes, or why not (one line). An image a model embeds (`crate.glb#images[1]`) is
+    /// read from its model.
+    private func read(_ path: String) -> Result<[UInt8], CodecError> {
         accounts.withLock { $0.reads[PathKey(path), default: 0] += 1 }
-        return FileReader.read(path)
+        if let image = GLTFModel.referencedImageBytes(path) { return image.mapError { CodecError($0.description) } }
+        return FileReader.read(path).mapError { CodecError($0.description) }
     }
 
     /// Reads the file the first time: its digest, and its bytes while the budget allows.

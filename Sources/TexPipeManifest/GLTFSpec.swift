@@ -5,6 +5,9 @@ public import TexPipeParameters
 public struct GLTFSpec: Sendable {
     /// Keep the original image (after the role's stages) as `source` beside the KTX2.
     public var fallback = false
+    /// A material's metallicRoughness texture gets `mipmaps`' `roughnessFrom` from its normal
+    /// texture (docs/gltf.md "Roughness from normals").
+    public var roughnessFromNormals = true
     /// Every role's settings: its own key's, else its kind's, else the default.
     public var roles: [GLTFRole: RoleSpec] = [:]
 
@@ -38,6 +41,8 @@ public struct GLTFSpec: Sendable {
         public var fallback: Fallback?
         /// With a `fallback`: the core PNG/JPEG `source` kept too (neither extension required).
         public var keepSource = true
+        /// A normal role's maps are DirectX-style: flipped to glTF's OpenGL convention first.
+        public var flipY = false
         /// Where it was configured (`…gltf.roles.normal`), or the `gltf` object for a default.
         public var path: JSONPath
 
@@ -45,8 +50,8 @@ public struct GLTFSpec: Sendable {
         public func writes(_ kind: FileKind) -> Bool { output.imageKind == kind || fallback?.kind == kind }
     }
 
-    public static let keys = ["fallback", "roles"]
-    public static let roleKeys = ["stages", "texture", "output", "fallback", "keepSource"]
+    public static let keys = ["fallback", "roles", "roughnessFromNormals"]
+    public static let roleKeys = ["stages", "texture", "output", "fallback", "keepSource", "flipY"]
 
     /// The defaults a web team would choose (docs/gltf.md "Defaults").
     static func defaultStages(_ kind: GLTFRole.Kind) -> String {
@@ -79,6 +84,11 @@ extension ManifestReader {
         case nil: break
         case .bool(let b)?: spec.fallback = b
         case let v?: error(path.key("fallback"), Say.expected("true or false", found: v))
+        }
+        switch o["roughnessFromNormals"] {
+        case nil: break
+        case .bool(let b)?: spec.roughnessFromNormals = b
+        case let v?: error(path.key("roughnessFromNormals"), Say.expected("true or false", found: v))
         }
         let ext = template.split(separator: ".").last.map { $0.lowercased() } ?? ""
         if ext != "glb" && ext != "gltf" { error(path, Say.gltfNeedsModel(template)) }
@@ -138,6 +148,14 @@ extension ManifestReader {
             if fallback == nil { error(path.key("keepSource"), Say.gltfKeepSourceWithoutFallback) }
         case let v?: error(path.key("keepSource"), Say.expected("true or false", found: v))
         }
+        var flipY = false
+        switch entry["flipY"] {
+        case nil: break
+        case .bool(let b)?:
+            flipY = b
+            if kind != .normal { error(path.key("flipY"), Say.gltfFlipYOnlyNormals) }
+        case let v?: error(path.key("flipY"), Say.expected("true or false", found: v))
+        }
         // An image output holds one image: no default mip chain for it.
         let stagesJSON =
             entry["stages"]
@@ -177,7 +195,14 @@ extension ManifestReader {
             }
         }
         diagnostics += decoder.diagnostics
+        // A DirectX-style normal map is flipped to glTF's convention before anything else.
+        if flipY,
+            case .array(let list)? = try? JSONParser.parse(Array(#"[{"stage": "normal-adjust", "flipY": true}]"#.utf8))
+        {
+            stages = self.stages(.array(list), at: path, known: known) + stages
+        }
         return GLTFSpec.RoleSpec(
-            stages: stages, texture: texture, output: output, fallback: fallback, keepSource: keepSource, path: path)
+            stages: stages, texture: texture, output: output, fallback: fallback, keepSource: keepSource, flipY: flipY,
+            path: path)
     }
 }

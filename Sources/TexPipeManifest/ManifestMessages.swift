@@ -48,6 +48,8 @@ extension Say {
     static func gltfFallbackWithImage(_ output: String) -> String {
         "a fallback goes beside a KTX2; \"output\": \"\(output)\" already writes an image (remove one of them)"
     }
+    static let gltfFlipYOnlyNormals =
+        "flipY turns a DirectX-style normal map into glTF's OpenGL convention: it belongs to a normal role (normal, clearcoatNormal)"
     static let gltfKeepSourceWithoutFallback =
         "keepSource says whether the PNG/JPEG source stays beside a \"fallback\"; this role has none"
     static func gltfFormat(_ format: String) -> String {

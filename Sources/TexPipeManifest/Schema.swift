@@ -170,6 +170,12 @@ public enum ManifestSchema {
                                     "with a KTX2: level 0 also as a WebP or AVIF under its extension, so clients without KTX2 have one"
                                 ),
                             ])),
+                        "flipY": .object(
+                            object([
+                                "type": .string("boolean"), "default": .bool(false),
+                                "description": .string(
+                                    "a normal role's maps are DirectX-style: flipped to glTF's OpenGL convention first"),
+                            ])),
                         "keepSource": .object(
                             object([
                                 "type": .string("boolean"), "default": .bool(true),
@@ -195,6 +201,13 @@ public enum ManifestSchema {
                                 "type": .string("boolean"), "default": .bool(false),
                                 "description": .string(
                                     "keep the original image (after the role's stages) as the texture's source"),
+                            ])),
+                        "roughnessFromNormals": .object(
+                            object([
+                                "type": .string("boolean"), "default": .bool(true),
+                                "description": .string(
+                                    "a material's metallicRoughness texture gets mipmaps' roughnessFrom from its normal texture"
+                                ),
                             ])),
                         "roles": .object(
                             object([

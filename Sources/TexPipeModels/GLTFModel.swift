@@ -355,3 +355,39 @@ public struct GLTFModel: Sendable {
         return out
     }
 }
+
+extension GLTFModel {
+    /// A path naming one image of a model, `/abs/crate.glb#images[3]`: how a stage's resource names
+    /// an image the model embeds (`mipmaps`' `roughnessFrom` of a glTF material's normal map).
+    public static func imageReference(_ model: String, image: Int) -> String { model + "#images[\(image)]" }
+
+    /// The model and image a reference names, or nil for any other path.
+    public static func referencedImage(_ path: String) -> (model: String, image: Int)? {
+        guard let hash = path.lastIndex(of: "#"), path.hasSuffix("]") else { return nil }
+        let model = String(path[..<hash])
+        let tail = path[path.index(after: hash)...]
+        guard tail.hasPrefix("images["), let k = Int(tail.dropFirst(7).dropLast()), k >= 0,
+            case .model? = FileKind(path: model)?.row.holds
+        else { return nil }
+        return (model, k)
+    }
+
+    /// The bytes of the image a reference names, read from its model (its buffers or the file its
+    /// URI names).
+    public static func referencedImageBytes(_ path: String) -> Result<[UInt8], GLTFError>? {
+        guard let (model, k) = referencedImage(path) else { return nil }
+        let read = files(in: (model as NSString).deletingLastPathComponent)
+        do throws(GLTFError) {
+            let bytes: [UInt8]
+            switch FileReader.read(model) {
+            case .success(let b): bytes = b
+            case .failure(let e): throw GLTFError(model, "\(e)")
+            }
+            let parsed = try parse(bytes)
+            guard k < parsed.items("images").count else { throw GLTFError("images[\(k)]", GLTFMessage.notObject) }
+            return .success(try parsed.imageBytes(k, buffers: try parsed.buffers(read: read), read: read))
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -115,7 +115,7 @@ public struct Mipmaps: Stage {
         if bleed { try input.requireAlpha(.straight, for: "mipmaps with \"bleed\": true") }
         if roughnessFrom != nil {
             try input.requireAlpha(.straight, for: "mipmaps with \"roughnessFrom\"")
-            if input.isHDR || input.cube || layout == .strip {
+            if input.isHDR || input.cube {
                 throw StageError(.roughnessFromNeeds)
             }
         }

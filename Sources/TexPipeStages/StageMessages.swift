@@ -46,7 +46,7 @@ public enum StageMessage: Sendable, Equatable, CustomStringConvertible {
         case .hdrSourceNeedsHDR(let slot):
             "\(slot): an HDR image packs only into an HDR one (an .exr or .hdr input); convert it to PNG first"
         case .roughnessFromNeeds:
-            "roughnessFrom raises the roughness of an 8/16-bit 2D chain of levels (not an HDR image, a cube map or a strip)"
+            "roughnessFrom raises the roughness of an 8/16-bit 2D chain of levels (not an HDR image or a cube map)"
         case .tonemapNeedsHDR:
             "the image is already 8/16-bit (tonemap takes HDR images: .exr or .hdr inputs); remove it"
         case .notLoaded(let label, let path): "\(label): \(path) was not loaded"

@@ -42,13 +42,15 @@ struct SchemaTests {
         }
     }
 
-    /// A workspace where these manifests' globs match: two 4×3 PNGs and a mask.
+    /// A workspace where these manifests' globs match: two 4×3 PNGs, a mask and the files stages'
+    /// identity arguments name (normal-blend's `flat.png`).
     static func workspace() throws -> TempDir {
         let t = TempDir()
         t.png("in/a.png")
         t.png("in/b.png")
         t.png("mask.png")
         t.png("opaque.png")
+        t.png("flat.png")
         t.write("hdr/sky.exr", exrBytes)
         t.write("teams.json", text: ##"[{"name": "reds", "shirt": "#c8102e"}, {"name": "blues", "shirt": "#0033a0"}]"##)
         return t

@@ -92,6 +92,9 @@ extension PlanBuilder {
             + (variant.map { "@" + $0.name } ?? "")
         var textures: [ModelPlan.Texture] = []
         var canonical = ["gltf fallback \(spec.fallback) " + (binary ? "glb" : "gltf")] + pipelineLines
+        let normalFor =
+            spec.roughnessFromNormals
+            ? normalMaps(model, absolute: absolute, folder: folder, buffers: buffers, read: read) : [:]
         for t in layout.textures {
             let role = spec.roles[t.role]!
             let what = "images[\(t.image)] (\(t.roles.map(\.rawValue).joined(separator: ", ")))"
@@ -106,7 +109,8 @@ extension PlanBuilder {
                     p, role, t, what: what, values: values, context: context, files: files,
                     pipelineStages: (pipelineStages, pipelineLines), spec: spec,
                     model: (absolute, relativeModel, display),
-                    image: (imagePath, imageBytes), directory: t.inView ? stash : outDir, variant: variant)
+                    image: (imagePath, imageBytes), directory: t.inView ? stash : outDir, variant: variant,
+                    normals: t.roles.contains(.metallicRoughness) ? normalFor[t.image] : nil)
             else {
                 jobs.removeLast(jobs.count - modelIndex)
                 return
@@ -116,15 +120,7 @@ extension PlanBuilder {
             for o in job.outputs where !reads.contains(o.path) { reads.append(o.path) }
             canonical.append("texture \(what) " + job.outputs.map(\.relative).joined(separator: " "))
         }
-        var outputs = [out]
-        for b in layout.beside {
-            var o = PlannedOutput.named(
-                PathText.parent(out.relative).isEmpty ? b.name : PathText.parent(out.relative) + "/" + b.name,
-                root: manifest.outputRoot)
-            o.isData = true
-            o.levels = 0
-            outputs.append(o)
-        }
+        let outputs = [out] + layout.beside.map { besideOutput($0.name, next: out) }
         canonical += outputs.map { "output " + $0.relative }
         modelJob.index = modelIndex
         modelJob.outputs = outputs
@@ -142,17 +138,10 @@ extension PlanBuilder {
         values: [String: String], context: String, files: ImageFileSettings,
         pipelineStages: ([any Stage], [String]), spec: GLTFSpec,
         model: (path: String, relative: String, display: String),
-        image: (path: String?, bytes: [UInt8]?), directory: String, variant: Variant?
+        image: (path: String?, bytes: [UInt8]?), directory: String, variant: Variant?, normals: String? = nil
     ) -> Int? {
         var decoder = self.decoder(values, context: context)
-        // A role writing a KTX2 keeps its levels in it.
-        let specs = role.stages.map { s -> StageSpec in
-            var s = s
-            if role.output == .ktx2, s.type.makesLevels, s.object["layout"] == nil {
-                s.object.insert("layout", .string("texture"))
-            }
-            return s
-        }
+        let specs = Self.stageSpecs(role, normals: normals)
         let (roleStages, roleLines) = Self.decodeStages(specs, p, &decoder)
         var texture = TextureSettings.standard
         var textureLine = ""
@@ -255,6 +244,67 @@ extension PlanBuilder {
         gltfTextures[PathKey(outputs[0].path)] = jobs.count
         jobs.append(job)
         return jobs.count - 1
+    }
+
+    /// A file the model's rewrite writes beside it (a buffer, a copied image).
+    func besideOutput(_ name: String, next out: PlannedOutput) -> PlannedOutput {
+        let folder = PathText.parent(out.relative)
+        var o = PlannedOutput.named(folder.isEmpty ? name : folder + "/" + name, root: manifest.outputRoot)
+        o.isData = true
+        o.levels = 0
+        return o
+    }
+
+    /// A role's stages as its texture runs them: a KTX2's levels kept in it, and a metallicRoughness
+    /// texture's chain raised by its material's normal map's variance (`roughnessFrom`, docs/gltf.md)
+    /// unless the role gives one itself.
+    static func stageSpecs(_ role: GLTFSpec.RoleSpec, normals: String?) -> [StageSpec] {
+        var roughnessGiven = normals == nil
+        return role.stages.map { s -> StageSpec in
+            var s = s
+            if role.output == .ktx2, s.type.makesLevels, s.object["layout"] == nil {
+                s.object.insert("layout", .string("texture"))
+            }
+            if let normals, !roughnessGiven, s.type.parameters.contains(where: { $0.name == "roughnessFrom" }) {
+                roughnessGiven = true
+                if s.object["roughnessFrom"] == nil {
+                    var from = JSONObject()
+                    from.insert("normals", .string(normals))
+                    s.object.insert("roughnessFrom", .object(from))
+                }
+            }
+            return s
+        }
+    }
+
+    /// Per metallicRoughness image, the normal map of the first material (in order) that uses both:
+    /// the file beside the model, or a reference into the model for an image it embeds (its header
+    /// read here from the bytes, as the planner reads a file's).
+    mutating func normalMaps(
+        _ model: GLTFModel, absolute: String, folder: String, buffers: [[UInt8]],
+        read: (String) -> Result<[UInt8], GLTFError>
+    ) -> [Int: String] {
+        guard let uses = try? model.uses() else { return [:] }
+        var out: [Int: String] = [:]
+        for use in uses where use.role == .metallicRoughness {
+            guard let mr = use.image, out[mr] == nil,
+                let n = uses.first(where: { $0.material == use.material && $0.role == .normal })?.image
+            else { continue }
+            // Written as a manifest's own path is (relative to its folder): the text is part of the
+            // job's cache key, which another checkout must compute the same.
+            if case .file(let uri)? = try? model.imageSource(n) {
+                out[mr] = PathText.relative(folder + "/" + uri, to: manifest.directory)
+                continue
+            }
+            let reference = GLTFModel.imageReference(PathText.relative(absolute, to: manifest.directory), image: n)
+            guard let bytes = try? model.imageBytes(n, buffers: buffers, read: read),
+                let h = try? ImageDecoder.header(bytes)
+            else { continue }
+            let resolved = reference.hasPrefix("/") ? reference : manifest.directory + "/" + reference
+            headers[PathKey(resolved)] = .success(ImageShape(width: h.width, height: h.height, depth: h.depth))
+            out[mr] = reference
+        }
+        return out
     }
 
     /// The model's output: the rendered template under the root, a `.glb` or `.gltf`.
