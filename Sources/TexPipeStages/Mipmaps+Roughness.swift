@@ -44,41 +44,47 @@ public struct RoughnessFrom: Sendable, Hashable {
         return min(3 * 0.25 / kappa, 0.16)
     }
 
-    /// Level `level` (n ≥ 1) with its roughness raised, from `normalMap`'s level 0.
-    func adjusted(_ level: Image, normalMap: Image) -> Image {
-        let means = Self.meanLengths(normalMap, width: level.width, height: level.height)
-        var out = level
+    /// Level `level` (n ≥ 1) with its roughness raised in place, from `normalMap`'s level 0: a row
+    /// of mean lengths at a time, so the level is neither copied nor shadowed by a whole-level array.
+    func adjust(_ level: inout Image, normalMap: Image) {
         let c = [Channel.r, .g, .b, .a].firstIndex(of: channel)!
+        let (w, h) = (level.width, level.height)
         func raise<C: PixelChannel>(_ p: inout [C]) {
             let max = Double(C.maxValue)
-            for t in 0..<(level.width * level.height) {
-                let add = Self.added(means[t])
-                guard add > 0 else { continue }
-                let rough = Double(p[4 * t + c]) / max
-                let v = (rough * rough + add).squareRoot() * max + 0.5
-                p[4 * t + c] = C(truncatingIfNeeded: Int(Swift.min(max, v)))
+            Self.meanLengths(normalMap, width: w, height: h) { y, means in
+                for x in 0..<w {
+                    let add = Self.added(means[x])
+                    guard add > 0 else { continue }
+                    let i = 4 * (y * w + x) + c
+                    let rough = Double(p[i]) / max
+                    let v = (rough * rough + add).squareRoot() * max + 0.5
+                    p[i] = C(truncatingIfNeeded: Int(Swift.min(max, v)))
+                }
             }
         }
-        switch out.pixels {
+        // The pixels are taken out of the image first, so they are mutated where they lie.
+        switch level.pixels {
         case .rgba8(var p):
+            level.pixels = .rgba8([])
             raise(&p)
-            out.pixels = .rgba8(p)
+            level.pixels = .rgba8(p)
         case .rgba16(var p):
+            level.pixels = .rgba16([])
             raise(&p)
-            out.pixels = .rgba16(p)
+            level.pixels = .rgba16(p)
         case .rgbaF32: preconditionFailure("the planner refuses roughnessFrom on an HDR image")
         }
-        return out
     }
 
     /// Per texel of a w × h level, the length of the mean unit normal over its footprint in the
     /// normal map: rows of the map pass once per level, weighted by how much of each row and
     /// column the footprint covers (so any two sizes work; a power-of-two pair is exact blocks).
-    static func meanLengths(_ map: Image, width w: Int, height h: Int) -> [Double] {
+    /// Handed to `row` one row of the level at a time.
+    static func meanLengths(_ map: Image, width w: Int, height h: Int, row: (Int, [Double]) -> Void) {
         let (mw, mh) = (map.width, map.height)
         let sx = Double(mw) / Double(w)
         let sy = Double(mh) / Double(h)
-        var out = [Double](repeating: 1, count: w * h)
+        var out = [Double](repeating: 1, count: w)
         // An 8-bit map's unit normal depends on its R and G alone: a table of all 65,536, made once
         // per level pass (a 16-bit map decodes per texel).
         let table8: [SIMD3<Double>] =
@@ -128,8 +134,9 @@ public struct RoughnessFrom: Sendable, Hashable {
                                     weight += wx
                                 }
                                 let mean = sum / (weight * rowWeight)
-                                out[y * w + x] = (mean * mean).sum().squareRoot()
+                                out[x] = (mean * mean).sum().squareRoot()
                             }
+                            row(y, out)
                         }
                     }
                 }
@@ -140,6 +147,5 @@ public struct RoughnessFrom: Sendable, Hashable {
         case .rgba16(let p): run(p)
         case .rgbaF32: break
         }
-        return out
     }
 }

@@ -185,7 +185,7 @@ public struct Mipmaps: Stage {
         }
         if let r = roughnessFrom {
             let map = try context.image(r.normals, label: "roughnessFrom.normals")
-            for n in levels.indices.dropFirst() { levels[n] = r.adjusted(levels[n], normalMap: map) }
+            for n in levels.indices.dropFirst() { r.adjust(&levels[n], normalMap: map) }
         }
         if bleed { levels = levels.map { Bleed().bled($0).image } }
         for n in levels.indices {
