@@ -10,7 +10,7 @@ struct TexPipeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "texpipe",
         abstract: "Batch image asset pipeline: runs pipeline.json over folders of PNGs.",
-        version: TexPipeVersion.string,
+        version: TexPipeVersion.string + " (" + InstructionSet.built + ")",
         subcommands: [
             Run.self, Watch.self, Validate.self, Stages.self, Formats.self, Schema.self, Inspect.self, Clean.self,
             PackRects.self,

@@ -73,6 +73,10 @@ void tp_free(void *p);
 unsigned tp_fp_flush_denormals(void);
 void tp_fp_restore(unsigned previous);
 
+// The instruction set the binary's Swift code was built for: "x86-64, haswell" (the wide build, which
+// refuses to start on a CPU without it), "x86-64", "arm64" (see cpu_shim.c).
+const char *tp_cpu_built_for(void);
+
 // Allocator policy for a process that runs many image-sized jobs (see Allocator.swift): serve
 // blocks up to 32 MiB from the threads' arenas and do not trim freed memory below 1 GiB.
 // Returns 0 when the C library has no such settings.
