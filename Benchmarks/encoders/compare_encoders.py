@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Block encoders side by side (issue #14): texpipe's (`texpipe encode-blocks`, one core) and the
-references through their PyPI wheels — etcpak, and bc7enc_rdo through bc7enc-py (rgbcx for BC1,
-BC3's color and BC5; bc7enc for BC7) — on the same corpus: every image of
+references through their PyPI wheels — etcpak, bc7enc_rdo through bc7enc-py (rgbcx for BC1,
+BC3's color and BC5; bc7enc for BC7), and Intel's ISPC Texture Compressor through ispc-texcomp (its
+SSE4/AVX/AVX2 kernels chosen at run time: BC1, BC3, and BC7's alpha_veryfast, alpha_fast and
+alpha_basic profiles) — on the same corpus: every image of
 `compare_peers.corpus()` cropped to a multiple of 4. Every result is decoded by texture2ddecoder
 (none of the encoders' own code) — EAC R11/RG11 by `eac11` below, from the 11-bit values a GPU
 samples — and PSNR is taken per image: RGB for BC1/BC3/BC7, alpha on its own
@@ -32,6 +34,7 @@ import numpy as np  # noqa: E402
 import etcpak  # noqa: E402
 import bc7enc  # noqa: E402
 import texture2ddecoder  # noqa: E402
+import ispc_texcomp  # noqa: E402
 
 
 def read_png_rgba(path):
@@ -201,6 +204,14 @@ def references(fmt):
     dds = {"bc1": "DXT1", "bc3": "DXT5", "bc5": "BC5", "bc7": "BC7"}.get(fmt)
     if dds:
         out["bc7enc_rdo"] = lambda px, w, h: bc7enc.pack_dds(px, w, h, dds)
+    if fmt in ("bc1", "bc3"):
+        compress = getattr(ispc_texcomp, "compress_blocks_" + fmt)
+        out["ispc"] = lambda px, w, h: compress(ispc_texcomp.RGBASurface(px, w, h, w * 4))
+    if fmt == "bc7":
+        for profile in ("alpha_veryfast", "alpha_fast", "alpha_basic"):
+            settings = ispc_texcomp.BC7EncSettings.from_profile(profile)
+            out["ispc " + profile] = lambda px, w, h, s=settings: ispc_texcomp.compress_blocks_bc7(
+                ispc_texcomp.RGBASurface(px, w, h, w * 4), s)
     return out
 
 
