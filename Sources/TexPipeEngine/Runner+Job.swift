@@ -1,6 +1,7 @@
 internal import Foundation
 internal import TexPipeCache
 internal import TexPipeCodecs
+internal import TexPipeModels
 public import TexPipePixels
 public import TexPipePlan
 internal import TexPipeStages
@@ -58,6 +59,12 @@ struct JobInputs {
                     errors[k] = message.description
                     digests.append((path, nil))
                 }
+            } else if let cache, let model = GLTFModel.referencedImage(path)?.model {
+                // An image a model embeds (`crate.glb#images[1]`, a glTF material's normal map)
+                // stands on its model's stat and digest: an untouched model is not read again.
+                var unused: [UInt8]?
+                let digest = cache.digest(of: model, bytes: &unused).map { $0 + path.dropFirst(model.count) }
+                digests.append((path, digest ?? loader.digest(path)))
             } else if let cache {
                 // Through the loader, which keeps the bytes for the stage that decodes them; a
                 // file without a stat (missing, not regular) is the loader's to judge.

@@ -100,4 +100,39 @@ struct NormalsCLITests {
         #expect(
             bad.status == 2 && bad.stderr.contains("pipelines[0].gltf.roles.color.flipY: flipY turns"), "\(bad.stderr)")
     }
+
+    /// An embedded normal map (`crate.glb#images[N]`) keys its metallicRoughness job by its model:
+    /// an untouched model (a new mtime, the same bytes) leaves the job up to date, any change to
+    /// the model reruns it, and the jobs of the model's other images (the metal plate's ORM has
+    /// no normal map beside it) stay up to date.
+    @Test func anEmbeddedNormalMapKeysItsJobByItsModel() throws {
+        let t = try Workspace()
+        let glb = try Data(contentsOf: URL(fileURLWithPath: CLI.packageRoot + "/Samples/models/crate.glb"))
+        let path = t.path + "/models/crate.glb"
+        try FileManager.default.createDirectory(atPath: t.path + "/models", withIntermediateDirectories: true)
+        try glb.write(to: URL(fileURLWithPath: path))
+        t.manifest(
+            #"{"version": 1, "output": "out", "pipelines": [{"name": "m", "inputs": ["models/*.glb"], "output": "{file}.glb", "gltf": {"roles": {"metallicRoughness": {"stages": [{"stage": "mipmaps"}], "texture": {"format": "uastc", "quality": "fast"}}}}}]}"#
+        )
+        let first = try CLI.run(["run", "--no-progress"], in: t.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("(metallicRoughness, occlusion)"))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1e9)], ofItemAtPath: path)
+        let touched = try CLI.run(["run", "--no-progress"], in: t.path)
+        #expect(touched.stdout.contains("6 ok (6 up to date)"), "\(touched.stdout)")
+        // The same length, another generator: the model changed, its images did not.
+        var edited = [UInt8](glb)
+        let needle = Array("make-model".utf8)
+        let at = (0...(edited.count - needle.count)).first { Array(edited[$0..<($0 + needle.count)]) == needle }!
+        edited.replaceSubrange(at..<(at + needle.count), with: Array("make-modem".utf8))
+        try Data(edited).write(to: URL(fileURLWithPath: path))
+        let rerun = try CLI.run(["run", "--no-progress"], in: t.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        // The stone material has a normal map (cobble) beside its ORM; the metal plate has none.
+        let lines = rerun.stdout.split(separator: "\n").map(String.init).filter { $0.contains(" images[") }
+        #expect(lines.count == 5, "\(rerun.stdout)")
+        for line in lines {
+            #expect(line.contains("up to date") == !line.contains("stone_orm"), "\(line)")
+        }
+    }
 }
