@@ -8,9 +8,14 @@ Every file is decoded by the Basis Universal transcoder (PyPI's opengl-basisu, w
 run) to RGBA8. Per row: MP/s, bits per texel of the whole file (every byte of the KTX2), mean
 RGB PSNR. Then, per texpipe row, basisu's PSNR interpolated at texpipe's bits per texel on the
 effort-2 (and effort-4) curve, and the difference: the rate–distortion comparison the targets
-name. `--two-cores` adds texpipe `medium` on two cores against one.
+name. `--two-cores` adds texpipe `medium` on two cores against one. `--per-image` compares per
+image instead (what a user sees): each texpipe row's PSNR on each image against basisu's effort-2
+curve of that image at the same bits per texel, averaged by size class (the larger side: 128 and
+under, 256, 512, 1024, 2048 and over), with the worst image and how many fell inside basisu's
+range of rates.
 
   Benchmarks/encoders/etc1s.sh [--limit N] [--qlevels 64,128,255] [--basisu 25,50,100] [--plot FILE.png]
+  Benchmarks/encoders/etc1s.sh --per-image --qualities medium --efforts 2 --qlevels 16,32,64,128,200,255
 """
 import argparse
 import math
@@ -84,6 +89,7 @@ def main():
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--two-cores", action="store_true")
     ap.add_argument("--plot", default="")
+    ap.add_argument("--per-image", action="store_true")
     args = ap.parse_args()
     images, mp = ce.corpus_images(args.limit)
     print(f"{len(images)} images, {mp:.1f} MP, one core\n")
@@ -94,6 +100,7 @@ def main():
     rows += [(f"texpipe {q}, qlevel {l}", "texpipe", (q, int(l)))
              for q in args.qualities.split(",") if q for l in args.qlevels.split(",") if l]
     results = {}
+    per_image = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, kind, setting in rows:
             seconds, scores, bits, texels = 0.0, [], 0.0, 0
@@ -104,6 +111,7 @@ def main():
                     s, file = basisu(px, w, h, *setting)
                 seconds += s
                 p, bpp = measure(file, w, h, px)
+                per_image.setdefault(name, []).append((bpp, p))
                 scores.append(p)
                 bits += bpp * w * h
                 texels += w * h
@@ -124,8 +132,37 @@ def main():
                           f"{p - ref:+.2f} | {s / (sum(speed) / len(speed)):.1f}× |")
         if args.two_cores:
             two_cores(args, images, tmp)
+    if args.per_image:
+        by_size(images, per_image)
     if args.plot:
         plot(results, args.plot)
+
+
+def by_size(images, per_image):
+    """Per image: texpipe's PSNR minus basisu effort 2's on that image at the same bits per texel,
+    by size class; images whose rate lies outside basisu's curve are counted apart (clamped)."""
+    classes = [(0, 128, "≤ 128"), (129, 256, "256"), (257, 512, "512"), (513, 1024, "1024"), (1025, 1 << 30, "≥ 2048")]
+    curves = [sorted(per_image[n][i] for n in per_image if n.startswith("basisu effort 2,"))
+              for i in range(len(images))]
+    print("\n| texpipe | size | images | mean Δ dB (in range) | worst Δ dB | outside basisu's rates |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, points in per_image.items():
+        if not name.startswith("texpipe"):
+            continue
+        for lo, hi, label in classes:
+            deltas, outside = [], 0
+            for i, (w, h, _) in enumerate(images):
+                if not lo <= max(w, h) <= hi:
+                    continue
+                ref, where = interpolate(curves[i], points[i][0])
+                if where:
+                    outside += 1
+                    continue
+                deltas.append(points[i][1] - ref)
+            if deltas or outside:
+                mean = f"{sum(deltas) / len(deltas):+.2f}" if deltas else "—"
+                worst = f"{min(deltas):+.2f}" if deltas else "—"
+                print(f"| {name} | {label} | {len(deltas) + outside} | {mean} | {worst} | {outside} |", flush=True)
 
 
 def two_cores(args, images, tmp):
