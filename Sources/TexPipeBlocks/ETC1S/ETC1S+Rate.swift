@@ -91,7 +91,10 @@ extension ETC1S {
     /// and a block whose selector is not in the decoder's history (`BasisLZ.History`, mirrored)
     /// takes the best of the history's first `depth` entries if its error grows by less than
     /// `lambda` times the bits a raw index costs over a history hit. `lambda` is in squared error
-    /// (the sum over a block's 48 samples) per bit.
+    /// (the sum over a block's 48 samples) per bit. A selector that more than one block in 16 uses
+    /// is never traded: its Huffman code is shorter than a history reference, so the trade saves
+    /// nothing — and on an image of many equal blocks (a mask, a flat field) it would cascade, each
+    /// block taking the history entry the one before took, the right selector never entering it.
     static func economise(
         _ t: UnsafePointer<UInt8>, _ slices: [Slice], endpoints: [Endpoint], selectors: [UInt32],
         blockEndpoint: inout [UInt16], blockSelector: inout [UInt16], depth: Int, lambda: Float
@@ -103,6 +106,9 @@ extension ETC1S {
         var rawBits: Float = 1
         while 1 << Int(rawBits) < selectors.count { rawBits += 1 }
         let savedBySelector = max(0, rawBits - 4)
+        var uses = [Int](repeating: 0, count: selectors.count)
+        for sel in blockSelector { uses[Int(sel)] += 1 }
+        let common = uses.map { $0 * 16 > blockSelector.count }
         var start = 0
         for s in slices {
             let bw = s.blocksX
@@ -126,6 +132,10 @@ extension ETC1S {
                     }
                     if let h = history.values.firstIndex(of: sel) {
                         history.use(h)
+                        continue
+                    }
+                    if common[sel] {
+                        history.add(sel)
                         continue
                     }
                     let pal = palettes[e]
