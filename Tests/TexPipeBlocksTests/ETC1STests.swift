@@ -151,7 +151,9 @@ struct ETC1STests {
             }
         }
         let img = Image(width: w, height: h, pixels: .rgba8(px))
-        for (quality, levels) in [(TextureSettings.Quality.medium, [32, 64, 128, 255]), (.fast, [128]), (.thorough, [128])] {
+        for (quality, levels) in [
+            (TextureSettings.Quality.medium, [32, 64, 128, 255]), (.fast, [128]), (.thorough, [128]),
+        ] {
             for q in levels {
                 let file = try TextureEncoder.encode([img], Self.settings(quality, qlevel: q), container: .ktx2)
                 let (_, texels) = try Self.transcoded(file, "rgba8", in: t)
