@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 
+import webgl_reference  # page_output: the page through headless Chromium (this script's folder)
+
 
 def pillow_rgba(path):
     from PIL import Image
@@ -147,20 +149,8 @@ def chromium(out, paths):
         mime = "image/avif" if p.endswith(".avif") else "image/webp"
         data = base64.b64encode(open(p, "rb").read()).decode()
         images += '<img id="i%d" src="data:%s;base64,%s">' % (k, mime, data)
-    with tempfile.TemporaryDirectory() as tmp:
-        page = os.path.join(tmp, "page.html")
-        open(page, "w").write(PAGE % images)
-        r = subprocess.run(
-            ["chromium", "--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-             "--virtual-time-budget=30000", "--disable-accelerated-2d-canvas",
-             "--user-data-dir=" + os.path.join(tmp, "profile"), "--dump-dom", "file://" + page],
-            capture_output=True, text=True, timeout=180)
-    dom = r.stdout
-    start = dom.find('<pre id="out">')
-    text = dom[start + len('<pre id="out">'):dom.find("</pre>", start)] if start >= 0 else ""
-    if not text.startswith("OK"):
-        sys.stderr.write((text or r.stderr[-2000:]).strip() + "\n")
-        raise SystemExit(1)
+    text = webgl_reference.page_output(
+        PAGE % images, timeout=180, flags=("--virtual-time-budget=30000", "--disable-accelerated-2d-canvas"))
     open(out, "w").write(text[3:])
 
 

@@ -120,6 +120,26 @@ def levels(ktx2):
     return vk, out
 
 
+def page_output(html, timeout, flags=()):
+    """What `html`, loaded by headless Chromium (SwiftShader's WebGL 2), leaves in its
+    `<pre id="out">`: the text after a first line of "OK", else its error on stderr and exit 1.
+    web_reference.py loads its pages through here too."""
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "page.html")
+        open(page, "w").write(html)
+        r = subprocess.run(
+            ["chromium", "--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+             *flags, "--user-data-dir=" + os.path.join(tmp, "profile"), "--dump-dom", "file://" + page],
+            capture_output=True, text=True, timeout=timeout)
+    dom = r.stdout
+    start = dom.find('<pre id="out">')
+    text = dom[start + len('<pre id="out">'):dom.find("</pre>", start)] if start >= 0 else ""
+    if not text.startswith("OK"):
+        sys.stderr.write((text or r.stderr[-2000:]).strip() + "\n")
+        raise SystemExit(1)
+    return text
+
+
 def main():
     path, out = sys.argv[1:3]
     vk, lv = levels(open(path, "rb").read())
@@ -128,19 +148,7 @@ def main():
     extension, fmt = FORMATS[vk]
     if "--etc1" in sys.argv[3:]:
         extension, fmt = "WEBGL_compressed_texture_etc1", 0x8D64
-    with tempfile.TemporaryDirectory() as tmp:
-        page = os.path.join(tmp, "page.html")
-        open(page, "w").write(PAGE % json.dumps({"extension": extension, "format": fmt, "levels": lv}))
-        r = subprocess.run(
-            ["chromium", "--headless", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-             "--user-data-dir=" + os.path.join(tmp, "profile"), "--dump-dom", "file://" + page],
-            capture_output=True, text=True, timeout=120)
-    dom = r.stdout
-    start = dom.find('<pre id="out">')
-    text = dom[start + len('<pre id="out">'):dom.find("</pre>", start)] if start >= 0 else ""
-    if not text.startswith("OK"):
-        sys.stderr.write((text or r.stderr[-2000:]).strip() + "\n")
-        raise SystemExit(1)
+    text = page_output(PAGE % json.dumps({"extension": extension, "format": fmt, "levels": lv}), timeout=120)
     lines = text.split("\n")
     with open(out, "wb") as f:
         for b in lines[1:]:
