@@ -1,5 +1,6 @@
 public import TexPipeFormats
 public import TexPipeParameters
+internal import TexPipeStages
 
 /// A pipeline's `gltf` object (docs/gltf.md): models in, each texture processed by its role.
 public struct GLTFSpec: Sendable {
@@ -196,10 +197,11 @@ extension ManifestReader {
         }
         diagnostics += decoder.diagnostics
         // A DirectX-style normal map is flipped to glTF's convention before anything else.
-        if flipY,
-            case .array(let list)? = try? JSONParser.parse(Array(#"[{"stage": "normal-adjust", "flipY": true}]"#.utf8))
-        {
-            stages = self.stages(.array(list), at: path, known: known) + stages
+        if flipY {
+            var adjust = JSONObject()
+            adjust.insert("stage", .string(NormalAdjust.name))
+            adjust.insert("flipY", .bool(true))
+            stages = self.stages(.array([.object(adjust)]), at: path, known: known) + stages
         }
         return GLTFSpec.RoleSpec(
             stages: stages, texture: texture, output: output, fallback: fallback, keepSource: keepSource, flipY: flipY,
