@@ -137,15 +137,16 @@ let package = Package(
         .target(
             name: "TexPipeCache",
             dependencies: [
-                "TexPipePixels", "TexPipeMeasures", "TexPipeCodecs", "TexPipePlan", "CTexPipeHTTP", "COpenSSL",
+                "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeCodecs", "TexPipePlan", "CTexPipeHTTP",
+                "COpenSSL",
             ],
             swiftSettings: strict),
         .target(
             name: "TexPipeEngine",
             dependencies: [
-                "TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeStages", "TexPipeCodecs",
-                "TexPipeTextures",
-                "TexPipeModels", "TexPipeAtlas", "TexPipePlan", "TexPipeCache", "CTexPipeShims",
+                "TexPipePixels", "TexPipeParameters", "TexPipeFormats", "TexPipeMeasures", "TexPipeStages",
+                "TexPipeCodecs", "TexPipeTextures", "TexPipeModels", "TexPipeAtlas", "TexPipePlan", "TexPipeCache",
+                "CTexPipeShims",
             ],
             swiftSettings: strict),
         .target(
@@ -217,7 +218,9 @@ let package = Package(
         layerTests(
             "TexPipeBlocks", ["TexPipeFormats", "TexPipeMeasures", "TexPipeTextures", "TexPipeCodecs", "TexPipePixels"]),
         layerTests("TexPipeCodecs", ["TexPipePixels", "TexPipeParameters", "TexPipeFormats"]),
-        layerTests("TexPipeTextures", ["TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeBlocks"]),
+        layerTests(
+            "TexPipeTextures",
+            ["TexPipePixels", "TexPipeFormats", "TexPipeMeasures", "TexPipeBlocks", "TexPipeParameters"]),
         layerTests("TexPipeModels", ["TexPipePixels", "TexPipeParameters", "TexPipeFormats"]),
         layerTests("TexPipeStages", ["TexPipePixels", "TexPipeParameters"]),
         layerTests("TexPipeAtlas", ["TexPipePixels"]),

@@ -1,6 +1,7 @@
 internal import COpenSSL
 internal import Foundation
 internal import TexPipeCodecs
+public import TexPipeFormats
 public import TexPipeMeasures
 internal import TexPipePixels
 public import TexPipePlan
@@ -46,10 +47,12 @@ public final class Cache: Sendable {
             /// The PSNR of each level, when a `minPSNR` gate or a report asked for it (lossy and
             /// block-compressed outputs only).
             public var psnr: [LevelQuality]? = nil
+            /// What a quality target chose (the format is `format`); nil: no target.
+            public var choice: TargetChoice? = nil
 
             public init(
                 path: String, sha256: String, bytes: Int, format: String? = nil, gpuBytes: Int? = nil,
-                psnr: [LevelQuality]? = nil
+                psnr: [LevelQuality]? = nil, choice: TargetChoice? = nil
             ) {
                 self.path = path
                 self.sha256 = sha256
@@ -57,11 +60,13 @@ public final class Cache: Sendable {
                 self.format = format
                 self.gpuBytes = gpuBytes
                 self.psnr = psnr
+                self.choice = choice
             }
 
             /// format;gpuBytes;rgb:alpha,… — one field without spaces, for the index and the remote
             /// entry. A level measured beyond PSNR adds :ssim:ssimAlpha:flip:normalMean:normalP99
-            /// ("-" for what was not measured).
+            /// ("-" for what was not measured); a target's choice adds `;qlevel=96` (`;-`: the
+            /// format only).
             package var measureToken: String? {
                 guard let format, let gpuBytes else { return nil }
                 func field(_ v: Double?, _ digits: String = "%.4f") -> String {
@@ -77,6 +82,7 @@ public final class Cache: Sendable {
                     return t
                 }
                 return "\(format);\(gpuBytes);" + (psnr == nil ? "-" : levels.joined(separator: ","))
+                    + (choice.map { ";" + $0.token } ?? "")
             }
 
             /// The fields of a token; false when it is malformed (the entry is then damaged).
@@ -88,7 +94,15 @@ public final class Cache: Sendable {
                     let second = bytes[bytes.index(after: first)...].firstIndex(of: UInt8(ascii: ";"))
                 else { return false }
                 let name = bytes[..<first]
-                let quality = token[bytes.index(after: second)...]
+                var quality = token[bytes.index(after: second)...]
+                var choice: TargetChoice?
+                if let third = quality.utf8.firstIndex(of: UInt8(ascii: ";")) {
+                    guard let c = TargetChoice(token: quality[quality.utf8.index(after: third)...]) else {
+                        return false
+                    }
+                    choice = c
+                    quality = quality[..<third]
+                }
                 func isNameByte(_ b: UInt8) -> Bool {
                     (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z"))
                         || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
@@ -124,7 +138,7 @@ public final class Cache: Sendable {
                         levels!.append(q)
                     }
                 }
-                (format, gpuBytes, psnr) = (String(token[..<first]), gpu, levels)
+                (format, gpuBytes, psnr, self.choice) = (String(token[..<first]), gpu, levels, choice)
                 return true
             }
         }

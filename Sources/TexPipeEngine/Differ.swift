@@ -4,6 +4,7 @@ internal import Synchronization
 internal import TexPipeCodecs
 internal import TexPipeFormats
 internal import TexPipeMeasures
+internal import TexPipeParameters
 public import TexPipePixels
 internal import TexPipeStages
 internal import TexPipeTextures
@@ -42,6 +43,9 @@ public enum Differ {
         public var gpuBytesAfter: Int?
         /// Why the pixels were not compared or only partly ("sizes differ …: compared by bytes only").
         public var note: String?
+        /// A quality target's choice that changed, from the files' `texpipe.target` records:
+        /// "qlevel 96 → 140", or "etc1s qlevel 96 → uastc lambda 8" when the format changed too.
+        public var choice: String?
         /// A file that could not be decoded, and why ("HEAD: …").
         public var error: String?
         public var hdr: Bool?
@@ -251,6 +255,8 @@ extension Differ {
         var maxPixels: Int
         var description: String
         var gpuBytes: Int?
+        /// A quality target's choice from the file's `texpipe.target` record: (format, "qlevel 96").
+        var choice: (format: String, knob: String)?
 
         init(_ data: [UInt8], path: String, maxPixels: Int) throws {
             bytes = data.count
@@ -259,6 +265,7 @@ extension Differ {
             if format?.container != nil {
                 let t = try TextureFile(data, maxPixels: maxPixels)
                 texture = t
+                choice = t.target.flatMap(Differ.choice)
                 let info = t.format.info
                 gpuBytes = t.levels.indices.reduce(0) {
                     $0 + info.levelBytes(t.levels[$1].width, t.levels[$1].height) * t.slices($1)
@@ -337,6 +344,11 @@ extension Differ {
         let (b, h) = (sides[0], sides[1])
         if let b { (o.before, o.gpuBytesBefore) = (b.description, b.gpuBytes) }
         if let h { (o.after, o.gpuBytesAfter) = (h.description, h.gpuBytes) }
+        if let cb = b?.choice, let ch = h?.choice, cb != ch {
+            o.choice =
+                cb.format == ch.format ? "\(cb.knob) → \(ch.knob)" : "\(cb.format) \(cb.knob) → \(ch.format) \(ch.knob)"
+            o.note = ["target's choice " + o.choice!, o.note].compactMap { $0 }.joined(separator: "; ")
+        }
         guard o.status == .changed, let b, let h else { return o }
         guard b.isPicture == h.isPicture else {
             o.error = (b.isPicture ? "HEAD" : "BASE") + ": not a PNG, JPEG, EXR, Radiance, KTX2 or DDS file any more"
@@ -494,5 +506,23 @@ extension Differ {
             rgba[4 * i + 2] = UInt8((b * 255).rounded())
         }
         return Image(width: w, height: h, pixels: .rgba8(rgba))
+    }
+}
+
+extension Differ {
+    /// A `texpipe.target` record's format and knob ("qlevel 96"; the format alone when no knob was
+    /// searched); nil when it is not such a record.
+    static func choice(_ record: String) -> (format: String, knob: String)? {
+        guard case .object(let o)? = try? JSONParser.parse(Array(record.utf8)),
+            case .string(let format)? = o["format"]
+        else { return nil }
+        for knob in ["qlevel", "lambda", "block", "quality"] {
+            switch o[knob] {
+            case .number(let v)?: return (format, "\(knob) \(ValueText.number(v))")
+            case .string(let v)?: return (format, "\(knob) \(v)")
+            default: continue
+            }
+        }
+        return (format, format)
     }
 }

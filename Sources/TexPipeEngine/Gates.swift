@@ -22,6 +22,12 @@ public enum Gates {
             || TextureSettings.Format(rawValue: format).map { !$0.info.codec.family.exact } ?? false
     }
 
+    /// The quality target an output of `format` answers to (a texture's, or its file kind's).
+    public static func target(_ job: Job, format: String) -> QualityTarget? {
+        if TextureSettings.Format(rawValue: format) != nil { return job.encoding.texture.target }
+        return FileKind(rawValue: format).flatMap { Runner.fileTarget($0, job.encoding.files) }
+    }
+
     static func isImage(_ path: String) -> Bool {
         let ext = PathText.pathExtension(path).lowercased()
         return ext != "json" && ext != "atlas"
@@ -30,6 +36,12 @@ public enum Gates {
     /// A recorded output that cannot answer the job's gates (recorded before measures were, or
     /// fetched from a cache that measured no PSNR): the job then runs again.
     static func unmeasured(_ job: Job, _ outputs: [Cache.Entry.Output], reportMetrics: Bool = false) -> Bool {
+        // A targeted output recorded without its choice (an entry from before targets) runs again.
+        if outputs.contains(where: { o in
+            o.choice == nil && o.format.map { target(job, format: $0) != nil } ?? false
+        }) {
+            return true
+        }
         let check = job.quality.check ?? CheckSettings()
         guard job.quality.check != nil || reportMetrics else { return false }
         return outputs.contains { o in
@@ -54,14 +66,20 @@ public enum Gates {
     /// The job's own gates (`minPSNR`, `maxBytes`): a failure of severity `error` fails the job with
     /// one line per gate; `warning` adds warnings.
     static func apply(_ job: Job, to result: inout JobResult) {
-        guard let check = job.quality.check, result.status == .ok else { return }
+        guard result.status == .ok else { return }
         var failures: [String] = []
         for o in result.recorded where isImage(o.path) {
             // `o.path` is relative to the manifest's folder.
-            failures += check.failures(of: o.path, bytes: o.bytes, levels: o.psnr)
+            if let check = job.quality.check { failures += check.failures(of: o.path, bytes: o.bytes, levels: o.psnr) }
+            // A target no setting met: one line with the target and the best reached.
+            if let choice = o.choice, let format = o.format, let target = target(job, format: format),
+                !target.meets(o.psnr ?? [])
+            {
+                failures.append(target.unmet(o.path, format: format, choice, o.psnr ?? []))
+            }
         }
         guard !failures.isEmpty else { return }
-        switch check.severity {
+        switch job.quality.check?.severity ?? .error {
         case .warning:
             result.warnings += failures.map {
                 EngineMessage.jobLine(input: job.input.display, variant: job.variant, stage: "check", $0)

@@ -93,29 +93,18 @@ extension Runner {
                     // it can free the pixels as it goes (docs/performance.md "Memory").
                     let image = row.lossy ? group[0] : group.removeLast()
                     let metrics = row.lossy ? Self.withMap(metrics, options, &sink) : metrics
-                    let written = try ImageEncoder.encode(image, as: output.format, job.encoding.files, rows: rows)
-                    bytes = written.bytes
-                    measure.format = output.format.kind.rawValue
-                    measure.gpuBytes = written.gpuBytes
-                    if row.lossy && measureQuality {
-                        let source = group[0]
-                        let back = TextureEncoder.rgba8(try ImageDecoder.decode(bytes, path: output.path))
-                        let texels = TextureEncoder.rgba8(source)
-                        // Alpha is measured where the file holds it (a WebP or AVIF of a non-opaque image).
-                        let alpha =
-                            row.straightAlpha && source.layout == .rgba
-                            && source.alphaStatistics().min < (1 << source.depth) - 1
-                        measure.psnr = [
-                            Quality.measured(
-                                LevelQuality(
-                                    rgb: Quality.psnr(texels, back, channels: 0...2),
-                                    alpha: alpha ? Quality.psnr(texels, back, channels: 3...3) : nil), texels, back,
-                                width: source.width, height: source.height, channels: alpha ? .rgba : .rgb, metrics)
-                        ]
-                    }
+                    (bytes, measure) = try Self.imageFile(
+                        image, source: row.lossy ? group[0] : nil, output, job, rows: rows,
+                        measure: row.lossy && measureQuality,
+                        metrics: metrics)
                 case .lut, .model:
                     throw CodecError(.notWritable(output.format.name))
                 case .texture(let container):
+                    if job.encoding.texture.target != nil {
+                        (bytes, measure) = try Self.targetedTexture(
+                            group, job, container, rows: rows, metrics: Self.withMap(metrics, options, &sink))
+                        break
+                    }
                     let info = job.encoding.texture.format.info
                     measure.format = job.encoding.texture.format.rawValue
                     measure.gpuBytes = group.reduce(0) { $0 + info.levelBytes($1.width, $1.height) }
@@ -135,6 +124,46 @@ extension Runner {
         return nil
     }
 
+    /// An image file's bytes and what was measured of them: a lossy file (JPEG, WebP, AVIF) is
+    /// decoded back and measured against `source`, at the quality its target chooses if it has one.
+    /// `source` nil: nothing is measured (the encoder holds the image's only reference).
+    static func imageFile(
+        _ image: consuming Image, source: Image?, _ output: PlannedOutput, _ job: Job, rows: any RowScheduler,
+        measure: Bool,
+        metrics: QualityMetrics
+    ) throws -> ([UInt8], Measure) {
+        let row = output.format.kind.row
+        let kind = output.format.kind
+        var m = Measure(format: kind.rawValue, gpuBytes: 0, psnr: nil)
+        let measured = { (bytes: [UInt8], metrics: QualityMetrics) throws -> LevelQuality in
+            guard let source else { throw CodecError(.notWritable(output.format.name)) }
+            let back = TextureEncoder.rgba8(try ImageDecoder.decode(bytes, path: output.path))
+            let texels = TextureEncoder.rgba8(source)
+            // Alpha is measured where the file holds it (a WebP or AVIF of a non-opaque image).
+            let alpha =
+                row.straightAlpha && source.layout == .rgba && source.alphaStatistics().min < (1 << source.depth) - 1
+            return Quality.measured(
+                LevelQuality(
+                    rgb: Quality.psnr(texels, back, channels: 0...2),
+                    alpha: alpha ? Quality.psnr(texels, back, channels: 3...3) : nil), texels, back,
+                width: source.width, height: source.height, channels: alpha ? .rgba : .rgb, metrics)
+        }
+        if let target = Self.fileTarget(kind, job.encoding.files), source != nil {
+            var wanted = metrics
+            wanted.perceptual = wanted.perceptual || target.perceptual
+            wanted.flipMaps = nil
+            let found = try Self.targetedFile(
+                image, as: output.format, job.encoding.files, target, rows: rows,
+                measure: { [wanted] in try measured($0, wanted) })
+            (m.gpuBytes, m.psnr, m.choice) = (found.gpuBytes, [found.quality], found.choice)
+            return (found.bytes, m)
+        }
+        let written = try ImageEncoder.encode(consume image, as: output.format, job.encoding.files, rows: rows)
+        m.gpuBytes = written.gpuBytes
+        if measure { m.psnr = [try measured(written.bytes, metrics)] }
+        return (written.bytes, m)
+    }
+
     /// Writes `bytes` atomically to `output` and records it in `result`.
     static func record(
         _ bytes: [UInt8], _ output: PlannedOutput, _ options: RunOptions, base: String, _ result: inout JobResult,
@@ -146,7 +175,7 @@ extension Runner {
         result.recorded.append(
             .init(
                 path: PathText.relative(output.path, to: base), sha256: Cache.sha256(bytes), bytes: bytes.count,
-                format: measure?.format, gpuBytes: measure?.gpuBytes, psnr: measure?.psnr))
+                format: measure?.format, gpuBytes: measure?.gpuBytes, psnr: measure?.psnr, choice: measure?.choice))
     }
 
     /// `metrics` keeping the worst FLIP map in a new `sink` when the HTML report wants it.
@@ -175,7 +204,10 @@ extension Runner {
     static func metrics(_ job: Job, _ options: RunOptions) -> QualityMetrics {
         QualityMetrics(
             perceptual: job.quality.check?.minSSIM != nil || job.quality.check?.maxFLIP != nil || options.reportMetrics,
-            normals: job.quality.normalMap && (job.quality.check?.maxNormalError != nil || options.reportMetrics))
+            normals: job.quality.normalMap
+                && (job.quality.check?.maxNormalError != nil || job.encoding.texture.target?.gates.maxNormalError != nil
+                    || options.reportMetrics)
+        )
     }
 
     /// What an output holds and costs, recorded beside its hash (docs/gpu-textures.md "Checks and budgets").
@@ -183,5 +215,7 @@ extension Runner {
         var format: String
         var gpuBytes: Int
         var psnr: [LevelQuality]?
+        /// What a quality target chose (nil: no target).
+        var choice: TargetChoice? = nil
     }
 }

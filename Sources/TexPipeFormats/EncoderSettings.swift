@@ -34,6 +34,8 @@ public struct JPEGSettings: Sendable, Hashable {
     public var progressive: Bool
     /// Background composited under non-opaque pixels; nil: such an image is an error.
     public var flatten: Color?
+    /// The target that chooses `quality` (docs/manifest.md "Quality targets"); nil: none.
+    public var target: QualityTarget?
 
     public init(quality: Int, progressive: Bool, flatten: Color?) {
         self.quality = quality
@@ -85,6 +87,7 @@ extension JPEGSettings {
         Parameter(
             "flatten", .color, .optional(absentDoc: "an image with any non-opaque pixel is a job error"),
             doc: "background composited under non-opaque pixels before writing"),
+        QualityTarget.fileParameter,
     ]
 
     public init(_ a: Arguments) {

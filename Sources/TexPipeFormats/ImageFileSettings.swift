@@ -34,9 +34,15 @@ public struct ImageFileSettings: Sendable, Hashable {
     public mutating func set(_ key: String, _ a: Arguments) throws(SettingsProblems) {
         switch key {
         case "png": png = try PNGSettings(a)
-        case "jpeg": jpeg = JPEGSettings(a)
-        case "webp": webp = WebPSettings(a)
-        case "avif": avif = AVIFSettings(a)
+        case "jpeg":
+            jpeg = JPEGSettings(a)
+            jpeg.target = try QualityTarget.ofFile(a, "jpeg")
+        case "webp":
+            webp = WebPSettings(a)
+            webp.target = try QualityTarget.ofFile(a, "webp", exact: webp.lossless)
+        case "avif":
+            avif = AVIFSettings(a)
+            avif.target = try QualityTarget.ofFile(a, "avif")
         default: preconditionFailure("no image settings \(key)")
         }
     }
@@ -52,6 +58,8 @@ public struct WebPSettings: Sendable, Hashable {
     public var method: Int
     /// 0…100: the alpha plane's quality (lossy only).
     public var alphaQuality: Int
+    /// The target that chooses `quality` (docs/manifest.md "Quality targets"); nil: none.
+    public var target: QualityTarget?
 
     public init(quality: Int, lossless: Bool, method: Int, alphaQuality: Int) {
         self.quality = quality
@@ -74,6 +82,7 @@ public struct WebPSettings: Sendable, Hashable {
         .integer(
             "alphaQuality", in: 0...100, default: standard.alphaQuality,
             doc: "quality of the lossy alpha plane (cwebp -alpha_q)"),
+        QualityTarget.fileParameter,
     ]
 
     public init(_ a: Arguments) {
@@ -99,6 +108,8 @@ public struct AVIFSettings: Sendable, Hashable {
     /// 8, 10 or 12; nil: 8, or 10 for a 16-bit image.
     public var depth: Int?
     public var subsampling: Subsampling
+    /// The target that chooses `quality`; nil: none.
+    public var target: QualityTarget?
 
     public init(quality: Int, speed: Int, alphaQuality: Int, depth: Int?, subsampling: Subsampling) {
         self.quality = quality
@@ -131,11 +142,47 @@ public struct AVIFSettings: Sendable, Hashable {
             "depth", .integerChoice([8, 10, 12]), .optional(absentDoc: "8, or 10 for a 16-bit image"),
             doc: "bits per sample written"),
         .choice("subsampling", Subsampling.self, default: standard.subsampling, doc: "chroma: 4:4:4 or 4:2:0"),
+        QualityTarget.fileParameter,
     ]
 
     public init(_ a: Arguments) {
         self.init(
             quality: a.integer("quality"), speed: a.integer("speed"), alphaQuality: a.integer("alphaQuality"),
             depth: a.optionalInteger("depth"), subsampling: a.choice("subsampling", as: Subsampling.self))
+    }
+}
+
+extension QualityTarget {
+    /// `target` in a `jpeg`, `webp` or `avif` block: it chooses `quality`.
+    public static let fileParameter = Parameter(
+        "target", .object(parameters), .optional(absentDoc: "quality as given"),
+        doc: "the lowest quality whose file meets these measures (the smallest such file near it)")
+
+    /// A file kind's `target`, or the rules it breaks: `quality` given beside it, `gpuBytes` (a
+    /// file's GPU size does not depend on its quality), a lossless WebP (nothing to choose).
+    public static func ofFile(_ a: Arguments, _ kind: String, exact: Bool = false) throws(SettingsProblems)
+        -> QualityTarget?
+    {
+        guard let t = a.object("target") else { return nil }
+        var problems: [SettingsProblem] = []
+        var target: QualityTarget?
+        do throws(SettingsProblems) {
+            target = try QualityTarget(t)
+        } catch {
+            problems += error.all.map { SettingsProblem("target" + ($0.key.isEmpty ? "" : "." + $0.key), $0.message) }
+        }
+        if a.gave("quality") { problems.append(knobGiven("quality", chooses: "\(kind)'s quality")) }
+        if target?.minimize == .gpuBytes {
+            problems.append(
+                nothingToChoose(
+                    "minimize \"gpuBytes\": an image file's GPU size is its pixels', whatever its quality (remove minimize)"
+                ))
+        }
+        if exact {
+            problems.append(
+                nothingToChoose("a lossless WebP is exact, its quality only effort (remove lossless or target)"))
+        }
+        if !problems.isEmpty { throw SettingsProblems(problems) }
+        return target
     }
 }

@@ -51,6 +51,19 @@ public struct TextureSettings: Sendable, Equatable {
     public var rdo: RDO?
     /// `etc1s`'s codebook sizes, 1…255 (nil: `defaultQLevel`).
     public var qlevel: Int?
+    /// The quality target that chooses the knob (and, from `candidates`, the format); nil: none.
+    public var target: QualityTarget?
+    /// With a target, the formats it chooses among, in the manifest's order (`"astc"` as its
+    /// block sizes, largest first); empty: `format` alone. `format` is the first of them.
+    public var candidates: [Format] = []
+    /// `"astc"` was given: the block size is the knob the target chooses (reported as `block`).
+    public var astcBlocks = false
+
+    /// The ASTC LDR block sizes `"astc"` chooses among, largest (smallest output) first.
+    public static let astcSizes: [Format] = [.astc8x8, .astc6x6, .astc5x5, .astc4x4]
+
+    /// The formats a target chooses among: `candidates`, or `format` alone.
+    public var searched: [Format] { candidates.isEmpty ? [format] : candidates }
 
     /// `qlevel` when none is given: 128, as toktx's and basisu's default.
     public static let defaultQLevel = 128
@@ -86,7 +99,12 @@ extension TextureSettings.Format {
 /// The pipeline's `texture` settings (docs/gpu-textures.md), for `.ktx2` and `.dds` templates.
 extension TextureSettings {
     public static let parameters: [Parameter] = [
-        .choice("format", Format.self, default: standard.format, doc: "block format (rgba8 uncompressed)"),
+        Parameter(
+            "format", .choiceOrChoices(Format.allCases.map(\.rawValue) + ["astc"]),
+            .defaulted(.text(standard.format.rawValue)),
+            doc:
+                "block format (rgba8 uncompressed); with a target, a list to choose among, or \"astc\" (its block size chosen)"
+        ),
         .choice(
             "colorSpace", ColorSpace.self, default: standard.colorSpace,
             doc: "the sRGB or UNORM variant of the format (bc4/bc5 are UNORM only)"),
@@ -109,6 +127,11 @@ extension TextureSettings {
         Parameter(
             "qlevel", .integer(1...255), .optional(absentDoc: "\(defaultQLevel)"),
             doc: "etc1s only: the endpoint and selector codebooks' size; higher is larger and better"),
+        Parameter(
+            "target", .object(QualityTarget.parameters), .optional(absentDoc: "the settings as given"),
+            doc:
+                "the smallest output meeting these measures: qlevel, the rdo λ (with zstd), the ASTC block size or the format chosen per output"
+        ),
     ]
 
     /// The settings a `texture` block asks for, or every rule among its values it breaks: one
@@ -121,15 +144,34 @@ extension TextureSettings {
             if let lambda = o.optionalNumber("lambda") { return lambda > 0 ? .lambda(lambda) : nil }
             return o.optionalNumber("maxLoss").map { .maxLoss($0) }
         }
+        let names = a.names("format")
+        var formats: [Format] = []
+        for name in names {
+            for f in name == "astc" ? Self.astcSizes : [Format(rawValue: name)!] where !formats.contains(f) {
+                formats.append(f)
+            }
+        }
         self.init(
-            format: a.choice("format", as: Format.self), colorSpace: a.choice("colorSpace", as: ColorSpace.self),
+            format: formats[0], colorSpace: a.choice("colorSpace", as: ColorSpace.self),
             quality: a.choice("quality", as: Quality.self),
             supercompression: a.choice("supercompression", as: Supercompression.self),
             zstdLevel: a.integer("zstdLevel"), rdo: rdo, qlevel: a.optionalInteger("qlevel"))
+        astcBlocks = names.contains("astc")
+        if names.count > 1 || astcBlocks { candidates = formats }
         var problems: [SettingsProblem] = []
-        if qlevel != nil { problems += Self.knobProblems("qlevel", format) }
+        if let t = a.object("target") {
+            do throws(SettingsProblems) {
+                target = try QualityTarget(t)
+            } catch {
+                problems += error.all.map {
+                    SettingsProblem("target" + ($0.key.isEmpty ? "" : "." + $0.key), $0.message)
+                }
+            }
+        }
+        problems += targetProblems(a, given: a.has("target"), listed: names.count > 1 || astcBlocks)
+        if qlevel != nil && target == nil { problems += Self.knobProblems("qlevel", format) }
         // "none" is harmless (a variant table may name it for every format); zstd is not BasisLZ.
-        if format.info.codec.family.wholeFile && supercompression != .none {
+        if candidates.isEmpty && format.info.codec.family.wholeFile && supercompression != .none {
             problems.append(
                 SettingsProblem(
                     "supercompression",
@@ -146,7 +188,7 @@ extension TextureSettings {
                             ? "expected \"lambda\" or \"maxLoss\" in rdo, found neither"
                             : "expected one of \"lambda\" or \"maxLoss\" in rdo, found both"))
             }
-            if !format.info.takesRDO { problems.append(Self.rdoNotApplicable(format)) }
+            if !format.info.takesRDO && target == nil { problems.append(Self.rdoNotApplicable(format)) }
         }
         if a.gave("colorSpace") && colorSpace == .srgb && format.info.isData {
             let why = format.info.hdr ? "holds linear light (HDR)" : "is a data format, UNORM only"
@@ -163,6 +205,24 @@ extension TextureSettings {
     /// for an LDR image, and (for settings built in code) `rdo` on a format that takes it.
     /// `container` or `hdrImage` nil: not known yet, not checked.
     public func problems(in container: TextureContainer?, hdrImage: Bool? = nil) -> [SettingsProblem] {
+        if container == .dds, let target, candidates.isEmpty, format.info.takesRDO, target.minimize == .bytes {
+            return [
+                QualityTarget.nothingToChoose(
+                    "\(format.rawValue)'s only knob is the rdo λ, which makes a file smaller only under zstd, and DDS files are not supercompressed (use a .ktx2 template, or a format list)"
+                )
+            ]
+        }
+        if !candidates.isEmpty {
+            var problems: [SettingsProblem] = []
+            for f in candidates {
+                var one = self
+                (one.candidates, one.format, one.target) = ([], f, nil)
+                for p in one.problems(in: container, hdrImage: hdrImage) where !problems.contains(p) {
+                    problems.append(p)
+                }
+            }
+            return problems
+        }
         var problems: [SettingsProblem] = []
         let info = format.info
         if let container, !info.containers.contains(container) {

@@ -186,8 +186,8 @@ extension ManifestReader {
         {
             do throws(SettingsProblems) {
                 let settings = try TextureSettings(args)
-                if !settings.format.info.codec.family.basisUniversal {
-                    error(path.key("texture").key("format"), Say.gltfFormat(settings.format.rawValue))
+                if let f = settings.searched.first(where: { !$0.info.codec.family.basisUniversal }) {
+                    error(path.key("texture").key("format"), Say.gltfFormat(f.rawValue))
                 } else {
                     report(SettingsProblems(settings.problems(in: .ktx2)), at: path.key("texture"))
                 }

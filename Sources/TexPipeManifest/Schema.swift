@@ -332,6 +332,8 @@ public enum ManifestSchema {
                     "type": .string("array"), "minItems": .number(1), "uniqueItems": .bool(true),
                     "items": .object(object(["enum": .array(options.map(JSON.string))])),
                 ]))
+        case .choiceOrChoices(let options):
+            return .object(object(["oneOf": .array([kindSchema(.choice(options)), kindSchema(.choices(options))])]))
         case .integerChoice(let options): return .object(object(["enum": .array(options.map { .number(Double($0)) })]))
         case .color: return ref("color")
         case .text: return .object(object(["type": .string("string")]))

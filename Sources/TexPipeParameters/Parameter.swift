@@ -11,6 +11,8 @@ public struct Parameter: Sendable {
         case choice([String])
         /// A non-empty array of distinct values, each one of these (`"data": ["json", "libgdx"]`).
         case choices([String])
+        /// One of these, or a non-empty array of distinct ones (`"format": ["bc1", "bc7"]`).
+        case choiceOrChoices([String])
         /// One of a few integers, e.g. a bit depth of 8 or 16.
         case integerChoice([Int])
         case color
@@ -86,6 +88,8 @@ public struct Parameter: Sendable {
         case .choice(let o): "one of " + o.map { "\"\($0)\"" }.joined(separator: ", ")
         case .choices(let o):
             "a non-empty array of distinct values from " + o.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .choiceOrChoices(let o):
+            "one of " + o.map { "\"\($0)\"" }.joined(separator: ", ") + ", or a non-empty array of them"
         case .integerChoice(let o): o.map(String.init).joined(separator: " or ")
         case .color: "a color"
         case .text: "a string"
@@ -239,6 +243,18 @@ public struct Arguments: Sendable {
     public func optionalColor(_ name: String) -> Color? {
         if case .color(let v)? = values[name] { return v }
         return nil
+    }
+    /// A `choiceOrChoices` parameter's names, in the order given (one name: a list of one).
+    public func names(_ name: String) -> [String] {
+        switch values[name] {
+        case .text(let s)?: return [s]
+        case .list(let items)?:
+            return items.map { item in
+                guard case .text(let s) = item else { preconditionFailure("parameter \(name) is not a list of names") }
+                return s
+            }
+        default: preconditionFailure("parameter \(name) is not a name or a list of names")
+        }
     }
     /// A `choices` parameter as enum values, in the order given.
     public func choices<T: RawRepresentable>(_ name: String, as: T.Type) -> [T] where T.RawValue == String {

@@ -135,6 +135,11 @@ public struct ParameterDecoder {
         case .boolean:
             if text == "true" { return .bool(true) }
             if text == "false" { return .bool(false) }
+        case .choiceOrChoices:
+            // "etc1s,uastc": a list (a variant's value is text).
+            if text.contains(",") {
+                return .array(text.split(separator: ",", omittingEmptySubsequences: false).map { .string(String($0)) })
+            }
         default: break
         }
         return .string(text)
@@ -143,6 +148,9 @@ public struct ParameterDecoder {
     func expectation(_ kind: Parameter.Kind, found: JSON) -> String {
         switch kind {
         case .choice(let options): return Say.choice(options, found: found)
+        case .choiceOrChoices(let options):
+            if case .string = found { return Say.choice(options, found: found) }
+            return Say.expected(Parameter("", kind, .required, doc: "").expected, found: found)
         case .color:
             if case .string(let s) = found { return Say.badColor(s) }
             return Say.expected("a color string", found: found)
@@ -163,8 +171,10 @@ public struct ParameterDecoder {
             return .integer(Int(d))
         case (.boolean, .bool(let b)):
             return .boolean(b)
-        case (.choice(let options), .string(let s)):
+        case (.choice(let options), .string(let s)), (.choiceOrChoices(let options), .string(let s)):
             return options.contains(s) ? .text(s) : nil
+        case (.choiceOrChoices(let options), .array):
+            return check(v, .choices(options))
         case (.color, .string(let s)):
             return Color(parsing: s).map { .color($0) }
         case (.text, .string(let s)):

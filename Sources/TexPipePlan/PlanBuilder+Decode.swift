@@ -66,8 +66,9 @@ extension PlanBuilder {
 
     /// Whether a job's outputs are normal maps: a stage that makes one (`mipmaps` with
     /// `normals: true`), or a `maxNormalError` gate, says so.
-    static func isNormalMap(_ stages: [any Stage], _ check: CheckSettings?) -> Bool {
-        check?.maxNormalError != nil || stages.contains(where: \.makesNormalMap)
+    static func isNormalMap(_ stages: [any Stage], _ check: CheckSettings?, _ texture: TextureSettings?) -> Bool {
+        check?.maxNormalError != nil || texture?.target?.gates.maxNormalError != nil
+            || stages.contains(where: \.makesNormalMap)
     }
 
     /// Which total a job's outputs count toward: the pipeline's, or the pipeline's for this variant

@@ -68,6 +68,8 @@ public final class Console: Sendable {
         var line = "[\(job.index + 1)/\(total)] \(job.input.display)"
         if let v = job.variant { line += " (\(v))" }
         line += " -> " + outs
+        let choices = result.recorded.compactMap(Console.chosen)
+        if !choices.isEmpty { line += " (" + choices.joined(separator: "; ") + ")" }
         if result.cacheHit { line += " (up to date)" }
         if result.remoteHit { line += " (from the remote cache)" }
         line = ValueText.oneLine(line)  // a file name may hold a newline
@@ -90,6 +92,21 @@ public final class Console: Sendable {
             "\(results.count) jobs: \(results.count - failed) ok (\(cached) up to date), \(failed) failed in "
                 + String(format: "%.2f s (%.1f images/s)", s, s > 0 ? Double(results.count) / s : 0))
         if let remote { Console.out(Console.remoteLine(remote.stats)) }
+    }
+
+    /// What a quality target chose for an output and what it measured: "etc1s qlevel 96: SSIM
+    /// 0.9612, PSNR 38.20 dB" (worst over the levels); nil without a target.
+    public static func chosen(_ o: Cache.Entry.Output) -> String? {
+        guard let choice = o.choice, let format = o.format else { return nil }
+        var s = choice.knob == nil ? format : "\(format) \(choice.words)"
+        let levels = o.psnr ?? []
+        var measured: [String] = []
+        if let v = levels.compactMap(\.worstSSIM).min() { measured.append(String(format: "SSIM %.4f", v)) }
+        if let v = levels.compactMap(\.flip).max() { measured.append(String(format: "FLIP %.4f", v)) }
+        if let v = levels.compactMap(\.normalMean).max() { measured.append(String(format: "normal error %.2f°", v)) }
+        if let v = levels.map(\.worst).min() { measured.append(String(format: "PSNR %.2f dB", v)) }
+        if !measured.isEmpty { s += ": " + measured.joined(separator: ", ") }
+        return s
     }
 
     /// `remote cache: 12 hits, 3 misses, 3 uploads, 1.2 MB down, 0.4 MB up, 0 errors`.

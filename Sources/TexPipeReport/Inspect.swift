@@ -97,6 +97,9 @@ public struct TextureFacts: Codable, Sendable, Equatable {
     public var depth: Int?
     /// An ETC1S file's BasisLZ global data; nil for anything else.
     public var basisLZ: BasisLZFacts?
+    /// The `texpipe.target` record of a file a quality target chose the settings of (compact JSON:
+    /// format, knob, target, measured); nil for anything else.
+    public var target: String?
 
     public struct BasisLZFacts: Codable, Sendable, Equatable {
         public var endpoints: Int
@@ -222,6 +225,7 @@ public enum Inspector {
                     width: $0.width, height: $0.height, depth: t.isVolume ? $0.depth : nil, bytes: $0.bytes,
                     uncompressedBytes: $0.uncompressedBytes)
             })
+        f.texture!.target = t.target
         if t.isCube { f.texture!.cube = true }
         if t.isVolume { f.texture!.depth = t.depth }
         if let b = t.basisLZ {
@@ -326,6 +330,7 @@ public enum Inspector {
             + (t.supercompression == "none" ? "" : ", \(t.supercompression)")
         if let mismatch = f.extensionMismatch { head += " (\(mismatch))" }
         var lines = [head, "  alpha: \(t.alphaMode)"]
+        if let target = t.target { lines.append("  target: " + ValueText.oneLine(target)) }
         if let b = t.basisLZ {
             lines.append(
                 "  BasisLZ: \(count(b.endpoints)) endpoints (\(count(b.endpointBytes)) bytes), "

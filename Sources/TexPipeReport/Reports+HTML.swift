@@ -181,7 +181,10 @@ extension Reports {
             for o in r.recorded where o.format != nil {
                 // The job's own verdict on the output (the gates ask the same one).
                 let failed = job.quality.check.map { !$0.failures(of: o.path, bytes: o.bytes, levels: o.psnr).isEmpty }
-                rows.append((job.quality.budget.isEmpty ? job.pipeline : job.quality.budget, o, failed ?? false))
+                let unmet =
+                    o.choice != nil && Gates.target(job, format: o.format!).map { !$0.meets(o.psnr ?? []) } == true
+                rows.append(
+                    (job.quality.budget.isEmpty ? job.pipeline : job.quality.budget, o, failed == true || unmet))
             }
         }
         guard !rows.isEmpty else { return "" }
@@ -227,7 +230,9 @@ extension Reports {
                         return minPSNR.map { w < $0 } == true ? "<span class=\"under\">\(text)</span>" : text
                     } ?? "—"
                 h += "<tr\(r.over ? " class=\"over\"" : "")><td data-v=\"\(xml(o.path))\">\(xml(o.path))</td>"
-                h += "<td data-v=\"\(xml(o.format ?? ""))\">\(xml(o.format ?? ""))</td>"
+                // A quality target's choice beside the format: "etc1s · qlevel 96".
+                let format = (o.format ?? "") + (o.choice.map { $0.knob == nil ? " · chosen" : " · " + $0.words } ?? "")
+                h += "<td data-v=\"\(xml(format))\">\(xml(format))</td>"
                 h +=
                     "<td data-v=\"\(o.bytes)\">\(kb(o.bytes))</td><td data-v=\"\(o.gpuBytes ?? 0)\">\(kb(o.gpuBytes ?? 0))</td>"
                 h += "<td data-v=\"\(worst ?? -1)\">\(psnr)</td>"

@@ -223,10 +223,13 @@ public enum Reports {
                 if let message = r.error {
                     s +=
                         ">\n      <failure message=\"\(xml(message))\" type=\"\(xml(r.errorStage ?? "job"))\">\(xml(message))</failure>\n    </testcase>\n"
-                } else if r.cacheHit {
-                    s += ">\n      <system-out>up to date</system-out>\n    </testcase>\n"
                 } else {
-                    s += "/>\n"
+                    // What a quality target chose, beside "up to date".
+                    let lines = (r.cacheHit ? ["up to date"] : []) + r.recorded.compactMap(Console.chosen)
+                    s +=
+                        lines.isEmpty
+                        ? "/>\n"
+                        : ">\n      <system-out>\(xml(lines.joined(separator: "\n")))</system-out>\n    </testcase>\n"
                 }
             }
             s += "  </testsuite>\n"

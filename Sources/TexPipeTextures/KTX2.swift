@@ -142,6 +142,59 @@ enum KTX2 {
         return out.bytes
     }
 
+    /// `file` (as `file(…)` wrote it with `settings`) with one more key/value entry: the entries
+    /// kept sorted by key, each padded to 4, the global data and the levels moved after them to
+    /// their alignments (KTX 2.0 §3.10, §3.11).
+    static func adding(key: String, value: String, to file: [UInt8], _ settings: TextureSettings) throws -> [UInt8] {
+        func u32(_ o: Int) -> Int { (0..<4).reduce(0) { $0 | Int(file[o + $1]) << (8 * $1) } }
+        func u64(_ o: Int) -> Int { u32(o) | u32(o + 4) << 32 }
+        let levelCount = max(1, u32(40))
+        let (kvdOffset, kvdLength) = (u32(56), u32(60))
+        let (sgdOffset, sgdLength) = (u64(64), u64(72))
+        // The entries as they are, and the new one, sorted by their keys' bytes.
+        var entries: [(key: [UInt8], bytes: [UInt8])] = []
+        var o = kvdOffset
+        while o + 4 <= kvdOffset + kvdLength {
+            let n = u32(o)
+            let pair = Array(file[(o + 4)..<(o + 4 + n)])
+            entries.append((Array(pair.prefix { $0 != 0 }), pair))
+            o += (4 + n + 3) / 4 * 4
+        }
+        entries.append((Array(key.utf8), Array(key.utf8) + [0] + Array(value.utf8) + [0]))
+        entries.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        var kvd = ByteWriter()
+        for e in entries {
+            kvd.u32(UInt32(e.bytes.count))
+            kvd.bytes += e.bytes
+            kvd.pad(to: 4)
+        }
+        var out = ByteWriter()
+        out.bytes = Array(file[0..<kvdOffset])
+        out.bytes += kvd.bytes
+        let end = kvdOffset + kvd.bytes.count
+        func put(_ v: Int, at offset: Int, _ width: Int) {
+            for k in 0..<width { out.bytes[offset + k] = UInt8(truncatingIfNeeded: v >> (8 * k)) }
+        }
+        put(kvd.bytes.count, at: 60, 4)
+        if sgdLength > 0 {
+            while out.bytes.count % 8 != 0 { out.bytes.append(0) }
+            put(out.bytes.count, at: 64, 8)
+            out.bytes += file[sgdOffset..<(sgdOffset + sgdLength)]
+        } else {
+            precondition(out.bytes.count == end)
+        }
+        let info = settings.format.info
+        let supercompressed = u32(44) != 0
+        let alignment = supercompressed ? 1 : lcm(info.blockBytes, 4)
+        for n in (0..<levelCount).reversed() {
+            let (offset, length) = (u64(80 + 24 * n), u64(88 + 24 * n))
+            while out.bytes.count % alignment != 0 { out.bytes.append(0) }
+            put(out.bytes.count, at: 80 + 24 * n, 8)
+            out.bytes += file[offset..<(offset + length)]
+        }
+        return out.bytes
+    }
+
     static func lcm(_ a: Int, _ b: Int) -> Int {
         var (x, y) = (a, b)
         while y != 0 { (x, y) = (y, x % y) }

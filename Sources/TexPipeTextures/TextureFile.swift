@@ -42,6 +42,11 @@ public struct TextureFile: Sendable {
     /// An ETC1S file's BasisLZ global data (KTX2 `supercompressionScheme` 1): its codebooks and
     /// Huffman tables, decoded, and where each image's slices lie.
     public var basisLZ: BasisLZData?
+    /// KTX2 key/value data in the file's order (values without their NUL); empty for DDS. A
+    /// malformed entry ends the list (the data is advisory).
+    public var keyValues: [(key: String, value: String)] = []
+    /// The `texpipe.target` record a quality target wrote (docs/gpu-textures.md "Quality targets").
+    public var target: String? { keyValues.first { $0.key == "texpipe.target" }?.value }
     /// Per level, every layer's blocks, layer 0 first (DDS files are reordered so).
     let data: [[UInt8]]
 
@@ -177,6 +182,7 @@ public struct TextureFile: Sendable {
         guard kvdLength == 0 || (kvdOffset >= indexEnd && kvdOffset + kvdLength <= bytes.count) else {
             throw CodecError(.rangePastTheEnd("KTX2 key/value data"))
         }
+        keyValues = Self.keyValues(bytes, kvdOffset, kvdLength)
         let (sgdOffset, sgdLength) = (f.u64(64), f.u64(72))
         guard sgdLength == 0 || (sgdOffset <= UInt64(bytes.count) && sgdLength <= UInt64(bytes.count) - sgdOffset)
         else { throw CodecError(.rangePastTheEnd("KTX2 supercompression global data")) }
@@ -409,5 +415,30 @@ public struct TextureFile: Sendable {
         let pixels = try TextureCodecs.decode(blocks, l.width, l.height, format: format, srgb: srgb)
         guard pixels.count == l.width * l.height * 4 else { throw CodecError(.levelWrongSize(n)) }
         return Image(width: l.width, height: l.height, pixels: .rgba8(pixels), alpha: alpha)
+    }
+}
+
+extension TextureFile {
+    /// KTX2 key/value entries (KTX 2.0 §3.10: keyAndValueByteLength, key, NUL, value, padding to 4),
+    /// read from the range the header gives; each key and value is UTF-8 and the value's trailing
+    /// NUL, if any, is dropped. Reading stops at the first entry that does not fit.
+    static func keyValues(_ bytes: [UInt8], _ offset: Int, _ length: Int) -> [(key: String, value: String)] {
+        var out: [(key: String, value: String)] = []
+        var o = offset
+        let end = offset + length
+        while o + 4 <= end {
+            let n = Int(bytes[o]) | Int(bytes[o + 1]) << 8 | Int(bytes[o + 2]) << 16 | Int(bytes[o + 3]) << 24
+            guard n > 0, n <= end - o - 4 else { break }
+            let pair = bytes[(o + 4)..<(o + 4 + n)]
+            guard let nul = pair.firstIndex(of: 0) else { break }
+            var value = pair[(nul + 1)...]
+            if value.last == 0 { value = value.dropLast() }
+            guard let k = String(validating: pair[..<nul], as: UTF8.self),
+                let v = String(validating: value, as: UTF8.self)
+            else { break }
+            out.append((k, v))
+            o += (4 + n + 3) / 4 * 4
+        }
+        return out
     }
 }

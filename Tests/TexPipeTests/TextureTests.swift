@@ -493,7 +493,7 @@ struct TextureManifestTests {
             ) == [
                 "error: $T/pipeline.json: pipelines[0].texture.format: expected one of "
                     + TextureSettings.Format.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                    + ", found \"astc-6x5\"",
+                    + ", \"astc\", found \"astc-6x5\"",
                 "error: $T/pipeline.json: pipelines[0].texture.fromat: unknown key \"fromat\"; did you mean \"format\"?",
             ])
     }

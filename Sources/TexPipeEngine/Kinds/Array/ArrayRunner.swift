@@ -1,6 +1,7 @@
 internal import Dispatch
 internal import Foundation
 internal import TexPipeCodecs
+internal import TexPipeFormats
 internal import TexPipeMeasures
 internal import TexPipePixels
 internal import TexPipePlan
@@ -30,14 +31,23 @@ extension Runner {
             guard case .texture(let container) = output.format else {
                 return fail("an array is written as .ktx2 or .dds")
             }
-            let info = job.encoding.texture.format.info
-            let measure = measuresQuality(job, options) && !info.codec.family.exact
+            var info = job.encoding.texture.format.info
+            var measure = measuresQuality(job, options) && !info.codec.family.exact
             let bytes: [UInt8]
-            let quality: [LevelQuality]
+            var quality: [LevelQuality]
+            var chosen: (format: String, choice: TargetChoice)?
             do {
-                (bytes, quality) = try TextureEncoder.encode(
-                    layers: chains, job.encoding.texture, container: container, rows: rows, measure: measure,
-                    metrics: metrics(job, options))
+                if job.encoding.texture.target != nil {
+                    let t = try TextureEncoder.encode(
+                        targeted: chains, array: true, job.encoding.texture, container: container, rows: rows,
+                        metrics: metrics(job, options))
+                    (bytes, quality, info, measure) = (t.bytes, t.quality, t.format.info, true)
+                    chosen = (t.format.rawValue, t.choice)
+                } else {
+                    (bytes, quality) = try TextureEncoder.encode(
+                        layers: chains, job.encoding.texture, container: container, rows: rows, measure: measure,
+                        metrics: metrics(job, options))
+                }
             } catch {
                 return fail(EngineMessage.output(output.relative, error))
             }
@@ -48,7 +58,8 @@ extension Runner {
                 try record(
                     bytes, output, options, base: base, &result, &encoded,
                     measure: Measure(
-                        format: job.encoding.texture.format.rawValue, gpuBytes: gpu, psnr: measure ? quality : nil))
+                        format: chosen?.format ?? job.encoding.texture.format.rawValue, gpuBytes: gpu,
+                        psnr: measure ? quality : nil, choice: chosen?.choice))
                 let index = Self.layerIndex(layers.map(\.name), texture: PathText.lastComponent(output.relative))
                 try record(index, job.outputs[1], options, base: base, &result, &encoded)
             } catch {

@@ -26,6 +26,13 @@ extension PlanBuilder {
             error(p.path.key("texture").key(problem.key), problem.message + context)
             return
         }
+        if isVolume && texture.target != nil {
+            error(
+                p.path.key("texture").key("target"),
+                "a quality target chooses the settings of 2D textures, cube maps and arrays, not of a volume (remove target)"
+                    + context)
+            return
+        }
         // A volume's slices take the stages before the one that makes its chain (`mipmaps`: the
         // last, the manifest checked), which takes the volume.
         let mipmapsAt = isVolume ? p.stages.firstIndex { $0.type.volumeParameters != nil } : nil
@@ -113,7 +120,7 @@ extension PlanBuilder {
                 outputs: outputs, encoding: Encoding(files: files, texture: texture),
                 quality: JobQuality(
                     check: check, budget: Self.budgetName(p, variant),
-                    normalMap: Self.isNormalMap(layers.first?.stages ?? [], check)),
+                    normalMap: Self.isNormalMap(layers.first?.stages ?? [], check, texture)),
                 reads: reads, failure: nil, parameters: canonical.joined(separator: "\n"), work: work))
     }
 }

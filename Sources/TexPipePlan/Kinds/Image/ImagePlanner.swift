@@ -124,7 +124,8 @@ extension PlanBuilder {
                     pixels: (header?.width ?? 0) * (header?.height ?? 0)),
                 outputs: outputs, encoding: Encoding(files: files, texture: texture),
                 quality: JobQuality(
-                    check: check, budget: Self.budgetName(p, variant), normalMap: Self.isNormalMap(stages, check)),
+                    check: check, budget: Self.budgetName(p, variant),
+                    normalMap: Self.isNormalMap(stages, check, texture)),
                 reads: reads, failure: missing ?? chain.failure, parameters: parameters,
                 work: .image(ImagePlan(stages: stages))))
     }

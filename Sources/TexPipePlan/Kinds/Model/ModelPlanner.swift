@@ -240,7 +240,7 @@ extension PlanBuilder {
             return known
         }
         if let check = decodeCheck(p, values, context) { job.quality.check = check.isEmpty ? nil : check }
-        job.quality.normalMap = t.kind == .normal || Self.isNormalMap(stages, job.quality.check)
+        job.quality.normalMap = t.kind == .normal || Self.isNormalMap(stages, job.quality.check, job.encoding.texture)
         gltfTextures[PathKey(outputs[0].path)] = jobs.count
         jobs.append(job)
         return jobs.count - 1

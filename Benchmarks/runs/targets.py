@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Quality targets (docs/gpu-textures.md "Quality targets") over the 150-texture corpus.
+
+  Benchmarks/runs/targets.py [--targets 0.95,0.98] [--families etc1s,uastc,bc7,astc] [--time-subset 24]
+
+Bytes, per family and minSSIM target, every texture with its mip chain:
+  - targeted: `texture.target` {"minSSIM": T}; each texture gets its own setting (etc1s qlevel,
+    uastc/bc7 the rdo λ under zstd, astc the block size);
+  - the one fixed setting a whole folder would need: the highest-quality setting any texture was
+    given (qlevel max, λ min, block smallest), run over the corpus with a `check` gate of the same
+    minSSIM to confirm every texture meets it (textures no setting brings to T are left out of both
+    sides and counted);
+  - the targeted corpus's bytes against the fixed one's.
+Format lists: ["bc1", "bc7"] (KTX2, no supercompression) against BC7 alone and BC1 alone, each with
+the same minSSIM: how many textures BC1 serves, whether every texture BC1 alone meets T with got
+BC1, and whether any texture's list output is larger than its BC7-only output.
+Time (one core, pinned; a subset of `--time-subset` textures, every n-th of the corpus): each
+texture's targeted job against one encode at the setting it chose (a pipeline per texture), from
+the JSON report's job seconds — the median ratio per texture; and the same two runs' walls on two
+cores; and a no-op rerun of the targeted corpus against a no-op rerun of the fixed one.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CORPUS = os.path.join(ROOT, ".build-bench", "corpus")
+WORK = os.path.join(ROOT, ".build-bench", "targets")
+TEXPIPE = os.path.join(ROOT, ".build", "release", "texpipe")
+
+# Each family: its texture settings, the knob the target chooses, and how to read it back.
+FAMILIES = {
+    "etc1s": {"format": "etc1s"},
+    "uastc": {"format": "uastc", "supercompression": "zstd"},
+    "bc7": {"format": "bc7", "supercompression": "zstd"},
+    "astc": {"format": "astc"},
+}
+
+
+def run(folder, pipelines, jobs, report=True, pin=False, clean=True):
+    if clean:
+        shutil.rmtree(os.path.join(folder, ".texpipe"), ignore_errors=True)
+        shutil.rmtree(os.path.join(folder, "out"), ignore_errors=True)
+    json.dump({"version": 1, "output": "out", "pipelines": pipelines}, open(os.path.join(folder, "pipeline.json"), "w"))
+    cmd = (["taskset", "-c", "0"] if pin else []) + [TEXPIPE, "run", "--no-progress", "--quiet", "--jobs", str(jobs)]
+    if report:
+        cmd += ["--report", "report.json"]
+    t = time.perf_counter()
+    subprocess.run(cmd, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t
+    return (json.load(open(os.path.join(folder, "report.json"))) if report else None), wall
+
+
+def link(folder):
+    """The corpus as `in/` beside the manifest (inputs are relative to it)."""
+    if not os.path.exists(os.path.join(folder, "in")):
+        os.symlink(CORPUS, os.path.join(folder, "in"))
+
+
+def pipeline(name, inputs, texture, check=None, output="{file}.ktx2"):
+    p = {"name": name, "inputs": inputs, "output": name + "/" + output, "texture": texture,
+         "stages": [{"stage": "mipmaps"}]}
+    if check:
+        p["check"] = check
+    return p
+
+
+def outputs(report):
+    """input file -> (format, choice value, bytes, ok)."""
+    out = {}
+    for j in report["jobs"]:
+        o = j["outputs"][0] if j["outputs"] else None
+        name = os.path.basename(j["input"])
+        if o is None:
+            out[name] = (None, None, 0, False)
+            continue
+        c = o.get("choice") or {}
+        out[name] = (o.get("format"), c.get("value"), o["bytes"], j["status"] == "ok")
+    return out
+
+
+LAMBDAS = [2 ** (10 - k / 2) if k % 2 == 0 else float(f"{2 ** (10 - k / 2):.3g}") for k in range(33)] + [0]
+BLOCKS = ["8x8", "6x6", "5x5", "4x4"]
+
+
+def fixed_ladder(family, chosen):
+    """The settings a whole folder could take, from the highest-quality one any texture was given
+    up to the family's best: the first under which every texture meets the target is the folder's."""
+    values = [v for (_, v, _, ok) in chosen.values() if ok and v is not None]
+    if family == "etc1s":
+        start = max(int(v) for v in values)
+        return [{"qlevel": q} for q in sorted({start, min(255, start + 16), min(255, start + 32), 255})]
+    if family in ("uastc", "bc7"):
+        start = min(float(v) for v in values)
+        return [{"rdo": {"lambda": lam}} if lam > 0 else {} for lam in LAMBDAS if lam <= start]
+    start = max(BLOCKS.index(v) for v in values)
+    return [{"format": "astc-" + b} for b in BLOCKS[start:]]
+
+
+def bytes_table(args):
+    folder = os.path.join(WORK, "bytes")
+    os.makedirs(folder, exist_ok=True)
+    link(folder)
+    inputs = ["in/*.png"]
+    rows = []
+    for family in args.families:
+        for t in args.etc1s_targets if family == "etc1s" else args.targets:
+            target = {"minSSIM": t}
+            rep, wall = run(folder, [pipeline("t", inputs, dict(FAMILIES[family], target=target))], 2)
+            chosen = outputs(rep)
+            met = {k for k, v in chosen.items() if v[3]}
+            for setting in fixed_ladder(family, chosen):
+                texture = setting if family == "astc" else dict(FAMILIES[family], **setting)
+                frep, _ = run(folder, [pipeline("f", inputs, texture, check={"minSSIM": t})], 2)
+                fixed = outputs(frep)
+                fixed_ok = all(fixed[k][3] for k in met)
+                if fixed_ok:
+                    break
+            tb = sum(chosen[k][2] for k in met)
+            fb = sum(fixed[k][2] for k in met)
+            values = sorted({v[1] for k, v in chosen.items() if k in met}, key=lambda x: float(x.split("x")[0]))
+            rows.append((family, t, len(met), len(chosen) - len(met), setting, fixed_ok, tb, fb, values))
+            print(f"{family} minSSIM {t}: {len(met)} met ({len(chosen) - len(met)} cannot), fixed {setting} "
+                  f"{'all meet' if fixed_ok else 'NOT all meet'}: targeted {tb:,} vs fixed {fb:,} bytes "
+                  f"({100 * (1 - tb / fb):.1f} % smaller); settings chosen {values[:3]}…{values[-3:]}", flush=True)
+    return rows
+
+
+def lists_table(args):
+    folder = os.path.join(WORK, "lists")
+    os.makedirs(folder, exist_ok=True)
+    link(folder)
+    inputs = ["in/*.png"]
+    rows = []
+    for t in args.targets:
+        rep, _ = run(folder, [pipeline("l", inputs, {"format": ["bc1", "bc7"], "target": {"minSSIM": t}})], 2)
+        both = outputs(rep)
+        rep7, _ = run(folder, [pipeline("b7", inputs, {"format": "bc7"})], 2)
+        only7 = outputs(rep7)
+        rep1, _ = run(folder, [pipeline("b1", inputs, {"format": "bc1"}, check={"minSSIM": t})], 2)
+        # BC1 alone meets T where its job is ok (a texture with alpha fails to encode, one under T its gate).
+        bc1_ok = {k for k, v in outputs(rep1).items() if v[3]}
+        picked1 = {k for k, v in both.items() if v[0] == "bc1"}
+        larger = [k for k in both if both[k][2] > only7[k][2]]
+        rows.append((t, len(picked1), len(bc1_ok), bc1_ok <= picked1 or None, len(larger),
+                     sum(v[2] for v in both.values()), sum(v[2] for v in only7.values())))
+        print(f"[bc1, bc7] minSSIM {t}: BC1 picked for {len(picked1)}; BC1 alone ok (job) for {len(bc1_ok)}; "
+              f"list larger than BC7-only for {len(larger)}; bytes {rows[-1][5]:,} vs BC7-only {rows[-1][6]:,}",
+              flush=True)
+    return rows
+
+
+def time_table(args):
+    folder = os.path.join(WORK, "time")
+    os.makedirs(os.path.join(folder, "in"), exist_ok=True)
+    names = sorted(os.listdir(CORPUS))[:: max(1, 150 // args.time_subset)][: args.time_subset]
+    for n in names:
+        dst = os.path.join(folder, "in", n)
+        if not os.path.exists(dst):
+            shutil.copy(os.path.join(CORPUS, n), dst)
+    rows = []
+    for family in args.families:
+        t = args.etc1s_targets[0] if family == "etc1s" else args.targets[0]
+        target = {"minSSIM": t}
+        rep, wall1 = run(folder, [pipeline("t", ["in/*.png"], dict(FAMILIES[family], target=target))], 1, pin=True)
+        chosen = outputs(rep)
+        secs = {os.path.basename(j["input"]): j["seconds"] for j in rep["jobs"]}
+        _, noop_t = run(folder, [pipeline("t", ["in/*.png"], dict(FAMILIES[family], target=target))], 1,
+                        report=False, pin=True, clean=False)
+        # One pipeline per texture at the setting it was given.
+        per = []
+        for k, n in enumerate(names):
+            f, v, _, ok = chosen[n]
+            if family == "etc1s":
+                tex = {"format": "etc1s", "qlevel": int(v)}
+            elif family in ("uastc", "bc7"):
+                tex = dict(FAMILIES[family], **({"rdo": {"lambda": float(v)}} if float(v) > 0 else {}))
+            else:
+                tex = {"format": f}
+            per.append(pipeline(f"p{k}", ["in/" + n], tex))
+        rep2, wall_fixed1 = run(folder, per, 1, pin=True)
+        secs2 = {os.path.basename(j["input"]): j["seconds"] for j in rep2["jobs"]}
+        _, noop_f = run(folder, per, 1, report=False, pin=True, clean=False)
+        ratios = [secs[n] / secs2[n] for n in names if secs2.get(n)]
+        _, wall2 = run(folder, [pipeline("t", ["in/*.png"], dict(FAMILIES[family], target=target))], 2, report=False)
+        _, wall_fixed2 = run(folder, per, 2, report=False)
+        rows.append((family, statistics.median(ratios), wall1 / wall_fixed1, wall2 / wall_fixed2, noop_t, noop_f))
+        print(f"{family} minSSIM {t}, {len(names)} textures: targeted / one encode at the chosen setting, median per "
+              f"texture {rows[-1][1]:.2f}x (one core; whole run {rows[-1][2]:.2f}x); two cores {rows[-1][3]:.2f}x; "
+              f"no-op rerun {noop_t:.3f} s vs fixed {noop_f:.3f} s", flush=True)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--targets", default="0.95,0.98", help="minSSIM targets of uastc, bc7, astc and the lists")
+    ap.add_argument("--etc1s-targets", default="0.85,0.9", help="ETC1S's (0.95 is out of its reach for most)")
+    ap.add_argument("--families", default="etc1s,uastc,bc7,astc")
+    ap.add_argument("--time-subset", type=int, default=24)
+    ap.add_argument("--only", default="bytes,lists,time")
+    args = ap.parse_args()
+    args.targets = [float(x) for x in args.targets.split(",")]
+    args.etc1s_targets = [float(x) for x in args.etc1s_targets.split(",")]
+    args.families = args.families.split(",")
+    if not os.path.isdir(CORPUS):
+        sys.exit("no corpus: run Benchmarks/images/compare-peers.sh once (it makes .build-bench/corpus)")
+    only = args.only.split(",")
+    if "bytes" in only:
+        bytes_table(args)
+    if "lists" in only:
+        lists_table(args)
+    if "time" in only:
+        time_table(args)
+
+
+if __name__ == "__main__":
+    main()

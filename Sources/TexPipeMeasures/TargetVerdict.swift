@@ -1,0 +1,88 @@
+internal import Foundation
+public import TexPipeFormats
+
+/// A quality target's verdict over what was measured of an output's levels: the same gates'
+/// verdict (`CheckSettings.failures`), and how far from the target a candidate is.
+extension QualityTarget {
+    /// Whether every level meets every measure (a measure not taken fails nothing, as a gate).
+    public func meets(_ levels: [LevelQuality]) -> Bool {
+        gates.failures(of: "", bytes: 0, levels: levels).isEmpty
+    }
+
+    /// The lines of the measures `levels` fail, as the gates word them.
+    public func failures(of output: String, _ levels: [LevelQuality]) -> [String] {
+        gates.failures(of: output, bytes: 0, levels: levels)
+    }
+
+    /// How far the worst level is from the target, in decibel-like units common to the measures
+    /// (≥ 0: met): PSNR by its dB over the floor; SSIM by 10·log10((1 − min) / (1 − SSIM)); FLIP and
+    /// the normal angle by 10·log10(limit / measured). The candidate written when none meets is the
+    /// one with the highest score.
+    public func score(_ levels: [LevelQuality]) -> Double {
+        var s = Double.infinity
+        func ratio(_ limit: Double, _ v: Double) -> Double {
+            10 * log10(max(limit, 1e-9) / max(v, 1e-9))
+        }
+        for q in levels {
+            if let min = gates.minPSNR { s = Swift.min(s, q.worst - min) }
+            if let min = gates.minSSIM, let v = q.worstSSIM { s = Swift.min(s, ratio(1 - min, 1 - v)) }
+            if let max = gates.maxFLIP, let v = q.flip { s = Swift.min(s, ratio(max, v)) }
+            if let n = gates.maxNormalError {
+                if let m = n.mean, let v = q.normalMean { s = Swift.min(s, ratio(m, v)) }
+                if let p = n.p99, let v = q.normalP99 { s = Swift.min(s, ratio(p, v)) }
+            }
+        }
+        return s
+    }
+
+    /// What was measured, worst over the levels, as the `texpipe.target` record's `measured`:
+    /// `{"psnr":41.23,"ssim":0.9812,"flip":0.0321,"normalMean":1.25,"normalP99":4.5}` (those
+    /// measured only).
+    public static func measured(_ levels: [LevelQuality]) -> String {
+        guard !levels.isEmpty else { return "{}" }
+        var fields = ["\"psnr\":" + String(format: "%.2f", levels.map(\.worst).min()!)]
+        let ssim = levels.compactMap(\.worstSSIM)
+        if !ssim.isEmpty { fields.append("\"ssim\":" + String(format: "%.4f", ssim.min()!)) }
+        let flip = levels.compactMap(\.flip)
+        if !flip.isEmpty { fields.append("\"flip\":" + String(format: "%.4f", flip.max()!)) }
+        let mean = levels.compactMap(\.normalMean)
+        if !mean.isEmpty { fields.append("\"normalMean\":" + String(format: "%.2f", mean.max()!)) }
+        let p99 = levels.compactMap(\.normalP99)
+        if !p99.isEmpty { fields.append("\"normalP99\":" + String(format: "%.2f", p99.max()!)) }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// The `texpipe.target` record: `{"format":"etc1s","qlevel":96,"target":{…},"measured":{…}}`,
+    /// the knob absent when none was searched.
+    public func record(format: String, _ choice: TargetChoice, _ levels: [LevelQuality]) -> String {
+        var s = "{\"format\":\"\(format)\""
+        if let knob = choice.knob, let value = choice.value {
+            s += ",\"\(knob)\":" + (knob == "block" ? "\"\(value)\"" : value)
+        }
+        return s + ",\"target\":\(given),\"measured\":\(Self.measured(levels))}"
+    }
+
+    /// The one line of an output no setting met: the target and the best reached.
+    public func unmet(_ output: String, format: String, _ choice: TargetChoice, _ levels: [LevelQuality]) -> String {
+        let what = choice.knob == nil ? format : "\(format) \(choice.words)"
+        var reached: [String] = []
+        let worst = levels.map(\.worst).min()
+        if gates.minPSNR != nil, let w = worst { reached.append(String(format: "PSNR %.2f dB", w)) }
+        if gates.minSSIM != nil, let v = levels.compactMap(\.worstSSIM).min() {
+            reached.append(String(format: "SSIM %.4f", v))
+        }
+        if gates.maxFLIP != nil, let v = levels.compactMap(\.flip).max() {
+            reached.append(String(format: "FLIP %.4f", v))
+        }
+        if let n = gates.maxNormalError {
+            if n.mean != nil, let v = levels.compactMap(\.normalMean).max() {
+                reached.append(String(format: "normal error mean %.2f°", v))
+            }
+            if n.p99 != nil, let v = levels.compactMap(\.normalP99).max() {
+                reached.append(String(format: "normal error p99 %.2f°", v))
+            }
+        }
+        return "\(output): no setting meets the target (\(words)); the best, \(what), reached "
+            + (reached.isEmpty ? "no measure" : reached.joined(separator: ", "))
+    }
+}
