@@ -345,8 +345,11 @@ extension Differ {
         if let b { (o.before, o.gpuBytesBefore) = (b.description, b.gpuBytes) }
         if let h { (o.after, o.gpuBytesAfter) = (h.description, h.gpuBytes) }
         if let cb = b?.choice, let ch = h?.choice, cb != ch {
+            let (kb, kh) = (cb.knob.split(separator: " "), ch.knob.split(separator: " "))
             o.choice =
-                cb.format == ch.format ? "\(cb.knob) → \(ch.knob)" : "\(cb.format) \(cb.knob) → \(ch.format) \(ch.knob)"
+                cb.format != ch.format
+                ? "\(cb.format) \(cb.knob) → \(ch.format) \(ch.knob)"
+                : kb.count == 2 && kh.count == 2 && kb[0] == kh[0] ? "\(cb.knob) → \(kh[1])" : "\(cb.knob) → \(ch.knob)"
             o.note = ["target's choice " + o.choice!, o.note].compactMap { $0 }.joined(separator: "; ")
         }
         guard o.status == .changed, let b, let h else { return o }

@@ -79,7 +79,7 @@ public enum Gates {
             }
         }
         guard !failures.isEmpty else { return }
-        switch job.quality.check?.severity ?? .error {
+        switch job.quality.severity {
         case .warning:
             result.warnings += failures.map {
                 EngineMessage.jobLine(input: job.input.display, variant: job.variant, stage: "check", $0)

@@ -113,9 +113,13 @@ public struct JobQuality: Sendable {
     /// Its texture outputs are normal maps (a `mipmaps` with `normals: true`, a glTF normal role, or
     /// a `maxNormalError` gate): their levels are measured by the angle between normals.
     public var normalMap: Bool
+    /// What a failed gate or an unmet quality target is: the check's `severity`, given even in a
+    /// check with no gate (a pipeline whose only measure is its target).
+    public var severity: CheckSettings.Severity
 
     public init(check: CheckSettings? = nil, budget: String, normalMap: Bool = false) {
         self.check = check.flatMap { $0.isEmpty ? nil : $0 }
+        self.severity = check?.severity ?? .error
         self.budget = budget
         self.normalMap = normalMap
     }

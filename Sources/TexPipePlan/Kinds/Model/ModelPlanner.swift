@@ -239,7 +239,10 @@ extension PlanBuilder {
         {
             return known
         }
-        if let check = decodeCheck(p, values, context) { job.quality.check = check.isEmpty ? nil : check }
+        if let check = decodeCheck(p, values, context) {
+            job.quality.check = check.isEmpty ? nil : check
+            job.quality.severity = check.severity
+        }
         job.quality.normalMap = t.kind == .normal || Self.isNormalMap(stages, job.quality.check, job.encoding.texture)
         gltfTextures[PathKey(outputs[0].path)] = jobs.count
         jobs.append(job)
