@@ -178,3 +178,43 @@ struct TargetCLITests {
         #expect(md.contains("target's choice qlevel \(before) → \(after)"), "\(md)")
     }
 }
+
+/// A glTF role's texture takes a target like a pipeline's (docs/gltf.md).
+@Suite("quality targets in glTF roles", .serialized)
+struct TargetGLTFTests {
+    @Test func aRolesTargetChoosesPerTextureAndEveryCandidateMustBeBasisUniversal() throws {
+        let (w, _) = try GLTFTests.workspace()
+        w.manifest(
+            #"""
+            {"version": 1, "output": "out", "pipelines": [
+              {"name": "site", "inputs": ["models/*.gltf"], "output": "site/{file}/{file}.gltf",
+               "gltf": {"roles": {"color": {"texture": {"format": ["etc1s", "uastc"], "supercompression": "zstd",
+                 "target": {"minPSNR": 22}}}}}}
+            ]}
+            """#)
+        let r = try CLI.run(["run", "--no-progress"], in: w.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let textures = w.files(under: "out").keys.filter { $0.hasSuffix(".ktx2") }
+        #expect(!textures.isEmpty)
+        var chosen = 0
+        for t in textures {
+            let record = try TargetCLITests.record(w.path + "/out/" + t)
+            guard let format = record["format"] as? String else { continue }
+            chosen += 1
+            #expect(["etc1s", "uastc"].contains(format), "\(t): \(record)")
+            #expect(((record["measured"] as? [String: Any])?["psnr"] as? Double ?? 0) >= 22, "\(t): \(record)")
+        }
+        #expect(chosen > 0, "no color texture carries a texpipe.target record: \(textures)")
+        // A candidate glTF cannot carry in KTX2 is refused at its path.
+        w.manifest(
+            #"""
+            {"version": 1, "output": "out", "pipelines": [
+              {"name": "site", "inputs": ["models/*.gltf"], "output": "site/{file}/{file}.gltf",
+               "gltf": {"roles": {"color": {"texture": {"format": ["etc1s", "bc7"], "target": {"minPSNR": 22}}}}}}
+            ]}
+            """#)
+        let bad = try CLI.run(["validate", "pipeline.json"], in: w.path)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("pipelines[0].gltf.roles.color.texture.format"), "\(bad.stderr)")
+    }
+}
