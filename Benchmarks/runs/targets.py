@@ -20,7 +20,9 @@ the JSON report's job seconds — the median ratio per texture; and the same two
 cores; and a no-op rerun of the targeted corpus against a no-op rerun of the fixed one.
 """
 import argparse
+import html
 import json
+import math
 import os
 import shutil
 import statistics
@@ -71,6 +73,9 @@ def pipeline(name, inputs, texture, check=None, output="{file}.ktx2"):
     return p
 
 
+SSIM = {}
+
+
 def outputs(report):
     """input file -> (format, choice value, bytes, ok)."""
     out = {}
@@ -82,6 +87,8 @@ def outputs(report):
             continue
         c = o.get("choice") or {}
         out[name] = (o.get("format"), c.get("value"), o["bytes"], j["status"] == "ok")
+        levels = o.get("psnr") or []
+        SSIM[name] = min((min(l.get("ssim", 1), l.get("ssimAlpha", 1)) for l in levels), default=None)
     return out
 
 
@@ -126,10 +133,57 @@ def bytes_table(args):
             fb = sum(fixed[k][2] for k in met)
             values = sorted({v[1] for k, v in chosen.items() if k in met}, key=lambda x: float(x.split("x")[0]))
             rows.append((family, t, len(met), len(chosen) - len(met), setting, fixed_ok, tb, fb, values))
+            fixed_ssim = dict(SSIM)
+            outputs(rep)
+            POINTS.append({"family": family, "target": t, "fixed": str(setting),
+                           "points": [(chosen[k][2], SSIM[k], fixed[k][2], fixed_ssim[k]) for k in sorted(met)]})
             print(f"{family} minSSIM {t}: {len(met)} met ({len(chosen) - len(met)} cannot), fixed {setting} "
                   f"{'all meet' if fixed_ok else 'NOT all meet'}: targeted {tb:,} vs fixed {fb:,} bytes "
                   f"({100 * (1 - tb / fb):.1f} % smaller); settings chosen {values[:3]}…{values[-3:]}", flush=True)
     return rows
+
+
+POINTS = []
+
+
+def picture(path):
+    """Each family at each target: every texture at the folder's fixed setting (grey) and at its
+    own (blue), file bytes (log) against the worst level's SSIM, the target a line."""
+    panels = POINTS
+    cols, pw, ph, m = 4, 300, 230, 46
+    rows = (len(panels) + cols - 1) // cols
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * pw}" height="{rows * ph}" '
+           'font-family="sans-serif" font-size="11">', f'<rect width="100%" height="100%" fill="white"/>']
+    for k, p in enumerate(panels):
+        ox, oy = (k % cols) * pw, (k // cols) * ph
+        pts = p["points"]
+        xs = [b for (a, _, c, _) in pts for b in (a, c) if b > 0]
+        ys = [s for (_, s1, _, s2) in pts for s in (s1, s2) if s is not None]
+        if not xs or not ys:
+            continue
+        lx0, lx1 = math.log10(min(xs)), math.log10(max(xs)) + 1e-9
+        y0 = min(min(ys), p["target"]) - 0.01
+        y1 = 1.0
+
+        def X(b):
+            return ox + m + (math.log10(b) - lx0) / (lx1 - lx0) * (pw - m - 10)
+
+        def Y(v):
+            return oy + 20 + (y1 - v) / (y1 - y0) * (ph - m - 20)
+        out.append(f'<text x="{ox + m}" y="{oy + 14}">{p["family"]}, minSSIM {p["target"]} '
+                   f'(fixed: {html.escape(p["fixed"])})</text>')
+        out.append(f'<line x1="{ox + m}" x2="{ox + pw - 10}" y1="{Y(p["target"]):.1f}" y2="{Y(p["target"]):.1f}" '
+                   'stroke="#c33" stroke-dasharray="4 3"/>')
+        out.append(f'<text x="{ox + 4}" y="{Y(p["target"]) + 4:.1f}" fill="#c33">{p["target"]}</text>')
+        for (tb, ts, fb, fs) in pts:
+            if fb > 0 and fs is not None:
+                out.append(f'<circle cx="{X(fb):.1f}" cy="{Y(fs):.1f}" r="2.2" fill="#999"/>')
+            if tb > 0 and ts is not None:
+                out.append(f'<circle cx="{X(tb):.1f}" cy="{Y(ts):.1f}" r="2.2" fill="#2a6fdb"/>')
+        out.append(f'<text x="{ox + m}" y="{oy + ph - 22}" fill="#555">file bytes (log) →  '
+                   f'{sum(a for a, _, _, _ in pts):,} targeted, {sum(c for _, _, c, _ in pts):,} fixed</text>')
+    out.append("</svg>")
+    open(path, "w").write("\n".join(out) + "\n")
 
 
 def lists_table(args):
@@ -204,6 +258,7 @@ def main():
     ap.add_argument("--families", default="etc1s,uastc,bc7,astc")
     ap.add_argument("--time-subset", type=int, default=24)
     ap.add_argument("--only", default="bytes,lists,time")
+    ap.add_argument("--picture", help="write the rate–quality picture (SVG) of the bytes table here")
     args = ap.parse_args()
     args.targets = [float(x) for x in args.targets.split(",")]
     args.etc1s_targets = [float(x) for x in args.etc1s_targets.split(",")]
@@ -213,6 +268,8 @@ def main():
     only = args.only.split(",")
     if "bytes" in only:
         bytes_table(args)
+        if args.picture:
+            picture(args.picture)
     if "lists" in only:
         lists_table(args)
     if "time" in only:

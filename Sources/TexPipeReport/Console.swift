@@ -98,7 +98,7 @@ public final class Console: Sendable {
     /// 0.9612, PSNR 38.20 dB" (worst over the levels); nil without a target.
     public static func chosen(_ o: Cache.Entry.Output) -> String? {
         guard let choice = o.choice, let format = o.format else { return nil }
-        var s = choice.knob == nil ? format : "\(format) \(choice.words)"
+        var s = choice.knob == nil || choice.knob == "block" ? format : "\(format) \(choice.words)"
         let levels = o.psnr ?? []
         var measured: [String] = []
         if let v = levels.compactMap(\.worstSSIM).min() { measured.append(String(format: "SSIM %.4f", v)) }

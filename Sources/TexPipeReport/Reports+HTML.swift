@@ -177,8 +177,13 @@ extension Reports {
     /// with the totals against the budget; a click on a heading sorts by that column.
     static func outputTables(_ plan: Plan, _ results: [JobResult], _ budgets: [Gates.PipelineTotal]) -> String {
         var rows: [(pipeline: String, output: Cache.Entry.Output, over: Bool)] = []
+        // Each table's quality target, in words, when its outputs have one.
+        var targets: [String: String] = [:]
         for (job, r) in zip(plan.jobs, results) {
             for o in r.recorded where o.format != nil {
+                if o.choice != nil, let t = Gates.target(job, format: o.format!) {
+                    targets[job.quality.budget.isEmpty ? job.pipeline : job.quality.budget] = t.words
+                }
                 // The job's own verdict on the output (the gates ask the same one).
                 let failed = job.quality.check.map { !$0.failures(of: o.path, bytes: o.bytes, levels: o.psnr).isEmpty }
                 let unmet =
@@ -213,6 +218,9 @@ extension Reports {
                     ].compactMap { $0 }
                 h += "<p>check: \(limits.joined(separator: " · ")) (\(c.severity.rawValue))</p>\n"
             }
+            if let t = targets[p] {
+                h += "<p>target: \(xml(t)), the smallest output meeting it chosen per output</p>\n"
+            }
             h += "<table class=\"outputs\" id=\"outputs-\(xml(p))\"><thead><tr>"
             h += "<th>output</th><th>format</th><th>file</th><th>GPU</th><th>worst PSNR</th>"
             h += "<th>worst SSIM</th><th>worst FLIP</th><th>normal mean / p99</th></tr></thead><tbody>\n"
@@ -231,7 +239,12 @@ extension Reports {
                     } ?? "—"
                 h += "<tr\(r.over ? " class=\"over\"" : "")><td data-v=\"\(xml(o.path))\">\(xml(o.path))</td>"
                 // A quality target's choice beside the format: "etc1s · qlevel 96".
-                let format = (o.format ?? "") + (o.choice.map { $0.knob == nil ? " · chosen" : " · " + $0.words } ?? "")
+                let format =
+                    (o.format ?? "")
+                    + (o.choice.map {
+                        $0.knob == nil ? " · chosen" : $0.knob == "block" ? " · block chosen" : " · " + $0.words
+                    }
+                        ?? "")
                 h += "<td data-v=\"\(xml(format))\">\(xml(format))</td>"
                 h +=
                     "<td data-v=\"\(o.bytes)\">\(kb(o.bytes))</td><td data-v=\"\(o.gpuBytes ?? 0)\">\(kb(o.gpuBytes ?? 0))</td>"
