@@ -46,7 +46,7 @@ extension Runner {
     }
 
     /// A lossy image file at the quality its target chooses: the lowest quality whose file meets the
-    /// target, by bisection (what a quality measures rises with it, near enough); then, as a file's
+    /// target (`QualityTarget.lowestMeeting`: what a quality measures rises with it, near enough); then, as a file's
     /// size is not monotone in quality everywhere (JPEG's quantisation tables round to the same
     /// steps over a few qualities, and a higher one can be smaller), the next four qualities above
     /// are encoded too and any smaller file among them that also meets is taken (a tie to the
@@ -72,11 +72,11 @@ extension Runner {
             measured[q] = m
             return m
         }
-        var (lo, hi) = (range.lowerBound - 1, range.upperBound + 1)
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            if target.meets([try quality(mid)]) { hi = mid } else { lo = mid }
+        let found = try QualityTarget.lowestMeeting(range.count, above: -1) { k in
+            let q = [try quality(range.lowerBound + k)]
+            return (target.meets(q), target.score(q))
         }
+        let hi = range.lowerBound + found
         var chosen = min(hi, range.upperBound)
         let met = hi <= range.upperBound
         if met {

@@ -149,9 +149,7 @@ extension Runner {
                 width: source.width, height: source.height, channels: alpha ? .rgba : .rgb, metrics)
         }
         if let target = Self.fileTarget(kind, job.encoding.files), source != nil {
-            var wanted = metrics
-            wanted.perceptual = wanted.perceptual || target.perceptual
-            wanted.flipMaps = nil
+            let wanted = target.measures(metrics)
             let found = try Self.targetedFile(
                 image, as: output.format, job.encoding.files, target, rows: rows,
                 measure: { [wanted] in try measured($0, wanted) })

@@ -93,7 +93,7 @@ public struct QualityTarget: Sendable, Hashable {
         return parts.joined(separator: ", ")
     }
 
-    /// Whether the measures need SSIM and FLIP.
+    /// Whether the measures need SSIM or FLIP.
     public var perceptual: Bool { gates.minSSIM != nil || gates.maxFLIP != nil }
 
     /// A target beside the knob it would choose (`qlevel`, `rdo`, a JPEG `quality`): the manifest

@@ -55,6 +55,8 @@ public struct LevelQuality: Sendable, Equatable, Codable {
 /// `--report-metrics`), and the normal angle (a normal map).
 public struct QualityMetrics: Sendable, Equatable {
     public var perceptual: Bool
+    /// With `perceptual`, FLIP too (a quality target's search that asks SSIM alone skips it).
+    public var flip = true
     public var normals: Bool
     /// Where the FLIP map of the worst level goes, for the HTML report (nil: no map is kept).
     public var flipMaps: FLIPMapSink?
@@ -66,7 +68,7 @@ public struct QualityMetrics: Sendable, Equatable {
     }
 
     public static func == (a: QualityMetrics, b: QualityMetrics) -> Bool {
-        a.perceptual == b.perceptual && a.normals == b.normals && (a.flipMaps === b.flipMaps)
+        a.perceptual == b.perceptual && a.flip == b.flip && a.normals == b.normals && (a.flipMaps === b.flipMaps)
     }
 
     public static let none = QualityMetrics()

@@ -174,7 +174,7 @@ extension Quality {
                 colour.map { ssim(texels, decoded, width: w, height: h, channel: $0) }.reduce(0, +)
                 / Double(colour.count)
             if channels == .rgba { q.ssimAlpha = ssim(texels, decoded, width: w, height: h, channel: 3) }
-            if channels == .rgb || channels == .rgba {
+            if metrics.flip && (channels == .rgb || channels == .rgba) {
                 let f = flip(texels, decoded, width: w, height: h, map: metrics.flipMaps != nil)
                 q.flip = f.mean
                 metrics.flipMaps?.offer(.init(mean: f.mean, width: w, height: h, values: f.map))

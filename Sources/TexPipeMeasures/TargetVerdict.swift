@@ -4,6 +4,42 @@ public import TexPipeFormats
 /// A quality target's verdict over what was measured of an output's levels: the same gates'
 /// verdict (`CheckSettings.failures`), and how far from the target a candidate is.
 extension QualityTarget {
+    /// What a search measures of each candidate: what `metrics` (the job's gates and reports) asks,
+    /// and the target's measures — FLIP only when one of them needs it (it is most of the cost).
+    public func measures(_ metrics: QualityMetrics) -> QualityMetrics {
+        var m = metrics
+        m.flip = metrics.perceptual ? metrics.flip : gates.maxFLIP != nil
+        m.perceptual = metrics.perceptual || perceptual
+        m.flipMaps = nil
+        return m
+    }
+
+    /// The lowest k in (`start`, n) whose probe meets, `start` known to miss (−1: none probed) and every
+    /// rung from the one found up assumed to meet; n when none does. A safeguarded regula falsi on
+    /// the probes' scores (`QualityTarget.score`, in dB: smooth along a ladder): the next rung is
+    /// where the line through the bracket's two scores crosses zero, rounded, kept strictly inside
+    /// the bracket; a step that does not halve the bracket is followed by a bisection, so it never
+    /// takes more probes than bisection's twice, and most ladders close in four to six.
+    public static func lowestMeeting(
+        _ n: Int, above start: Int, _ probe: (Int) throws -> (meets: Bool, score: Double)
+    ) rethrows -> Int {
+        var (lo, hi) = (start, n)
+        var (sLo, sHi): (Double?, Double?) = (nil, nil)
+        var bisect = false
+        while hi - lo > 1 {
+            var k = (lo + hi) / 2
+            if !bisect, let a = sLo, let b = sHi, b > a, a.isFinite, b.isFinite {
+                let x = Double(lo) + Double(hi - lo) * (-a) / (b - a)
+                k = min(hi - 1, max(lo + 1, Int(x.rounded())))
+            }
+            let width = hi - lo
+            let p = try probe(k)
+            if p.meets { (hi, sHi) = (k, p.score) } else { (lo, sLo) = (k, p.score) }
+            bisect = !bisect && (hi - lo) * 2 > width
+        }
+        return hi
+    }
+
     /// Whether every level meets every measure (a measure not taken fails nothing, as a gate).
     public func meets(_ levels: [LevelQuality]) -> Bool {
         gates.failures(of: "", bytes: 0, levels: levels).isEmpty

@@ -84,10 +84,7 @@ extension TextureEncoder {
         if let problem = settings.problems(in: container, hdrImage: first.isHDR).first {
             throw CodecError(.settings(problem))
         }
-        var m = metrics
-        m.perceptual = m.perceptual || target.perceptual
-        m.flipMaps = nil
-        let measures = m
+        let measures = target.measures(metrics)
         var probes = (levelZero: 0, whole: 0)
         let whole = layers.count > 1 || layers[0].count > 1
         func encoded(_ r: Rung, levelZero: Bool) throws -> Probe {
@@ -159,36 +156,32 @@ extension TextureEncoder {
             met: winner != nil, probes: probes)
     }
 
-    /// The lowest rung of `ladder` whose whole texture meets the target, by bisection: on level 0
-    /// first (`encode(rung, true)`), then confirmed on the whole texture and, if that misses,
-    /// bisected on in the whole texture above it. When none meets: the top rung.
+    /// The lowest rung of `ladder` whose whole texture meets the target: on level 0 first
+    /// (`encode(rung, true)`), then confirmed on the whole texture and, if that misses, searched
+    /// on in the whole texture above it. When none meets: the top rung.
     static func search(
         _ ladder: [Rung], whole: Bool, _ encode: (Rung, Bool) throws -> Probe
     ) throws -> (rung: Rung, probe: Probe) {
         let n = ladder.count
         if n == 1 { return (ladder[0], try encode(ladder[0], false)) }
-        // lo fails and hi meets (n: past the top, assumed to meet).
-        var (lo, hi) = (-1, n)
         var full: [Int: Probe] = [:]
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            let p = try encode(ladder[mid], true)
-            if !whole { full[mid] = p }
-            if p.meets { hi = mid } else { lo = mid }
+        // Level 0: the lowest rung that meets there (n: none).
+        let first = try QualityTarget.lowestMeeting(n, above: -1) { k in
+            let p = try encode(ladder[k], true)
+            if !whole { full[k] = p }
+            return (p.meets, p.score)
         }
-        if hi < n {
-            let p = try full[hi] ?? encode(ladder[hi], false)
-            if p.meets { return (ladder[hi], p) }
-            full[hi] = p
+        if first < n {
+            let p = try full[first] ?? encode(ladder[first], false)
+            full[first] = p
+            if p.meets { return (ladder[first], p) }
             // The chain misses where level 0 met: on up the ladder, on the whole texture.
-            (lo, hi) = (hi, n)
-            while hi - lo > 1 {
-                let mid = (lo + hi) / 2
-                let q = try full[mid] ?? encode(ladder[mid], false)
-                full[mid] = q
-                if q.meets { hi = mid } else { lo = mid }
+            let next = try QualityTarget.lowestMeeting(n, above: first) { k in
+                let q = try full[k] ?? encode(ladder[k], false)
+                full[k] = q
+                return (q.meets, q.score)
             }
-            if hi < n { return (ladder[hi], full[hi]!) }
+            if next < n { return (ladder[next], full[next]!) }
         }
         let top = try full[n - 1] ?? encode(ladder[n - 1], false)
         return (ladder[n - 1], top)
