@@ -285,6 +285,16 @@ struct CheckTests {
         #expect(again.readMeasure(Substring(perceptual)) && again == o)
         var probe = again
         #expect(!probe.readMeasure("bc7;1;40:-:0.9:-:x:-:-") && !probe.readMeasure("bc7;1;40:-:0.9"))
+        // A quality target's choice: a fourth field, read back; a malformed one damages the entry.
+        o.choice = TargetChoice(knob: "lambda", value: "90.5")
+        let chosen = try #require(o.measureToken)
+        #expect(chosen == "bc7;4096;40.0000:-:0.987654:-:0.042100:1.5000:7.2500;lambda=90.5")
+        var third = Cache.Entry.Output(path: o.path, sha256: o.sha256, bytes: 12)
+        #expect(third.readMeasure(Substring(chosen)) && third == o)
+        #expect(!probe.readMeasure("bc7;1;-;speed=3") && !probe.readMeasure("bc7;1;-;qlevel=9;x"))
+        o.choice = TargetChoice(knob: nil, value: nil)
+        #expect(o.measureToken?.hasSuffix(";-") == true)
+        o.choice = nil
         o.psnr = nil
         #expect(o.measureToken == "bc7;4096;-")
         let entry = RemoteCache.entryText([
