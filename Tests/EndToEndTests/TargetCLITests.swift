@@ -153,6 +153,16 @@ struct TargetCLITests {
                 throw CancellationError()
             }
             #expect(Self.psnr(b, a) >= 30, "quality \(q)")
+            // The boundary: the lowest quality that meets is at most four below the one chosen
+            // (a smaller file above it may be taken), so one of the five below it misses.
+            var files = ImageFileSettings()
+            let below = try (max(1, q - 5)..<q).map { quality -> Double in
+                files.jpeg.quality = quality
+                let jpeg = try ImageEncoder.encode(source, as: .jpeg, files).bytes
+                guard case .rgba8(let d) = try ImageDecoder.decode(jpeg).pixels else { return 99 }
+                return Self.psnr(b, d)
+            }
+            #expect(q == 1 || below.contains { $0 < 30 }, "qualities under \(q): \(below)")
         }
         let junit = try String(contentsOfFile: w.path + "/r.xml", encoding: .utf8)
         #expect(junit.contains("<system-out>etc1s qlevel "))
