@@ -228,3 +228,32 @@ struct TargetGLTFTests {
         #expect(bad.stderr.contains("pipelines[0].gltf.roles.color.texture.format"), "\(bad.stderr)")
     }
 }
+
+/// What a target cannot choose for: a LUT's or a volume's texture (one search over a volume's slices
+/// is not built) is refused at the manifest's path, not written without a choice.
+@Suite("quality targets refused")
+struct TargetRefusedTests {
+    @Test func aLUTsTextureTakesNoTarget() throws {
+        let w = try Workspace()
+        try FileManager.default.createDirectory(atPath: w.path + "/luts", withIntermediateDirectories: true)
+        let lut = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: CLI.packageRoot + "/Samples/luts").first {
+                $0.hasSuffix(".cube")
+            })
+        try FileManager.default.copyItem(
+            atPath: CLI.packageRoot + "/Samples/luts/" + lut, toPath: w.path + "/luts/" + lut)
+        w.manifest(
+            #"""
+            {"version": 1, "output": "out", "pipelines": [
+              {"name": "l", "inputs": ["luts/*.cube"], "stages": [], "output": "{file}.ktx2",
+               "texture": {"format": ["rgba8", "rgba16f"], "target": {"minPSNR": 40}}}
+            ]}
+            """#)
+        let r = try CLI.run(["validate", "pipeline.json"], in: w.path)
+        #expect(r.status == 2)
+        #expect(
+            r.stderr.contains(
+                "pipelines[0].texture.target: a quality target chooses the settings of 2D textures, cube maps and arrays, not of a LUT's volume (remove target)"
+            ), "\(r.stderr)")
+    }
+}

@@ -36,6 +36,13 @@ extension PlanBuilder {
             error(p.path.key("output"), PlanMessage.lutNeedsTexture(outputs[0].relative) + input + context)
             return
         }
+        guard texture.target == nil else {
+            error(
+                p.path.key("texture").key("target"),
+                "a quality target chooses the settings of 2D textures, cube maps and arrays, not of a LUT's volume (remove target)"
+                    + input + context)
+            return
+        }
         guard texture.format == .rgba8 || texture.format == .rgba16f else {
             error(p.path.key("texture").key("format"), PlanMessage.lutFormat(texture.format.rawValue) + input + context)
             return
