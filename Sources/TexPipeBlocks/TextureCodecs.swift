@@ -172,6 +172,24 @@ public enum TextureCodecs {
         return try codec(of: settings.format.info.codec).encode(rgba, width, height, settings, rows: rows)
     }
 
+    /// What `encode` gives with `settings` (its `rdo` a λ) from `base`, the level's blocks encoded
+    /// with the same settings but no `rdo`: the rate-distortion pass alone, so a search over λ
+    /// encodes each level once (docs/gpu-textures.md "Quality targets"). nil: the format's blocks
+    /// are not made that way (no `rdo`, or a format that does not take it).
+    public static func optimized(
+        _ base: [UInt8], _ rgba: [UInt8], _ width: Int, _ height: Int, _ settings: TextureSettings,
+        rows: any RowScheduler
+    ) -> [UInt8]? {
+        let kind: RDO.Kind
+        switch settings.format.info.codec {
+        case .bc(let v) where settings.format.info.takesRDO: kind = .bc(v)
+        case .uastc: kind = .uastc
+        default: return nil
+        }
+        guard let rdo = settings.rdo else { return nil }
+        return RDO.applied(rdo, to: base, rgba, width: width, height: height, kind: kind, rows: rows)
+    }
+
     /// One level's data from an HDR image's Float RGBA (width × height).
     public static func encodeHDR(
         _ rgba: [Float], _ width: Int, _ height: Int, _ settings: TextureSettings, rows: any RowScheduler

@@ -87,15 +87,24 @@ extension TextureEncoder {
         let measures = target.measures(metrics)
         var probes = (levelZero: 0, whole: 0)
         let whole = layers.count > 1 || layers[0].count > 1
+        // Per format, the blocks without rdo, shared by every λ tried.
+        var memos: [TextureSettings.Format: BlockMemo] = [:]
         func encoded(_ r: Rung, levelZero: Bool) throws -> Probe {
             let s = settings.candidate(r.format, knob: r.knob, value: r.value)
             let part = levelZero && whole ? layers.map { [$0[0]] } : layers
             if levelZero && whole { probes.levelZero += 1 } else { probes.whole += 1 }
+            var memo: BlockMemo?
+            if r.knob == .lambda {
+                memo = memos[r.format] ?? BlockMemo()
+                memos[r.format] = memo
+            }
             let (bytes, quality) =
                 array
                 ? try encode(
-                    layers: part, s, container: container, rows: rows, measure: true, metrics: measures)
-                : try encode(part[0], s, container: container, rows: rows, measure: true, metrics: measures)
+                    layers: part, array: true, cube: false, s, container: container, rows: rows, measure: true,
+                    metrics: measures, memo: memo)
+                : try encode(
+                    part[0], s, container: container, rows: rows, measure: true, metrics: measures, memo: memo)
             return Probe(bytes: bytes, quality: quality, meets: target.meets(quality), score: target.score(quality))
         }
         func gpu(_ f: TextureSettings.Format) -> Int {

@@ -22,16 +22,24 @@ public enum TextureEncoder {
         _ levels: [Image], _ settings: TextureSettings, container: TextureContainer,
         rows: any RowScheduler = SerialRows(), measure: Bool, metrics: QualityMetrics = .none
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
+        try encode(levels, settings, container: container, rows: rows, measure: measure, metrics: metrics, memo: nil)
+    }
+
+    /// The same, the blocks without `rdo` kept in `memo` across calls (a λ search).
+    static func encode(
+        _ levels: [Image], _ settings: TextureSettings, container: TextureContainer, rows: any RowScheduler,
+        measure: Bool, metrics: QualityMetrics, memo: BlockMemo?
+    ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
         // A cube map's levels each hold its six faces stacked: the faces become the slices.
         if let first = levels.first, first.cube {
             let faces = levels.map { $0.cubeFaces() }
             return try encode(
                 layers: (0..<6).map { f in faces.map { $0[f] } }, array: false, cube: true, settings,
-                container: container, rows: rows, measure: measure, metrics: metrics)
+                container: container, rows: rows, measure: measure, metrics: metrics, memo: memo)
         }
         return try encode(
-            layers: [levels], array: false, settings, container: container, rows: rows, measure: measure,
-            metrics: metrics)
+            layers: [levels], array: false, cube: false, settings, container: container, rows: rows,
+            measure: measure, metrics: metrics, memo: memo)
     }
 
     /// A texture array: `layers[k]` is layer k's mip chain, every layer the same sizes (KTX2
@@ -41,6 +49,16 @@ public enum TextureEncoder {
         layers: [[Image]], array: Bool = true, cube: Bool = false, _ settings: TextureSettings,
         container: TextureContainer,
         rows: any RowScheduler = SerialRows(), measure: Bool = false, metrics: QualityMetrics = .none
+    ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
+        try encode(
+            layers: layers, array: array, cube: cube, settings, container: container, rows: rows, measure: measure,
+            metrics: metrics, memo: nil)
+    }
+
+    /// The same, the blocks without `rdo` kept in `memo` across calls (a λ search).
+    static func encode(
+        layers: [[Image]], array: Bool, cube: Bool, _ settings: TextureSettings, container: TextureContainer,
+        rows: any RowScheduler, measure: Bool, metrics: QualityMetrics, memo: BlockMemo?
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
         guard let levels = layers.first, let first = levels.first else { throw CodecError(.textureWithoutLevels) }
         let format = settings.format
@@ -70,8 +88,9 @@ public enum TextureEncoder {
         let srgb = settings.colorSpace == .srgb && !info.isData
         for n in 0..<levels.count {
             var worst: LevelQuality?
-            for layer in layers {
-                let (blocks, q) = try Self.encoded(layer[n], settings, srgb: srgb, rows, measure, metrics)
+            for (k, layer) in layers.enumerated() {
+                let (blocks, q) = try Self.encoded(
+                    layer[n], settings, srgb: srgb, rows, measure, metrics, memo: memo.map { ($0, n, k) })
                 if let q { worst = worst.map { $0.worse(q) } ?? q }
                 if layers.count == 1 { data[n] = blocks } else { data[n] += blocks }
             }
@@ -182,7 +201,7 @@ public enum TextureEncoder {
     /// measure); 8/16-bit by `measured`.
     static func encoded(
         _ image: Image, _ settings: TextureSettings, srgb: Bool, _ rows: any RowScheduler, _ measure: Bool,
-        _ metrics: QualityMetrics
+        _ metrics: QualityMetrics, memo: (BlockMemo, level: Int, layer: Int)? = nil
     ) throws -> (blocks: [UInt8], quality: LevelQuality?) {
         let format = settings.format
         let info = format.info
@@ -203,7 +222,17 @@ public enum TextureEncoder {
             return (blocks, q)
         }
         let texels = Self.rgba8(image)
-        let blocks = try TextureCodecs.encode(texels, image.width, image.height, settings, rows: rows)
+        var blocks: [UInt8]
+        if let (m, n, k) = memo, info.takesRDO {
+            // A λ search: the blocks without rdo once per level and layer, the rdo pass per λ.
+            var plain = settings
+            plain.rdo = nil
+            let base = try m.base[[n, k]] ?? TextureCodecs.encode(texels, image.width, image.height, plain, rows: rows)
+            m.base[[n, k]] = base
+            blocks = TextureCodecs.optimized(base, texels, image.width, image.height, settings, rows: rows) ?? base
+        } else {
+            blocks = try TextureCodecs.encode(texels, image.width, image.height, settings, rows: rows)
+        }
         guard measure && !info.codec.family.exact else { return (blocks, nil) }
         return (blocks, try Self.measured(blocks, texels, image.width, image.height, settings, srgb, metrics))
     }
@@ -306,4 +335,11 @@ public enum TextureEncoder {
         case .rgbaF32(let p): return stride(from: 3, to: p.count, by: 4).allSatisfy { p[$0] >= 1 }
         }
     }
+}
+
+/// The blocks of each level and layer encoded without `rdo`, kept across one λ search's probes:
+/// `rdo` only rewrites them, so each probe costs the rate-distortion pass, not the encoder
+/// (docs/gpu-textures.md "Quality targets"). One search's, on one thread.
+final class BlockMemo {
+    var base: [[Int]: [UInt8]] = [:]
 }

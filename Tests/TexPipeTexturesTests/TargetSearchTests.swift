@@ -153,6 +153,26 @@ struct TargetSearchTests {
         #expect(try TextureFile(added).target == value)
     }
 
+    @Test func aLambdaSearchWritesWhatAPlainEncodeAtTheChosenLambdaWrites() throws {
+        // The search keeps each level's blocks without rdo and runs only the rdo pass per λ: the
+        // file must be the one encoding at the chosen λ writes, plus its record.
+        let levels = [
+            Self.image, Image(width: 32, height: 32, pixels: .rgba8(Array(Self.texels.prefix(32 * 32 * 4)))),
+            Image(width: 16, height: 16, pixels: .rgba8(Array(Self.texels.prefix(16 * 16 * 4)))),
+        ]
+        for format in ["bc7", "uastc"] {
+            let s = try Self.settings(
+                #"{"format": "\#(format)", "supercompression": "zstd", "target": {"minPSNR": 36}}"#)
+            let t = try TextureEncoder.encode(targeted: [levels], s, container: .ktx2)
+            let lambda = try #require(Double(t.choice.value ?? ""))
+            var fixed = s.candidate(t.format, knob: .lambda, value: lambda)
+            fixed.rdo = lambda > 0 ? .lambda(lambda) : nil
+            let plain = try TextureEncoder.encode(levels, fixed, container: .ktx2)
+            let record = try #require(s.target).record(format: format, t.choice, t.quality)
+            #expect(try KTX2.adding(key: "texpipe.target", value: record, to: plain, fixed) == t.bytes, "\(format)")
+        }
+    }
+
     @Test func theLambdaLadderReadsBackExactly() {
         #expect(TextureEncoder.lambdas.first == 1024 && TextureEncoder.lambdas.last == 0)
         #expect(
