@@ -1,4 +1,4 @@
-public import TexPipeParameters
+internal import TexPipeParameters
 
 /// The rules of `texture.target` (docs/gpu-textures.md "Quality targets"), beside the table.
 extension TextureSettings {
