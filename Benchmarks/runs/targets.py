@@ -59,10 +59,14 @@ def run(folder, pipelines, jobs, report=True, pin=False, clean=True):
     return (json.load(open(os.path.join(folder, "report.json"))) if report else None), wall
 
 
-def link(folder):
-    """The corpus as `in/` beside the manifest (inputs are relative to it)."""
+def corpus_folder(name):
+    """A work folder with the corpus as `in/` beside its manifest (inputs are relative to it), and
+    the inputs' glob."""
+    folder = os.path.join(WORK, name)
+    os.makedirs(folder, exist_ok=True)
     if not os.path.exists(os.path.join(folder, "in")):
         os.symlink(CORPUS, os.path.join(folder, "in"))
+    return folder, ["in/*.png"]
 
 
 def pipeline(name, inputs, texture, check=None, output="{file}.ktx2"):
@@ -111,10 +115,7 @@ def fixed_ladder(family, chosen):
 
 
 def bytes_table(args):
-    folder = os.path.join(WORK, "bytes")
-    os.makedirs(folder, exist_ok=True)
-    link(folder)
-    inputs = ["in/*.png"]
+    folder, inputs = corpus_folder("bytes")
     rows = []
     for family in args.families:
         for t in args.etc1s_targets if family == "etc1s" else args.targets:
@@ -199,10 +200,7 @@ def kvd_length(path):
 
 
 def lists_table(args):
-    folder = os.path.join(WORK, "lists")
-    os.makedirs(folder, exist_ok=True)
-    link(folder)
-    inputs = ["in/*.png"]
+    folder, inputs = corpus_folder("lists")
     rows = []
     for t in args.targets:
         rep, _ = run(folder, [pipeline("l", inputs, {"format": ["bc1", "bc7"], "target": {"minSSIM": t}})], 2)

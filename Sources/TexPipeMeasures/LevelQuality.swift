@@ -39,6 +39,11 @@ public struct LevelQuality: Sendable, Equatable, Codable {
 
     public static let identical = 99.0
 
+    /// An output's levels as one: the worse of each measure over them (nil: no level).
+    public static func worst(of levels: [LevelQuality]) -> LevelQuality? {
+        levels.first.map { first in levels.dropFirst().reduce(first) { $0.worse($1) } }
+    }
+
     /// Two layers' (faces', slices') measures of one level as one: the worse of each.
     public func worse(_ o: LevelQuality) -> LevelQuality {
         func least(_ a: Double?, _ b: Double?) -> Double? { a.map { x in b.map { min(x, $0) } ?? x } ?? b }

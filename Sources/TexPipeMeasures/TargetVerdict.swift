@@ -75,16 +75,12 @@ extension QualityTarget {
     /// `{"psnr":41.23,"ssim":0.9812,"flip":0.0321,"normalMean":1.25,"normalP99":4.5}` (those
     /// measured only).
     public static func measured(_ levels: [LevelQuality]) -> String {
-        guard !levels.isEmpty else { return "{}" }
-        var fields = ["\"psnr\":" + String(format: "%.2f", levels.map(\.worst).min()!)]
-        let ssim = levels.compactMap(\.worstSSIM)
-        if !ssim.isEmpty { fields.append("\"ssim\":" + String(format: "%.4f", ssim.min()!)) }
-        let flip = levels.compactMap(\.flip)
-        if !flip.isEmpty { fields.append("\"flip\":" + String(format: "%.4f", flip.max()!)) }
-        let mean = levels.compactMap(\.normalMean)
-        if !mean.isEmpty { fields.append("\"normalMean\":" + String(format: "%.2f", mean.max()!)) }
-        let p99 = levels.compactMap(\.normalP99)
-        if !p99.isEmpty { fields.append("\"normalP99\":" + String(format: "%.2f", p99.max()!)) }
+        guard let w = LevelQuality.worst(of: levels) else { return "{}" }
+        var fields = ["\"psnr\":" + String(format: "%.2f", w.worst)]
+        if let v = w.worstSSIM { fields.append("\"ssim\":" + String(format: "%.4f", v)) }
+        if let v = w.flip { fields.append("\"flip\":" + String(format: "%.4f", v)) }
+        if let v = w.normalMean { fields.append("\"normalMean\":" + String(format: "%.2f", v)) }
+        if let v = w.normalP99 { fields.append("\"normalP99\":" + String(format: "%.2f", v)) }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
@@ -102,21 +98,13 @@ extension QualityTarget {
     public func unmet(_ output: String, format: String, _ choice: TargetChoice, _ levels: [LevelQuality]) -> String {
         let what = choice.knob == nil ? format : "\(format) \(choice.words)"
         var reached: [String] = []
-        let worst = levels.map(\.worst).min()
-        if gates.minPSNR != nil, let w = worst { reached.append(String(format: "PSNR %.2f dB", w)) }
-        if gates.minSSIM != nil, let v = levels.compactMap(\.worstSSIM).min() {
-            reached.append(String(format: "SSIM %.4f", v))
-        }
-        if gates.maxFLIP != nil, let v = levels.compactMap(\.flip).max() {
-            reached.append(String(format: "FLIP %.4f", v))
-        }
+        let w = LevelQuality.worst(of: levels)
+        if gates.minPSNR != nil, let v = w?.worst { reached.append(String(format: "PSNR %.2f dB", v)) }
+        if gates.minSSIM != nil, let v = w?.worstSSIM { reached.append(String(format: "SSIM %.4f", v)) }
+        if gates.maxFLIP != nil, let v = w?.flip { reached.append(String(format: "FLIP %.4f", v)) }
         if let n = gates.maxNormalError {
-            if n.mean != nil, let v = levels.compactMap(\.normalMean).max() {
-                reached.append(String(format: "normal error mean %.2f°", v))
-            }
-            if n.p99 != nil, let v = levels.compactMap(\.normalP99).max() {
-                reached.append(String(format: "normal error p99 %.2f°", v))
-            }
+            if n.mean != nil, let v = w?.normalMean { reached.append(String(format: "normal error mean %.2f°", v)) }
+            if n.p99 != nil, let v = w?.normalP99 { reached.append(String(format: "normal error p99 %.2f°", v)) }
         }
         return "\(output): no setting meets the target (\(words)); the best, \(what), reached "
             + (reached.isEmpty ? "no measure" : reached.joined(separator: ", "))

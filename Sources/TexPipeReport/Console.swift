@@ -3,6 +3,7 @@ import Synchronization
 public import TexPipeCache
 internal import TexPipeCodecs
 public import TexPipeEngine
+internal import TexPipeMeasures
 internal import TexPipePixels
 public import TexPipePlan
 
@@ -99,12 +100,12 @@ public final class Console: Sendable {
     public static func chosen(_ o: Cache.Entry.Output) -> String? {
         guard let choice = o.choice, let format = o.format else { return nil }
         var s = choice.knob == nil || choice.knob == "block" ? format : "\(format) \(choice.words)"
-        let levels = o.psnr ?? []
+        let w = LevelQuality.worst(of: o.psnr ?? [])
         var measured: [String] = []
-        if let v = levels.compactMap(\.worstSSIM).min() { measured.append(String(format: "SSIM %.4f", v)) }
-        if let v = levels.compactMap(\.flip).max() { measured.append(String(format: "FLIP %.4f", v)) }
-        if let v = levels.compactMap(\.normalMean).max() { measured.append(String(format: "normal error %.2f°", v)) }
-        if let v = levels.map(\.worst).min() { measured.append(String(format: "PSNR %.2f dB", v)) }
+        if let v = w?.worstSSIM { measured.append(String(format: "SSIM %.4f", v)) }
+        if let v = w?.flip { measured.append(String(format: "FLIP %.4f", v)) }
+        if let v = w?.normalMean { measured.append(String(format: "normal error %.2f°", v)) }
+        if let v = w?.worst { measured.append(String(format: "PSNR %.2f dB", v)) }
         if !measured.isEmpty { s += ": " + measured.joined(separator: ", ") }
         return s
     }
