@@ -25,7 +25,7 @@ protocol BlockCodec: Sendable {
     /// Every image of a file (RGBA8) against one set of global data.
     func encodeFile(
         _ images: [(rgba: [UInt8], width: Int, height: Int)], _ settings: TextureSettings, rows: any RowScheduler,
-        measure: Bool
+        measure: Bool, memo: FileMemo?
     ) throws -> TextureCodecs.FileData
     /// A whole-file family's global data, read back from its sections.
     func fileGlobal(_ sections: TextureCodecs.FileSections) throws -> any Sendable
@@ -73,7 +73,7 @@ extension BlockCodec {
 
     func encodeFile(
         _ images: [(rgba: [UInt8], width: Int, height: Int)], _ settings: TextureSettings, rows: any RowScheduler,
-        measure: Bool
+        measure: Bool, memo: FileMemo?
     ) throws -> TextureCodecs.FileData {
         throw CodecError(.encoderFailed(format: settings.format.rawValue, why: "not a whole-file format"))
     }
@@ -87,6 +87,18 @@ extension BlockCodec {
     ) throws -> [UInt8] {
         throw CodecError(.encoderFailed(format: "?", why: "not a whole-file format"))
     }
+}
+
+/// What a whole-file family makes of each image that its knob does not change (ETC1S: each
+/// block's own fit), kept across one quality target's probes: the images are keyed by the caller
+/// (`keys`, one per image, e.g. its level and layer), and a probe that has an image's key reuses
+/// it. One search's, on one thread.
+public final class FileMemo {
+    /// Per image of the next `encodeFile`, its key.
+    public var keys: [[Int]] = []
+    var fits: [[Int]: [SIMD8<Float>]] = [:]
+
+    public init() {}
 }
 
 /// Where a texture format meets its encoder and decoder: `codec(of:)` is the one switch over the
@@ -146,9 +158,10 @@ public enum TextureCodecs {
     /// Every image of a file (RGBA8, each its width × height) against one set of global data.
     public static func encodeFile(
         _ images: [(rgba: [UInt8], width: Int, height: Int)], _ settings: TextureSettings, rows: any RowScheduler,
-        measure: Bool = false
+        measure: Bool = false, memo: FileMemo? = nil
     ) throws -> FileData {
-        try codec(of: settings.format.info.codec).encodeFile(images, settings, rows: rows, measure: measure)
+        try codec(of: settings.format.info.codec).encodeFile(
+            images, settings, rows: rows, measure: measure, memo: memo)
     }
 
     /// A whole-file format's global data read back (what its images decode against).

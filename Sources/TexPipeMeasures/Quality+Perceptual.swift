@@ -21,12 +21,49 @@ extension Quality {
     /// is averaged over the texels whose whole window lies inside the image, as scikit-image
     /// crops it; a level narrower or shorter than the window (11 texels) averages every texel with
     /// the window cut at the image's edges and renormalized. A channel equal in both is 1.
-    public static func ssim(_ a: [UInt8], _ b: [UInt8], width w: Int, height h: Int, channel: Int) -> Double {
+    ///
+    /// `source`, when given, is `a`'s side made once (`ssimSource`): the same value, measured with
+    /// two of the five windowed sums already made (a quality target's search measures one source
+    /// against many candidates).
+    public static func ssim(
+        _ a: [UInt8], _ b: [UInt8], width w: Int, height h: Int, channel: Int, source: SSIMSource? = nil
+    ) -> Double {
         precondition(a.count == w * h * 4 && b.count == a.count)
         if stride(from: channel, to: a.count, by: 4).allSatisfy({ a[$0] == b[$0] }) { return 1 }
         guard w >= 11 && h >= 11 else { return ssimCut(a, b, width: w, height: h, channel: channel) }
-        // The texels whose window lies inside, in strips of 48 rows: each strip reads its rows and
-        // the window's reach (5) above and below, so the working memory is a few strips.
+        if let source {
+            precondition(source.width == w && source.height == h && source.channel == channel)
+            return ssimStrips(a, b, width: w, height: h, channel: channel, source: source).sum
+        }
+        return ssimStrips(a, b, width: w, height: h, channel: channel, source: nil).sum
+    }
+
+    /// One channel's source side of SSIM (`ssim(…, source:)`): the windowed mean and mean of squares of
+    /// `a`'s channel at each texel whose window lies inside, row by row. Nil for a level narrower or
+    /// shorter than the window (those are measured whole).
+    public struct SSIMSource: Sendable {
+        let width: Int
+        let height: Int
+        let channel: Int
+        /// (height − 10) × width each: rows 5…height − 6.
+        var mean: [Float]
+        var square: [Float]
+    }
+
+    /// `a`'s side of SSIM for `channel` (nil when the level is narrower or shorter than the window).
+    public static func ssimSource(_ a: [UInt8], width w: Int, height h: Int, channel: Int) -> SSIMSource? {
+        guard w >= 11 && h >= 11 else { return nil }
+        return ssimStrips(a, nil, width: w, height: h, channel: channel, source: nil).source
+    }
+
+    /// The texels whose window lies inside, in strips of 48 rows: each strip reads its rows and the
+    /// window's reach (5) above and below, so the working memory is a few strips. With `b`, the SSIM
+    /// map's sum over them (`a`'s sums from `source` when given); without, `a`'s side kept whole.
+    /// Each windowed sum of a texel is the same whichever of these made it: the same rows, the same
+    /// filter.
+    static func ssimStrips(
+        _ a: [UInt8], _ b: [UInt8]?, width w: Int, height h: Int, channel: Int, source: SSIMSource?
+    ) -> (sum: Double, source: SSIMSource?) {
         let r = 5
         let stripRows = 48
         let (inputPlane, stripPlane) = ((stripRows + 2 * r) * w, stripRows * w)
@@ -36,8 +73,15 @@ extension Quality {
         let c1: Float = (0.01 * 255) * (0.01 * 255)
         let c2: Float = (0.03 * 255) * (0.03 * 255)
         var sum = 0.0
+        // Planes: 0 a, 1 b, 2 a², 3 b², 4 ab; those made here, by what was given.
+        let made: [Int] = b == nil ? [0, 2] : source == nil ? [0, 1, 2, 3, 4] : [1, 3, 4]
+        var kept =
+            b == nil
+            ? SSIMSource(
+                width: w, height: h, channel: channel, mean: [Float](repeating: 0, count: (h - 2 * r) * w),
+                square: [Float](repeating: 0, count: (h - 2 * r) * w)) : nil
         a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
+            (b ?? []).withUnsafeBufferPointer { b in
                 planes.withUnsafeMutableBufferPointer { planes in
                     filtered.withUnsafeMutableBufferPointer { filtered in
                         let (p, f) = (planes.baseAddress!, filtered.baseAddress!)
@@ -47,20 +91,42 @@ extension Quality {
                             for row in first..<(rows.upperBound + r) {
                                 let src = row * w * 4 + channel
                                 let dst = (row - first) * w
-                                for x in 0..<w {
-                                    let u = Float(a[src + 4 * x])
-                                    let v = Float(b[src + 4 * x])
-                                    p[dst + x] = u
-                                    p[inputPlane + dst + x] = v
-                                    p[2 * inputPlane + dst + x] = u * u
-                                    p[3 * inputPlane + dst + x] = v * v
-                                    p[4 * inputPlane + dst + x] = u * v
+                                if b.isEmpty {
+                                    for x in 0..<w {
+                                        let u = Float(a[src + 4 * x])
+                                        p[dst + x] = u
+                                        p[2 * inputPlane + dst + x] = u * u
+                                    }
+                                } else {
+                                    for x in 0..<w {
+                                        let u = Float(a[src + 4 * x])
+                                        let v = Float(b[src + 4 * x])
+                                        p[dst + x] = u
+                                        p[inputPlane + dst + x] = v
+                                        p[2 * inputPlane + dst + x] = u * u
+                                        p[3 * inputPlane + dst + x] = v * v
+                                        p[4 * inputPlane + dst + x] = u * v
+                                    }
                                 }
                             }
-                            for k in 0..<5 {
+                            for k in made {
                                 SeparableFilter.strip(
                                     p + k * inputPlane, first: first, w: w, h: h, rows: rows, ssimWindow, ssimWindow,
                                     &scratch, into: f + k * stripPlane)
+                            }
+                            let at = (rows.lowerBound - r) * w
+                            if kept != nil {
+                                for i in 0..<(rows.count * w) {
+                                    kept!.mean[at + i] = f[i]
+                                    kept!.square[at + i] = f[2 * stripPlane + i]
+                                }
+                                continue
+                            }
+                            if let source {
+                                for i in 0..<(rows.count * w) {
+                                    f[i] = source.mean[at + i]
+                                    f[2 * stripPlane + i] = source.square[at + i]
+                                }
                             }
                             for row in 0..<rows.count {
                                 var rowSum: Float = 0
@@ -81,7 +147,7 @@ extension Quality {
                 }
             }
         }
-        return sum / Double((h - 2 * r) * (w - 2 * r))
+        return (sum / Double((h - 2 * r) * (w - 2 * r)), kept)
     }
 
     /// SSIM of a level narrower or shorter than the window: every texel, the window cut at the
@@ -158,22 +224,22 @@ extension Quality {
     /// SSIM over the colour channels the format stores and alpha where it stores it; FLIP for
     /// colour (RGB and RGBA) formats; the normal angle, z rebuilt for two-channel formats (in
     /// `texels` too when `sourceDecoded`: two decodes compared, as `texpipe diff` does).
+    ///
+    /// `source`, when given, is `texels`' side of SSIM made once (`SourceSide`): the same values.
     public static func measured(
         _ q: LevelQuality, _ texels: [UInt8], _ decoded: [UInt8], width w: Int, height h: Int,
-        channels: TextureFormatInfo.Channels, _ metrics: QualityMetrics, sourceDecoded: Bool = false
+        channels: TextureFormatInfo.Channels, _ metrics: QualityMetrics, sourceDecoded: Bool = false,
+        source: SourceSide? = nil
     ) -> LevelQuality {
         var q = q
         if metrics.perceptual {
-            let colour: [Int] =
-                switch channels {
-                case .r: [0]
-                case .rg: [0, 1]
-                case .rgb, .rgba: [0, 1, 2]
-                }
+            let colour = SourceSide.colour(channels)
             q.ssim =
-                colour.map { ssim(texels, decoded, width: w, height: h, channel: $0) }.reduce(0, +)
-                / Double(colour.count)
-            if channels == .rgba { q.ssimAlpha = ssim(texels, decoded, width: w, height: h, channel: 3) }
+                colour.map { ssim(texels, decoded, width: w, height: h, channel: $0, source: source?.ssim[$0]) }
+                .reduce(0, +) / Double(colour.count)
+            if channels == .rgba {
+                q.ssimAlpha = ssim(texels, decoded, width: w, height: h, channel: 3, source: source?.ssim[3])
+            }
             if metrics.flip && (channels == .rgb || channels == .rgba) {
                 let f = flip(texels, decoded, width: w, height: h, map: metrics.flipMaps != nil)
                 q.flip = f.mean
@@ -187,5 +253,30 @@ extension Quality {
             (q.normalMean, q.normalP99) = (e.mean, e.p99)
         }
         return q
+    }
+}
+
+/// What measuring one image against many candidates shares (a quality target's search): the image's
+/// side of SSIM for the channels a format stores, made once (`Quality.ssimSource`).
+public struct SourceSide: Sendable {
+    /// By channel (0…3): nil where not made or the level is smaller than SSIM's window.
+    var ssim: [Quality.SSIMSource?]
+
+    /// `texels`' side (RGBA8, width × height) for the channels `Quality.measured` measures of a format
+    /// storing `channels`.
+    public init(_ texels: [UInt8], width: Int, height: Int, channels: TextureFormatInfo.Channels) {
+        let used = Set(Self.colour(channels) + (channels == .rgba ? [3] : []))
+        ssim = (0..<4).map { c in
+            used.contains(c) ? Quality.ssimSource(texels, width: width, height: height, channel: c) : nil
+        }
+    }
+
+    /// The colour channels SSIM averages for a format storing `channels`.
+    static func colour(_ channels: TextureFormatInfo.Channels) -> [Int] {
+        switch channels {
+        case .r: [0]
+        case .rg: [0, 1]
+        case .rgb, .rgba: [0, 1, 2]
+        }
     }
 }

@@ -20,22 +20,48 @@ extension QualityTarget {
     /// where the line through the bracket's two scores crosses zero, rounded, kept strictly inside
     /// the bracket; a step that does not halve the bracket is followed by a bisection, so it never
     /// takes more probes than bisection's twice, and most ladders close in four to six.
+    ///
+    /// With `startScore` (`start`'s score) and `slope` (score per rung, from another probe of the
+    /// same ladder: level 0's when the whole chain is searched on), the first steps, while no rung
+    /// above is known to meet, go where that slope — then the secant through the misses — says the
+    /// score reaches zero, a quarter further; three such steps at most, then the search as above.
     public static func lowestMeeting(
-        _ n: Int, above start: Int, _ probe: (Int) throws -> (meets: Bool, score: Double)
+        _ n: Int, above start: Int, startScore: Double? = nil, slope: Double? = nil,
+        _ probe: (Int) throws -> (meets: Bool, score: Double)
     ) rethrows -> Int {
         var (lo, hi) = (start, n)
-        var (sLo, sHi): (Double?, Double?) = (nil, nil)
+        var (sLo, sHi): (Double?, Double?) = (startScore, nil)
+        var misses: [(k: Int, score: Double)] = startScore.map { [(start, $0)] } ?? []
         var bisect = false
+        var reaches = 0
         while hi - lo > 1 {
             var k = (lo + hi) / 2
+            var reached = false
             if !bisect, let a = sLo, let b = sHi, b > a, a.isFinite, b.isFinite {
                 let x = Double(lo) + Double(hi - lo) * (-a) / (b - a)
                 k = min(hi - 1, max(lo + 1, Int(x.rounded())))
+            } else if sHi == nil, reaches < 3, let a = sLo, a.isFinite, a < 0 {
+                var m = slope
+                if misses.count >= 2 {
+                    let (p, q) = (misses[misses.count - 2], misses[misses.count - 1])
+                    if q.score > p.score { m = (q.score - p.score) / Double(q.k - p.k) }
+                }
+                if let m, m > 0, m.isFinite {
+                    let x = Double(lo) + 1.25 * (-a) / m
+                    k = Int(min(Double(hi - 1), max(Double(lo + 1), x.rounded(.up))))
+                    reached = true
+                    reaches += 1
+                }
             }
             let width = hi - lo
             let p = try probe(k)
-            if p.meets { (hi, sHi) = (k, p.score) } else { (lo, sLo) = (k, p.score) }
-            bisect = !bisect && (hi - lo) * 2 > width
+            if p.meets {
+                (hi, sHi) = (k, p.score)
+            } else {
+                (lo, sLo) = (k, p.score)
+                misses.append((k, p.score))
+            }
+            bisect = !reached && !bisect && (hi - lo) * 2 > width
         }
         return hi
     }

@@ -34,6 +34,26 @@ extension TextureEncoder {
         var score: Double
     }
 
+    /// What a search over some of a target's candidates found: the smallest output that meets, the
+    /// best-scoring one of those that do not, and the encodes made.
+    struct Outcome {
+        var winner: (rung: Rung, probe: Probe)?
+        var best: (rung: Rung, probe: Probe)?
+        var probes = (levelZero: 0, whole: 0)
+
+        /// `found` weighed as the next candidate: it wins if it meets and is smaller (`size`) than the
+        /// winner so far; when it does not meet, it is the best if it scores higher.
+        mutating func offer(_ found: (rung: Rung, probe: Probe), _ size: (Rung, Probe) -> (Int, Int)) {
+            if found.probe.meets {
+                if winner == nil || size(found.rung, found.probe) < size(winner!.rung, winner!.probe) {
+                    winner = found
+                }
+            } else if best == nil || found.probe.score > best!.probe.score {
+                best = found
+            }
+        }
+    }
+
     /// The `rdo` λ the search tries, largest (smallest output) first: 1024 down to 1/64 in steps
     /// of √2 (the powers of two exact, those between to three significant digits, so a chosen λ
     /// reads back as written), then 0 (off).
@@ -85,36 +105,13 @@ extension TextureEncoder {
             throw CodecError(.settings(problem))
         }
         let measures = target.measures(metrics)
-        var probes = (levelZero: 0, whole: 0)
         let whole = layers.count > 1 || layers[0].count > 1
-        // Per format, the blocks without rdo, shared by every λ tried.
-        var memos: [TextureSettings.Format: BlockMemo] = [:]
-        func encoded(_ r: Rung, levelZero: Bool) throws -> Probe {
-            let s = settings.candidate(r.format, knob: r.knob, value: r.value)
-            let part = levelZero && whole ? layers.map { [$0[0]] } : layers
-            if levelZero && whole { probes.levelZero += 1 } else { probes.whole += 1 }
-            var memo: BlockMemo?
-            if r.knob == .lambda {
-                memo = memos[r.format] ?? BlockMemo()
-                memos[r.format] = memo
-            }
-            let (bytes, quality) =
-                array
-                ? try encode(
-                    layers: part, array: true, cube: false, s, container: container, rows: rows, measure: true,
-                    metrics: measures, memo: memo)
-                : try encode(
-                    part[0], s, container: container, rows: rows, measure: true, metrics: measures, memo: memo)
-            return Probe(bytes: bytes, quality: quality, meets: target.meets(quality), score: target.score(quality))
-        }
         func gpu(_ f: TextureSettings.Format) -> Int {
             layers[0].reduce(0) { $0 + f.info.levelBytes($1.width, $1.height) } * layers.count
         }
         func size(_ r: Rung, _ p: Probe) -> (Int, Int) {
             target.minimize == .gpuBytes ? (gpu(r.format), p.bytes.count) : (p.bytes.count, 0)
         }
-        var winner: (rung: Rung, probe: Probe)?
-        var best: (rung: Rung, probe: Probe)?
         var all = ladders(settings)
         // A list's format that stores no alpha is no candidate for an image with alpha below max
         // (alone, its encode says why).
@@ -122,29 +119,69 @@ extension TextureEncoder {
             let held = all.filter { $0[0].format.info.channels != .rgb }
             if !held.isEmpty { all = held }
         }
-        for ladder in all {
-            // A candidate that cannot beat the winner is not encoded: its GPU size, or (neither
-            // zstd nor BasisLZ) its file, is at least its smallest rung's GPU size.
-            if let w = winner {
-                let floor = ladder[0].format
-                let exactSize = settings.supercompression == .none && !floor.info.codec.family.wholeFile
-                if target.minimize == .gpuBytes
-                    ? gpu(floor) > gpu(w.rung.format)
-                    : exactSize
-                        && gpu(floor) > w.probe.bytes.count
-                {
-                    continue
-                }
+        // The candidates `range` of `all`, in order: the smallest that meets (a tie to the earlier)
+        // and the best-scoring of those that do not.
+        func candidates(_ range: Range<Int>) throws -> Outcome {
+            var out = Outcome()
+            // Per format, what every rung shares: the blocks without rdo (λ), the block fits
+            // (qlevel), the source's side of SSIM (shared by the formats).
+            var memos: [TextureSettings.Format: BlockMemo] = [:]
+            let sources = BlockMemo.Sources()
+            func encoded(_ r: Rung, levelZero: Bool) throws -> Probe {
+                let s = settings.candidate(r.format, knob: r.knob, value: r.value)
+                let part = levelZero && whole ? layers.map { [$0[0]] } : layers
+                if levelZero && whole { out.probes.levelZero += 1 } else { out.probes.whole += 1 }
+                let memo = memos[r.format] ?? BlockMemo(sharing: sources)
+                memos[r.format] = memo
+                let (bytes, quality) =
+                    array
+                    ? try encode(
+                        layers: part, array: true, cube: false, s, container: container, rows: rows, measure: true,
+                        metrics: measures, memo: memo)
+                    : try encode(
+                        part[0], s, container: container, rows: rows, measure: true, metrics: measures, memo: memo)
+                return Probe(
+                    bytes: bytes, quality: quality, meets: target.meets(quality), score: target.score(quality))
             }
-            let found = try search(ladder, whole: whole) { r, zero in try encoded(r, levelZero: zero) }
-            if found.probe.meets {
-                if winner == nil || size(found.rung, found.probe) < size(winner!.rung, winner!.probe) {
-                    winner = found
+            for ladder in all[range] {
+                // A candidate that cannot beat the winner is not encoded: its GPU size, or (neither
+                // zstd nor BasisLZ) its file, is at least its smallest rung's GPU size.
+                if let w = out.winner {
+                    let floor = ladder[0].format
+                    let exactSize = settings.supercompression == .none && !floor.info.codec.family.wholeFile
+                    if target.minimize == .gpuBytes
+                        ? gpu(floor) > gpu(w.rung.format)
+                        : exactSize
+                            && gpu(floor) > w.probe.bytes.count
+                    {
+                        continue
+                    }
                 }
-            } else if best == nil || found.probe.score > best!.probe.score {
-                best = found
+                // A whole-file family's levels share one codebook: level 0 alone is another encode,
+                // not a part of the chain's, so its ladder is searched on the whole texture at once.
+                let split = whole && !ladder[0].format.info.codec.family.wholeFile
+                out.offer(try search(ladder, whole: split) { r, zero in try encoded(r, levelZero: zero) }, size)
+            }
+            return out
+        }
+        // A list's candidates across the cores the engine lends (each band of candidates as above,
+        // its own memos), merged in order by the same rule: the same choice in one band or many.
+        var bands: [Result<Outcome, any Error>?] = Array(repeating: nil, count: all.count)
+        bands.withUnsafeMutableBufferPointer { bands in
+            rows.forEachBand(rows: all.count, pixelsPerRow: 1 << 30) { range in
+                bands[range.lowerBound] = Result { try candidates(range) }
             }
         }
+        var merged = Outcome()
+        for band in bands {
+            guard let band else { continue }
+            let o = try band.get()
+            merged.probes.levelZero += o.probes.levelZero
+            merged.probes.whole += o.probes.whole
+            if let w = o.winner { merged.offer(w, size) }
+            if merged.winner == nil, let b = o.best { merged.offer(b, size) }
+        }
+        let (winner, best, probes) = (merged.winner, merged.best, merged.probes)
         let chosen = winner ?? best!
         let f = chosen.rung.format
         let choice: TargetChoice =
@@ -165,27 +202,33 @@ extension TextureEncoder {
             met: winner != nil, probes: probes)
     }
 
-    /// The lowest rung of `ladder` whose whole texture meets the target: on level 0 first
-    /// (`encode(rung, true)`), then confirmed on the whole texture and, if that misses, searched
-    /// on in the whole texture above it. When none meets: the top rung.
+    /// The lowest rung of `ladder` whose whole texture meets the target: with `whole`, on level 0
+    /// first (`encode(rung, true)`), then confirmed on the whole texture and, if that misses,
+    /// searched on in the whole texture above it, its first steps by level 0's slope; without, on
+    /// the whole texture at once (`encode(rung, false)`). When none meets: the top rung.
     static func search(
         _ ladder: [Rung], whole: Bool, _ encode: (Rung, Bool) throws -> Probe
     ) throws -> (rung: Rung, probe: Probe) {
         let n = ladder.count
         if n == 1 { return (ladder[0], try encode(ladder[0], false)) }
         var full: [Int: Probe] = [:]
+        var zero: [Int: Double] = [:]
         // Level 0: the lowest rung that meets there (n: none).
         let first = try QualityTarget.lowestMeeting(n, above: -1) { k in
-            let p = try encode(ladder[k], true)
+            let p = try encode(ladder[k], whole)
             if !whole { full[k] = p }
+            zero[k] = p.score
             return (p.meets, p.score)
         }
         if first < n {
             let p = try full[first] ?? encode(ladder[first], false)
             full[first] = p
             if p.meets { return (ladder[first], p) }
-            // The chain misses where level 0 met: on up the ladder, on the whole texture.
-            let next = try QualityTarget.lowestMeeting(n, above: first) { k in
+            // The chain misses where level 0 met: on up the ladder, on the whole texture, the first
+            // steps by level 0's slope below the rung it met at.
+            let below = zero.keys.filter { $0 < first }.max()
+            let slope = below.map { (zero[first]! - zero[$0]!) / Double(first - $0) }
+            let next = try QualityTarget.lowestMeeting(n, above: first, startScore: p.score, slope: slope) { k in
                 let q = try full[k] ?? encode(ladder[k], false)
                 full[k] = q
                 return (q.meets, q.score)

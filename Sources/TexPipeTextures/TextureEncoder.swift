@@ -80,7 +80,7 @@ public enum TextureEncoder {
         if info.codec.family.wholeFile {
             return try wholeFile(
                 layers, settings, premultiplied: premultiplied, layerCount: layerCount, cube: cube, rows: rows,
-                measure: measure, metrics: metrics)
+                measure: measure, metrics: metrics, memo: memo)
         }
         // data[n]: level n of every layer, layer 0 first (KTX2's order within a level).
         var data = [[UInt8]](repeating: [], count: levels.count)
@@ -234,14 +234,20 @@ public enum TextureEncoder {
             blocks = try TextureCodecs.encode(texels, image.width, image.height, settings, rows: rows)
         }
         guard measure && !info.codec.family.exact else { return (blocks, nil) }
-        return (blocks, try Self.measured(blocks, texels, image.width, image.height, settings, srgb, metrics))
+        let source = memo.flatMap { m, n, k in
+            m.source([n, k], texels, image.width, image.height, info.channels, metrics)
+        }
+        return (
+            blocks,
+            try Self.measured(blocks, texels, image.width, image.height, settings, srgb, metrics, source: source)
+        )
     }
 
     /// One level's measures: PSNR from its blocks (BC7 without a decoded copy), and what `metrics`
     /// asks from its decode.
     static func measured(
         _ blocks: [UInt8], _ texels: [UInt8], _ w: Int, _ h: Int, _ settings: TextureSettings, _ srgb: Bool,
-        _ metrics: QualityMetrics
+        _ metrics: QualityMetrics, source: SourceSide? = nil
     ) throws -> LevelQuality {
         let info = settings.format.info
         if metrics.isEmpty {
@@ -250,7 +256,8 @@ public enum TextureEncoder {
         }
         let decoded = try TextureCodecs.decode(blocks, w, h, format: settings.format, srgb: srgb)
         let q = Quality.level(errors: Quality.squaredErrors(texels, decoded), texels: w * h, channels: info.channels)
-        return Quality.measured(q, texels, decoded, width: w, height: h, channels: info.channels, metrics)
+        return Quality.measured(
+            q, texels, decoded, width: w, height: h, channels: info.channels, metrics, source: source)
     }
 
     /// What stands in for a volume slice once it is encoded (its pixels released).
@@ -262,14 +269,19 @@ public enum TextureEncoder {
     /// data describes where each lies (KTX2 only; the settings rules keep it there).
     static func wholeFile(
         _ layers: [[Image]], _ settings: TextureSettings, premultiplied: Bool, layerCount: Int, cube: Bool,
-        rows: any RowScheduler, measure: Bool, metrics: QualityMetrics
+        rows: any RowScheduler, measure: Bool, metrics: QualityMetrics, memo: BlockMemo? = nil
     ) throws -> (bytes: [UInt8], quality: [LevelQuality]) {
         let levels = layers[0]
         var images: [(rgba: [UInt8], width: Int, height: Int)] = []
+        var keys: [[Int]] = []
         for n in 0..<levels.count {
-            for layer in layers { images.append((Self.rgba8(layer[n]), layer[n].width, layer[n].height)) }
+            for (k, layer) in layers.enumerated() {
+                images.append((Self.rgba8(layer[n]), layer[n].width, layer[n].height))
+                keys.append([n, k])
+            }
         }
-        let coded = try TextureCodecs.encodeFile(images, settings, rows: rows, measure: measure)
+        memo?.file.keys = keys
+        let coded = try TextureCodecs.encodeFile(images, settings, rows: rows, measure: measure, memo: memo?.file)
         var data = [[UInt8]](repeating: [], count: levels.count)
         var descs: [KTX2.ImageDesc] = []
         var quality: [LevelQuality] = []
@@ -290,9 +302,11 @@ public enum TextureEncoder {
                 if measure {
                     let errors = Quality.squaredErrors(images[i].rgba, coded.decoded[i])
                     let (w, h) = (images[i].width, images[i].height)
+                    let channels: TextureFormatInfo.Channels = alpha ? .rgba : .rgb
                     let q = Quality.measured(
-                        Quality.level(errors: errors, texels: w * h, channels: alpha ? .rgba : .rgb), images[i].rgba,
-                        coded.decoded[i], width: w, height: h, channels: alpha ? .rgba : .rgb, metrics)
+                        Quality.level(errors: errors, texels: w * h, channels: channels), images[i].rgba,
+                        coded.decoded[i], width: w, height: h, channels: channels, metrics,
+                        source: memo?.source(keys[i], images[i].rgba, w, h, channels, metrics))
                     worst = worst.map { $0.worse(q) } ?? q
                 }
             }
@@ -337,9 +351,36 @@ public enum TextureEncoder {
     }
 }
 
-/// The blocks of each level and layer encoded without `rdo`, kept across one λ search's probes:
-/// `rdo` only rewrites them, so each probe costs the rate-distortion pass, not the encoder
-/// (docs/gpu-textures.md "Quality targets"). One search's, on one thread.
+/// What one search's probes share: the blocks of each level and layer encoded without `rdo` (a λ
+/// search: `rdo` only rewrites them, so each probe costs the rate-distortion pass, not the
+/// encoder), and a whole-file family's per-image work no knob changes (docs/gpu-textures.md
+/// "Quality targets"). One search's, on one thread.
 final class BlockMemo {
     var base: [[Int]: [UInt8]] = [:]
+    /// A whole-file family's (ETC1S's block fits, which no qlevel changes).
+    let file = FileMemo()
+    /// Each level and layer's side of SSIM, by the channels measured (levels of up to 4 M texels):
+    /// shared by the memos of one search's formats.
+    let sources: Sources
+
+    /// The sides of SSIM one search has made.
+    final class Sources {
+        var sides: [[Int]: SourceSide] = [:]
+    }
+
+    init(sharing sources: Sources = Sources()) { self.sources = sources }
+
+    /// The side of SSIM of image `key` (`texels`, w × h) for a format storing `channels`, made once;
+    /// nil when `metrics` measures no SSIM or the image is larger than the memo keeps.
+    func source(
+        _ key: [Int], _ texels: [UInt8], _ w: Int, _ h: Int, _ channels: TextureFormatInfo.Channels,
+        _ metrics: QualityMetrics
+    ) -> SourceSide? {
+        guard metrics.perceptual, w * h <= 1 << 22 else { return nil }
+        let at = key + [channels == .rgba ? 4 : channels == .rgb ? 3 : channels == .rg ? 2 : 1]
+        if let s = sources.sides[at] { return s }
+        let s = SourceSide(texels, width: w, height: h, channels: channels)
+        sources.sides[at] = s
+        return s
+    }
 }

@@ -138,6 +138,26 @@ struct PerceptualTests {
     }
 
     /// Identical images: SSIM 1 and FLIP 0.
+    @Test func ssimWithTheSourceSideMadeOnceIsTheSameValue() {
+        // Sizes across SSIM's strips of 48 rows and at the window's edge; the source's side made
+        // once and measured against several decodes gives each the value measured whole.
+        for (w, h) in [(11, 11), (40, 30), (130, 70), (64, 101)] {
+            let a = BlockReference.picture(w, h, seed: UInt64(5))
+            for seed in [6, 8] {
+                let b = BlockReference.picture(w, h, seed: UInt64(seed)).enumerated().map { i, v in
+                    i % 5 == 0 ? a[i] : UInt8((Int(v) + Int(a[i])) / 2)
+                }
+                for c in 0..<4 {
+                    let side = Quality.ssimSource(a, width: w, height: h, channel: c)
+                    #expect(side != nil)
+                    let whole = Quality.ssim(a, b, width: w, height: h, channel: c)
+                    #expect(Quality.ssim(a, b, width: w, height: h, channel: c, source: side) == whole, "\(w)×\(h)")
+                }
+            }
+        }
+        #expect(Quality.ssimSource(BlockReference.picture(10, 40, seed: 1), width: 10, height: 40, channel: 0) == nil)
+    }
+
     @Test func identicalImagesAreExact() {
         let p = BlockReference.picture(40, 30, seed: 3)
         #expect(abs(Quality.ssim(p, p, width: 40, height: 30).rgb - 1) < 1e-12)

@@ -31,6 +31,33 @@ struct TargetBoundaryTests {
         #expect(QualityTarget.lowestMeeting(10, above: 9) { _ in (true, 1) } == 10)
     }
 
+    @Test func aSearchOnUpFromAKnownMissStepsByTheSlopeGivenAndStillFindsTheBoundary() {
+        let n = 255
+        for start in [0, 40, 200] {
+            for boundary in (start + 1)...n {
+                for (slope, guess) in [(0.3, 0.3), (0.3, 0.05), (0.3, 3.0), (2.0, 0.5), (0.01, nil)] {
+                    var probes = 0
+                    func score(_ k: Int) -> Double { (Double(k) - Double(boundary) + 0.5) * slope }
+                    let found = QualityTarget.lowestMeeting(n, above: start, startScore: score(start), slope: guess) {
+                        k in
+                        probes += 1
+                        return (k >= boundary, score(k))
+                    }
+                    #expect(found == boundary, "start \(start), boundary \(boundary), slope \(slope)")
+                    // Three reaching steps at most, then the safeguarded search over what is left.
+                    #expect(probes <= 3 + 2 * 8, "start \(start), boundary \(boundary): \(probes) probes")
+                }
+            }
+        }
+        // A slope that is right closes in a few probes: the first step brackets, regula falsi ends it.
+        var probes = 0
+        let found = QualityTarget.lowestMeeting(255, above: 50, startScore: -30, slope: 0.3) { k in
+            probes += 1
+            return (k >= 150, (Double(k) - 149.5) * 0.3)
+        }
+        #expect(found == 150 && probes <= 4, "\(probes) probes")
+    }
+
     @Test func theScoreIsEachMeasuresMarginInDecibels() {
         var gates = CheckSettings(minPSNR: 40)
         gates.minSSIM = 0.9

@@ -117,6 +117,33 @@ struct TargetSearchTests {
         #expect(try TextureEncoder.encode(targeted: [[soft]], s, container: .ktx2).format == .bc7)
     }
 
+    /// Every row its own band, all at once: the most a lender could split.
+    struct EveryRowApart: RowScheduler {
+        func forEachBand(rows: Int, pixelsPerRow: Int, _ body: (Range<Int>) -> Void) {
+            nonisolated(unsafe) let body = body
+            DispatchQueue.concurrentPerform(iterations: rows) { body($0..<$0 + 1) }
+        }
+    }
+
+    @Test func aListsCandidatesOnLentCoresChooseWhatOneCoreChooses() throws {
+        // Each candidate searched on its own core (no pruning between them), merged by the same rule:
+        // the same file, format and knob as the one-core search, which skips what cannot win.
+        let levels = [
+            Self.image, Image(width: 32, height: 32, pixels: .rgba8(Array(Self.texels.prefix(32 * 32 * 4)))),
+        ]
+        for json in [
+            #"{"format": ["bc1", "bc7"], "supercompression": "zstd", "target": {"minSSIM": 0.95}}"#,
+            #"{"format": ["bc7", "bc1"], "target": {"minPSNR": 60}}"#,
+            #"{"format": ["etc1s", "uastc"], "supercompression": "zstd", "target": {"minSSIM": 0.97}}"#,
+        ] {
+            let s = try Self.settings(json)
+            let one = try TextureEncoder.encode(targeted: [levels], s, container: .ktx2)
+            let many = try TextureEncoder.encode(targeted: [levels], s, container: .ktx2, rows: EveryRowApart())
+            #expect(one.bytes == many.bytes && one.format == many.format && one.choice == many.choice, "\(json)")
+            #expect(one.met == many.met, "\(json)")
+        }
+    }
+
     @Test func nothingMeetsWritesTheBestAndSaysSo() throws {
         let s = try Self.settings(#"{"format": "astc", "target": {"minPSNR": 98}}"#)
         let t = try TextureEncoder.encode(targeted: [[Self.image]], s, container: .ktx2)
@@ -170,6 +197,33 @@ struct TargetSearchTests {
             let plain = try TextureEncoder.encode(levels, fixed, container: .ktx2)
             let record = try #require(s.target).record(format: format, t.choice, t.quality)
             #expect(try KTX2.adding(key: "texpipe.target", value: record, to: plain, fixed) == t.bytes, "\(format)")
+        }
+    }
+
+    @Test func aQlevelSearchWritesWhatAPlainEncodeAtTheChosenQlevelWrites() throws {
+        // The search makes each image's ETC1S block fits once and each level's side of SSIM once:
+        // the file must be the one encoding at the chosen qlevel writes, plus its record; and its
+        // measures the ones a plain encode measures.
+        var rgba = Array(Self.texels.prefix(32 * 32 * 4))
+        for i in stride(from: 3, to: rgba.count, by: 16) { rgba[i] = 90 }
+        let chains = [
+            [
+                Self.image, Image(width: 32, height: 32, pixels: .rgba8(Array(Self.texels.prefix(32 * 32 * 4)))),
+                Image(width: 16, height: 16, pixels: .rgba8(Array(Self.texels.prefix(16 * 16 * 4)))),
+            ],
+            [Image(width: 32, height: 32, pixels: .rgba8(rgba))],
+        ]
+        for levels in chains {
+            let s = try Self.settings(#"{"format": "etc1s", "target": {"minSSIM": 0.9}}"#)
+            let metrics = try #require(s.target).measures(.none)
+            let t = try TextureEncoder.encode(targeted: [levels], s, container: .ktx2, metrics: metrics)
+            let qlevel = try #require(Double(t.choice.value ?? ""))
+            let fixed = s.candidate(.etc1s, knob: .qlevel, value: qlevel)
+            let plain = try TextureEncoder.encode(levels, fixed, container: .ktx2, measure: true, metrics: metrics)
+            let record = try #require(s.target).record(format: "etc1s", t.choice, t.quality)
+            #expect(try KTX2.adding(key: "texpipe.target", value: record, to: plain.bytes, fixed) == t.bytes)
+            #expect(plain.quality.map(\.worstSSIM) == t.quality.map(\.worstSSIM))
+            #expect(t.probes.levelZero == 0, "ETC1S's levels share a codebook: searched whole")
         }
     }
 

@@ -173,21 +173,36 @@ public enum ETC1SDecoder {
     ) -> [UInt8] {
         let bw = (width + 3) / 4
         var out = [UInt8](repeating: 255, count: width * height * 4)
-        func paint(_ blocks: [(endpoint: Int, selector: Int)], channels: [Int], from: Int) {
-            for y in 0..<height {
-                for x in 0..<width {
-                    let (e, s) = blocks[(y / 4) * bw + x / 4]
+        // Block by block: the endpoint's colours once, then its texels (no allocation per texel).
+        func paint(_ blocks: [(endpoint: Int, selector: Int)], alpha: Bool) {
+            out.withUnsafeMutableBufferPointer { o in
+                for (b, (e, s)) in blocks.enumerated() {
+                    let (x0, y0) = (b % bw * 4, b / bw * 4)
                     let ep = g.endpoints[e]
-                    let m = modifiers[Int(ep.inten)][Int(g.selectors[s][(y % 4) * 4 + x % 4])]
-                    let base = [ep.r, ep.g, ep.b].map { Int($0) << 3 | Int($0) >> 2 }
-                    for (k, c) in channels.enumerated() {
-                        out[(y * width + x) * 4 + c] = UInt8(max(0, min(255, base[from == 1 ? 1 : k] + m)))
+                    let mods = modifiers[Int(ep.inten)]
+                    let sel = g.selectors[s]
+                    let (r, gr, bl) = (
+                        Int(ep.r) << 3 | Int(ep.r) >> 2, Int(ep.g) << 3 | Int(ep.g) >> 2,
+                        Int(ep.b) << 3 | Int(ep.b) >> 2
+                    )
+                    for y in y0..<min(y0 + 4, height) {
+                        for x in x0..<min(x0 + 4, width) {
+                            let m = mods[Int(sel[(y - y0) * 4 + x - x0])]
+                            let i = (y * width + x) * 4
+                            if alpha {
+                                o[i + 3] = UInt8(max(0, min(255, gr + m)))
+                            } else {
+                                o[i] = UInt8(max(0, min(255, r + m)))
+                                o[i + 1] = UInt8(max(0, min(255, gr + m)))
+                                o[i + 2] = UInt8(max(0, min(255, bl + m)))
+                            }
+                        }
                     }
                 }
             }
         }
-        paint(rgb, channels: [0, 1, 2], from: 0)
-        if let alpha { paint(alpha, channels: [3], from: 1) }
+        paint(rgb, alpha: false)
+        if let alpha { paint(alpha, alpha: true) }
         return out
     }
 

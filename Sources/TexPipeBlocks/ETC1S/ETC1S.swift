@@ -131,9 +131,12 @@ enum ETC1S {
     ///
     /// Memory: the slices' texels are moved into one array (a lone slice's without a copy), and
     /// each pass's vectors live only until its tree has clustered them.
+    ///
+    /// `lines`, when given, are pass 1's colour lines of every block (`lines(of:)`), which no
+    /// `qlevel` changes: a quality target's search makes them once per slice.
     static func encode(
         _ slices: consuming [Slice], qlevel: Int, quality: TextureSettings.Quality,
-        rows: any RowScheduler = SerialRows()
+        rows: any RowScheduler = SerialRows(), lines known: [SIMD8<Float>]? = nil
     ) -> Encoded {
         let total = slices.reduce(0) { $0 + $1.blockCount }
         // All blocks in one array: slice after slice.
@@ -156,22 +159,7 @@ enum ETC1S {
             let size = codebookSize(qlevel: qlevel, blocks: total)
             let endpointTree: TreeQuantizer.Result<SIMD8<Float>>
             do {
-                var lines = [SIMD8<Float>](repeating: SIMD8(), count: total)
-                lines.withUnsafeMutableBufferPointer { out in
-                    bands(total, rows) { range in
-                        for b in range {
-                            let e = bestFit(
-                                CollectionOfOne(Texels(t + b * 48)), tables: effort.blockTables,
-                                iterations: effort.iterations
-                            ).endpoint
-                            let c = SIMD3<Float>(e.color)
-                            let m = modifiers[Int(e.inten)]
-                            let lo = c + Float(m[0])
-                            let hi = c + Float(m[3])
-                            out[b] = SIMD8(lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, 0, 0)
-                        }
-                    }
-                }
+                let lines = known ?? Self.lines(t, total, effort, rows)
                 // 2. Endpoint clusters, each given the endpoint that suits all its blocks best.
                 endpointTree = TreeQuantizer.clusters(
                     consume lines, count: size, iterations: effort.iterations, rows: rows)
@@ -228,6 +216,34 @@ enum ETC1S {
                 endpoints: endpoints, selectors: codebook, endpointIndices: endpointIndices,
                 selectorIndices: selectorIndices)
         }
+    }
+
+    /// Pass 1 of `encode` for `slice` alone: each block's own fit as a colour line (low and high
+    /// texel colours), at `quality`'s effort. The same values `encode` makes for the slice's blocks.
+    static func lines(of slice: Slice, quality: TextureSettings.Quality, rows: any RowScheduler) -> [SIMD8<Float>] {
+        slice.texels.withUnsafeBufferPointer { lines($0.baseAddress!, slice.blockCount, Effort(quality), rows) }
+    }
+
+    /// Pass 1 over `total` gathered blocks at `t`.
+    static func lines(_ t: UnsafePointer<UInt8>, _ total: Int, _ effort: Effort, _ rows: any RowScheduler)
+        -> [SIMD8<Float>]
+    {
+        var lines = [SIMD8<Float>](repeating: SIMD8(), count: total)
+        lines.withUnsafeMutableBufferPointer { out in
+            bands(total, rows) { range in
+                for b in range {
+                    let e = bestFit(
+                        CollectionOfOne(Texels(t + b * 48)), tables: effort.blockTables, iterations: effort.iterations
+                    ).endpoint
+                    let c = SIMD3<Float>(e.color)
+                    let m = modifiers[Int(e.inten)]
+                    let lo = c + Float(m[0])
+                    let hi = c + Float(m[3])
+                    out[b] = SIMD8(lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, 0, 0)
+                }
+            }
+        }
+        return lines
     }
 
     /// Pass 4 of `encode`, `effort.refinements` times: each block's selector chosen again among
