@@ -276,4 +276,39 @@ struct BCTests {
             }
         }
     }
+
+    /// BC1's `fast` (and BC3's color at `fast`) against Intel's ISPC Texture Compressor, the
+    /// reference it is built to match: at least its PSNR over R, G and B, both decoded by
+    /// texture2ddecoder, on pictures of smooth gradients, edges and noise (the mean over them).
+    @Test(Reference.needs(BlockReference.hasDecoder && Python.has("ispc_texcomp"), "ispc_texcomp"))
+    func fastIsAtLeastISPCsQuality() throws {
+        let t = TempDir()
+        let images = [(128, 96, 1), (64, 64, 2), (96, 128, 3), (80, 48, 4)].map { w, h, seed in
+            (BlockReference.picture(w, h, seed: UInt64(seed)), w, h)
+        }
+        for format in [TextureSettings.Format.bc1, .bc3] {
+            var (ours, theirs) = (0.0, 0.0)
+            for (image, w, h) in images {
+                t.write("image.rgba", image)
+                let out = try Python.run(
+                    """
+                    import sys, ispc_texcomp as i, texture2ddecoder as t, math
+                    d = open(sys.argv[1], 'rb').read(); w, h = int(sys.argv[2]), int(sys.argv[3]); f = sys.argv[4]
+                    b = getattr(i, 'compress_blocks_' + f)(i.RGBASurface(d, w, h, w * 4))
+                    out = getattr(t, 'decode_' + f)(b, w, h); se = 0
+                    for k in range(w * h):
+                        for c, o in [(2, 0), (1, 1), (0, 2)]:
+                            se += (out[k * 4 + c] - d[k * 4 + o]) ** 2
+                    print(10 * math.log10(255 * 255 / (se / (w * h * 3))))
+                    """, t.path + "/image.rgba", String(w), String(h), format.rawValue)
+                theirs += try #require(
+                    Double(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+                let blocks = try BC.blocks(image, width: w, height: h, format: format, quality: .fast)
+                ours += psnr(try BlockReference.reference(blocks, format, w, h), image, channels: [0, 1, 2])
+            }
+            let n = Double(images.count)
+            print("\(format) fast \(ours / n) dB, ISPC \(theirs / n) dB")
+            #expect(ours >= theirs, "\(format): fast \(ours / n) dB, ISPC \(theirs / n) dB")
+        }
+    }
 }

@@ -48,11 +48,23 @@ package enum BC {
         let e1 = expand565(c1)
         let a = SIMD4<Int32>(Int32(e0.0), Int32(e0.1), Int32(e0.2), 0)
         let b = SIMD4<Int32>(Int32(e1.0), Int32(e1.1), Int32(e1.2), 0)
-        let third = four ? (2 &* a &+ b) / 3 : (a &+ b) / 2
-        let twoThirds = (a &+ 2 &* b) / 3
+        let third = four ? Self.third(2 &* a &+ b) : (a &+ b) &>> 1
+        let twoThirds = Self.third(a &+ 2 &* b)
         return Palette(
             r: SIMD4(a[0], b[0], third[0], twoThirds[0]), g: SIMD4(a[1], b[1], third[1], twoThirds[1]),
             b: SIMD4(a[2], b[2], third[2], twoThirds[2]), count: four ? 4 : 3)
+    }
+
+    /// ⌊x / 3⌋ for 0 ≤ x ≤ 765 as a multiply and a shift (x · 21846 / 65536 is within 0.008 of x / 3,
+    /// whose fraction is at most ⅔: the same floor), where a vector division is a divide per lane.
+    @inline(__always) static func third(_ x: SIMD4<Int32>) -> SIMD4<Int32> { (x &* 21846) &>> 16 }
+
+    /// The sum of a 16-lane vector, halves added (wrapping, so in any order the same sum).
+    @inline(__always) static func sum(_ v: V16) -> Int32 {
+        let h = v.lowHalf &+ v.highHalf
+        let q = h.lowHalf &+ h.highHalf
+        let p = q.lowHalf &+ q.highHalf
+        return p.x &+ p.y
     }
 
     /// Squared RGB error and indices of the nearest palette colors (the first on a tie).
@@ -68,7 +80,7 @@ package enum BC {
             best = best.choosing(e, where: closer)
             idx = idx.choosing(V16(repeating: Int32(k)), where: closer)
         }
-        return (best.wrappedSum(), idx)
+        return (sum(best), idx)
     }
 
     /// An RGB endpoint (0…255 floats) as 5:6:5, rounded.
@@ -86,6 +98,7 @@ package enum BC {
     /// — never its transparent fourth entry. `medium` also fits a block of a main cluster and
     /// outliers across its gap (`clusterFit`'s `acrossGap`). The smallest squared RGB error wins.
     static func encodeColorBlock(_ t: Texels, _ quality: TextureSettings.Quality, threeColors: Bool) -> UInt64 {
+        if quality == .fast { return encodeColorBlockFast(t) }
         let n = 16.0
         let mr = Double(t.r.wrappedSum()) / n
         let mg = Double(t.g.wrappedSum()) / n
@@ -113,15 +126,12 @@ package enum BC {
             if len < 1e-9 { break }
             axis = (x / len, y / len, z / len)
         }
-        var lo = Double.greatestFiniteMagnitude
-        var hi = -Double.greatestFiniteMagnitude
-        var along = SIMD16<Double>()
-        for i in 0..<16 {
-            let p = (Double(t.r[i]) - mr) * axis.0 + (Double(t.g[i]) - mg) * axis.1 + (Double(t.b[i]) - mb) * axis.2
-            along[i] = p
-            lo = min(lo, p)
-            hi = max(hi, p)
-        }
+        // Each texel's position, lane by lane in the same order of operations as one at a time;
+        // the ends reduce exactly in any order.
+        let along =
+            (SIMD16<Double>(t.r) - mr) * axis.0 + (SIMD16<Double>(t.g) - mg) * axis.1
+            + (SIMD16<Double>(t.b) - mb) * axis.2
+        let (lo, hi) = (least(along), most(along))
         var best = ColorCandidate()
         let c0 = to565(mr + hi * axis.0, mg + hi * axis.1, mb + hi * axis.2)
         let c1 = to565(mr + lo * axis.0, mg + lo * axis.1, mb + lo * axis.2)
@@ -429,15 +439,15 @@ package enum BC {
                 | (V16(repeating: 2) & idx.equals(3))
             : (V16(repeating: 2) & idx.equals(1)) | (V16(repeating: 1) & idx.equals(2))
         let a = V16(repeating: d) &- w
-        let aa = Int64((a &* a).wrappedSum())
-        let ab = Int64((a &* w).wrappedSum())
-        let bb = Int64((w &* w).wrappedSum())
+        let aa = Int64(sum(a &* a))
+        let ab = Int64(sum(a &* w))
+        let bb = Int64(sum(w &* w))
         let det = aa * bb - ab * ab
         guard det != 0 else { return nil }
         let scale = Double(d) / Double(det)
         func solve(_ x: V16) -> (Double, Double) {
-            let ax = Int64((a &* x).wrappedSum())
-            let bx = Int64((w &* x).wrappedSum())
+            let ax = Int64(sum(a &* x))
+            let bx = Int64(sum(w &* x))
             return (Double(ax * bb - bx * ab) * scale, Double(bx * aa - ax * ab) * scale)
         }
         let r = solve(t.r)
