@@ -37,7 +37,7 @@ extension BC {
         let dg = SIMD16<Float>(16 &* t.g &- V16(repeating: sg))
         let db = SIMD16<Float>(16 &* t.b &- V16(repeating: sb))
         let along = dr * axis.x + dg * axis.y + db * axis.z
-        let (lo, hi) = (least(along) / 16, most(along) / 16)
+        let (lo, hi) = (least(along) / 16, -least(-along) / 16)
         let mean = SIMD3<Float>(Float(sr), Float(sg), Float(sb)) / 16
         let top = mean + hi * axis
         let bottom = mean + lo * axis
@@ -53,34 +53,19 @@ extension BC {
         return best.packed()
     }
 
-    /// The least and the greatest of 16 lanes (no NaN), halves against halves: exact in any order.
-    /// (One per scalar type: generic, they are not vectorised.)
+    /// The least of 16 lanes (no NaN), halves against halves: exact in any order; the greatest is
+    /// the least of the negated lanes, negated. (One per scalar type: generic, they are not
+    /// vectorised.)
     @inline(__always) static func least(_ v: SIMD16<Float>) -> Float {
         let h = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .< v.lowHalf)
         let q = h.lowHalf.replacing(with: h.highHalf, where: h.highHalf .< h.lowHalf)
-        let p = q.lowHalf.replacing(with: q.highHalf, where: q.highHalf .< q.lowHalf)
-        return Swift.min(p.x, p.y)
-    }
-
-    @inline(__always) static func most(_ v: SIMD16<Float>) -> Float {
-        let h = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .> v.lowHalf)
-        let q = h.lowHalf.replacing(with: h.highHalf, where: h.highHalf .> h.lowHalf)
-        let p = q.lowHalf.replacing(with: q.highHalf, where: q.highHalf .> q.lowHalf)
-        return Swift.max(p.x, p.y)
+        return Swift.min(Swift.min(q.x, q.y), Swift.min(q.z, q.w))
     }
 
     @inline(__always) static func least(_ v: SIMD16<Double>) -> Double {
         let h = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .< v.lowHalf)
         let q = h.lowHalf.replacing(with: h.highHalf, where: h.highHalf .< h.lowHalf)
-        let p = q.lowHalf.replacing(with: q.highHalf, where: q.highHalf .< q.lowHalf)
-        return Swift.min(p.x, p.y)
-    }
-
-    @inline(__always) static func most(_ v: SIMD16<Double>) -> Double {
-        let h = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .> v.lowHalf)
-        let q = h.lowHalf.replacing(with: h.highHalf, where: h.highHalf .> h.lowHalf)
-        let p = q.lowHalf.replacing(with: q.highHalf, where: q.highHalf .> q.lowHalf)
-        return Swift.max(p.x, p.y)
+        return Swift.min(Swift.min(q.x, q.y), Swift.min(q.z, q.w))
     }
 
     /// An RGB end (0…255 Floats) as 5:6:5, rounded half away from zero.

@@ -99,22 +99,14 @@ package enum BC {
     /// outliers across its gap (`clusterFit`'s `acrossGap`). The smallest squared RGB error wins.
     static func encodeColorBlock(_ t: Texels, _ quality: TextureSettings.Quality, threeColors: Bool) -> UInt64 {
         if quality == .fast { return encodeColorBlockFast(t) }
-        let n = 16.0
-        let mr = Double(t.r.wrappedSum()) / n
-        let mg = Double(t.g.wrappedSum()) / n
-        let mb = Double(t.b.wrappedSum()) / n
-        var cov = SIMD8<Double>()  // rr, rg, rb, gg, gb, bb
-        for i in 0..<16 {
-            let r = Double(t.r[i]) - mr
-            let g = Double(t.g[i]) - mg
-            let b = Double(t.b[i]) - mb
-            cov[0] += r * r
-            cov[1] += r * g
-            cov[2] += r * b
-            cov[3] += g * g
-            cov[4] += g * b
-            cov[5] += b * b
-        }
+        let (sr, sg, sb) = (sum(t.r), sum(t.g), sum(t.b))
+        let (mr, mg, mb) = (Double(sr) / 16, Double(sg) / 16, Double(sb) / 16)
+        // Σ(x − x̄)(y − ȳ) = (16·Σxy − Σx·Σy) / 16: integers, then one exact division (the sum
+        // texel by texel in Doubles is exact too — sixteenths and their products need 28 bits).
+        func co(_ x: V16, _ sx: Int32, _ y: V16, _ sy: Int32) -> Double { Double(16 &* sum(x &* y) &- sx &* sy) / 16 }
+        let cov = SIMD8<Double>(  // rr, rg, rb, gg, gb, bb
+            co(t.r, sr, t.r, sr), co(t.r, sr, t.g, sg), co(t.r, sr, t.b, sb), co(t.g, sg, t.g, sg),
+            co(t.g, sg, t.b, sb), co(t.b, sb, t.b, sb), 0, 0)
         var axis =
             (cov[0] >= cov[3] && cov[0] >= cov[5])
             ? (1.0, 0.0, 0.0) : (cov[3] >= cov[5] ? (0.0, 1.0, 0.0) : (0.0, 0.0, 1.0))
@@ -131,7 +123,7 @@ package enum BC {
         let along =
             (SIMD16<Double>(t.r) - mr) * axis.0 + (SIMD16<Double>(t.g) - mg) * axis.1
             + (SIMD16<Double>(t.b) - mb) * axis.2
-        let (lo, hi) = (least(along), most(along))
+        let (lo, hi) = (least(along), -least(-along))
         var best = ColorCandidate()
         let c0 = to565(mr + hi * axis.0, mg + hi * axis.1, mb + hi * axis.2)
         let c1 = to565(mr + lo * axis.0, mg + lo * axis.1, mb + lo * axis.2)
