@@ -16,25 +16,91 @@ internal import Foundation
 extension Quality {
     /// The per-texel FLIP map of `test` against `reference`, both sRGB-encoded 8-bit RGBA (alpha
     /// ignored), and its mean; without `map`, the mean alone (the map empty).
+    ///
+    /// `side`, when given, is `reference`'s side made once (`flipReference`): the same values, the
+    /// reference neither converted nor filtered again (a quality target's search measures one
+    /// source against many candidates).
     public static func flip(
-        _ reference: [UInt8], _ test: [UInt8], width w: Int, height h: Int, ppd: Double = 67, map: Bool = true
+        _ reference: [UInt8], _ test: [UInt8], width w: Int, height h: Int, ppd: Double = 67, map: Bool = true,
+        side: FLIPReference? = nil
     ) -> (mean: Double, map: [Float]) {
         precondition(reference.count == w * h * 4 && test.count == reference.count)
         let n = w * h
         guard n > 0 else { return (0, []) }
+        precondition(side == nil || (side!.width == w && side!.height == h && side!.ppd == ppd))
         var out = [Float](repeating: 0, count: map ? n : 0)
+        var unused: FLIPReference?
         let sum = reference.withUnsafeBufferPointer { r in
             test.withUnsafeBufferPointer { t in
                 out.withUnsafeMutableBufferPointer { m in
                     FLIPColour.linear8.withUnsafeBufferPointer { table in
                         flip(
                             SRGB8Texels(texels: r, table: table), SRGB8Texels(texels: t, table: table), w, h, ppd,
-                            map: map ? m.baseAddress : nil)
+                            map: map ? m.baseAddress : nil, side: side, keep: &unused)
                     }
                 }
             }
         }
         return (sum / Double(n), out)
+    }
+
+    /// FLIP's side of a reference image (`flip(…, side:)`): per texel its colour after the contrast
+    /// sensitivity filters (Yy, Cx, Cz), its edge and point magnitudes and its Hunt-adjusted L*a*b*,
+    /// each plane whole-image, row-major.
+    public struct FLIPReference: Sendable {
+        let width: Int
+        let height: Int
+        let ppd: Double
+        var colour: [[Float]]
+        var features: [[Float]]
+        var lab: [SIMD3<Float>]
+
+        /// A strip's filtered reference planes (`count` texels from texel `at`) kept, and their L*a*b*.
+        mutating func store(
+            _ colour: UnsafePointer<Float>, _ features: UnsafePointer<Float>, _ plane: Int, at: Int, count: Int,
+            _ space: FLIPColour
+        ) {
+            for i in 0..<count {
+                for c in 0..<3 { self.colour[c][at + i] = colour[c * plane + i] }
+                for d in 0..<2 { self.features[d][at + i] = features[d * plane + i] }
+                lab[at + i] = space.huntLab(space.linearRGB(SIMD3(colour[i], colour[plane + i], colour[2 * plane + i])))
+            }
+        }
+
+        /// The kept planes of a strip put where the reference's would be filtered.
+        func load(
+            _ colour: UnsafeMutablePointer<Float>, _ features: UnsafeMutablePointer<Float>, _ plane: Int, at: Int,
+            count: Int
+        ) {
+            for c in 0..<3 {
+                self.colour[c].withUnsafeBufferPointer {
+                    (colour + c * plane).update(from: $0.baseAddress! + at, count: count)
+                }
+            }
+            for d in 0..<2 {
+                self.features[d].withUnsafeBufferPointer {
+                    (features + d * plane).update(from: $0.baseAddress! + at, count: count)
+                }
+            }
+        }
+    }
+
+    /// `reference`'s side of FLIP (sRGB-encoded 8-bit RGBA, w × h).
+    public static func flipReference(_ reference: [UInt8], width w: Int, height h: Int, ppd: Double = 67)
+        -> FLIPReference
+    {
+        precondition(reference.count == w * h * 4)
+        let n = w * h
+        var kept: FLIPReference? = FLIPReference(
+            width: w, height: h, ppd: ppd, colour: Array(repeating: Array(repeating: 0, count: n), count: 3),
+            features: Array(repeating: Array(repeating: 0, count: n), count: 2), lab: Array(repeating: .zero, count: n))
+        reference.withUnsafeBufferPointer { r in
+            FLIPColour.linear8.withUnsafeBufferPointer { table in
+                let texels = SRGB8Texels(texels: r, table: table)
+                _ = flip(texels, texels, w, h, ppd, map: nil, side: nil, keep: &kept)
+            }
+        }
+        return kept!
     }
 
     /// Where FLIP reads an image's texels: linear RGB in [0, 1] of texel i (specialized, so no
@@ -55,8 +121,12 @@ extension Quality {
     /// The sum of the FLIP map of `tst` against `ref` (w × h), written to `map` when given. The
     /// image is worked through in strips of 48 rows (and the filters' reach above and below), so
     /// its working memory is a few strips, not planes of the whole image.
+    ///
+    /// With `side`, the reference's filtered planes and L*a*b* are read from it; with `keep` holding
+    /// a side to fill, the reference's are written to it and nothing is compared.
     static func flip<Source: FLIPSource>(
-        _ ref: Source, _ tst: Source, _ w: Int, _ h: Int, _ ppd: Double, map: UnsafeMutablePointer<Float>?
+        _ ref: Source, _ tst: Source, _ w: Int, _ h: Int, _ ppd: Double, map: UnsafeMutablePointer<Float>?,
+        side: FLIPReference? = nil, keep: inout FLIPReference?
     ) -> Double {
         let f = FLIPFilters.cached(ppd)
         let colourSpace = FLIPColour()
@@ -72,8 +142,6 @@ extension Quality {
         var features = [Float](repeating: 0, count: 4 * stripPlane)
         var parts = [Float](repeating: 0, count: 2 * stripPlane + 2 * inputPlane)
         var scratch = SeparableFilter.Scratch(w, rows: inputRows, reach)
-        let cmax = Float(FLIPFilters.maxColorDifference)
-        let (pc, pt): (Float, Float) = (0.4, 0.95)
         var sum = 0.0
         planes.withUnsafeMutableBufferPointer { planes in
             colour.withUnsafeMutableBufferPointer { colour in
@@ -89,7 +157,8 @@ extension Quality {
                             let first = max(0, r0 - reach)
                             let last = min(h, rows.upperBound + reach)
                             let count = rows.count * w
-                            for k in 0..<2 {
+                            let at = r0 * w
+                            for k in side != nil ? [1] : keep != nil ? [0] : [0, 1] {
                                 let p = planes + 4 * k * inputPlane
                                 for row in first..<last {
                                     for x in 0..<w {
@@ -134,6 +203,11 @@ extension Quality {
                                     }
                                 }
                             }
+                            if keep != nil {
+                                keep!.store(colour, features, stripPlane, at: at, count: count, colourSpace)
+                                continue
+                            }
+                            side?.load(colour, features, stripPlane, at: at, count: count)
                             var stripSum = 0.0
                             for i in 0..<count {
                                 // Where both images' filtered colour and features agree, the error is 0.
@@ -144,24 +218,19 @@ extension Quality {
                                     map?[r0 * w + i] = 0
                                     continue
                                 }
-                                let lab1 = colourSpace.huntLab(
-                                    colourSpace.linearRGB(
-                                        SIMD3(colour[i], colour[stripPlane + i], colour[2 * stripPlane + i])))
+                                let lab1 =
+                                    side?.lab[at + i]
+                                    ?? colourSpace.huntLab(
+                                        colourSpace.linearRGB(
+                                            SIMD3(colour[i], colour[stripPlane + i], colour[2 * stripPlane + i])))
                                 let lab2 = colourSpace.huntLab(
                                     colourSpace.linearRGB(
                                         SIMD3(
                                             colour[3 * stripPlane + i], colour[4 * stripPlane + i],
                                             colour[5 * stripPlane + i])))
-                                let d = lab1 - lab2
-                                let hyab = abs(d.x) + (d.y * d.y + d.z * d.z).squareRoot()
-                                let dc = hyab > 0 ? Foundation.pow(hyab, 0.7) : 0
-                                let color =
-                                    dc < pc * cmax
-                                    ? pt / (pc * cmax) * dc : pt + (dc - pc * cmax) / (cmax - pc * cmax) * (1 - pt)
-                                let edge = abs(features[i] - features[2 * stripPlane + i])
-                                let point = abs(features[stripPlane + i] - features[3 * stripPlane + i])
-                                let feature = (max(edge, point) / Float(2).squareRoot()).squareRoot()
-                                let e = color > 0 ? Foundation.pow(color, 1 - feature) : 0
+                                let e = texelError(
+                                    lab1 - lab2, edge: abs(features[i] - features[2 * stripPlane + i]),
+                                    point: abs(features[stripPlane + i] - features[3 * stripPlane + i]))
                                 map?[r0 * w + i] = e
                                 stripSum += Double(e)
                             }
@@ -172,6 +241,19 @@ extension Quality {
             }
         }
         return sum
+    }
+
+    /// One texel's error from its two Hunt-adjusted L*a*b* colours' difference and its edge and point
+    /// differences: the HyAB distance^0.7, redistributed (the first 40 % of the largest difference
+    /// onto 95 % of the scale), raised to 1 − (the larger feature difference / √2)^½.
+    @inline(__always) static func texelError(_ d: SIMD3<Float>, edge: Float, point: Float) -> Float {
+        let cmax = Float(FLIPFilters.maxColorDifference)
+        let (pc, pt): (Float, Float) = (0.4, 0.95)
+        let hyab = abs(d.x) + (d.y * d.y + d.z * d.z).squareRoot()
+        let dc = hyab > 0 ? Foundation.pow(hyab, 0.7) : 0
+        let color = dc < pc * cmax ? pt / (pc * cmax) * dc : pt + (dc - pc * cmax) / (cmax - pc * cmax) * (1 - pt)
+        let feature = (max(edge, point) / Float(2).squareRoot()).squareRoot()
+        return color > 0 ? Foundation.pow(color, 1 - feature) : 0
     }
 
     @inline(__always) static func clamp01(_ v: SIMD3<Double>) -> SIMD3<Double> {
@@ -338,6 +420,7 @@ extension Quality {
         let n = w * h
         var map = [Float](repeating: 0, count: n)
         var one = [Float](repeating: 0, count: n)
+        var unused: FLIPReference?
         reference.withUnsafeBufferPointer { r in
             test.withUnsafeBufferPointer { t in
                 one.withUnsafeMutableBufferPointer { e in
@@ -345,7 +428,7 @@ extension Quality {
                         let scale = exp2(c)
                         _ = flip(
                             ToneMapped(texels: r, scale: scale, k: k), ToneMapped(texels: t, scale: scale, k: k), w, h,
-                            ppd, map: e.baseAddress)
+                            ppd, map: e.baseAddress, keep: &unused)
                         for i in 0..<n where e[i] > map[i] { map[i] = e[i] }
                     }
                 }

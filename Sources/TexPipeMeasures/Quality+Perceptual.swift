@@ -241,7 +241,7 @@ extension Quality {
                 q.ssimAlpha = ssim(texels, decoded, width: w, height: h, channel: 3, source: source?.ssim[3])
             }
             if metrics.flip && (channels == .rgb || channels == .rgba) {
-                let f = flip(texels, decoded, width: w, height: h, map: metrics.flipMaps != nil)
+                let f = flip(texels, decoded, width: w, height: h, map: metrics.flipMaps != nil, side: source?.flip)
                 q.flip = f.mean
                 metrics.flipMaps?.offer(.init(mean: f.mean, width: w, height: h, values: f.map))
             }
@@ -257,17 +257,22 @@ extension Quality {
 }
 
 /// What measuring one image against many candidates shares (a quality target's search): the image's
-/// side of SSIM for the channels a format stores, made once (`Quality.ssimSource`).
+/// side of SSIM for the channels a format stores, and of FLIP when asked, made once
+/// (`Quality.ssimSource`, `Quality.flipReference`).
 public struct SourceSide: Sendable {
     /// By channel (0…3): nil where not made or the level is smaller than SSIM's window.
     var ssim: [Quality.SSIMSource?]
+    var flip: Quality.FLIPReference?
 
     /// `texels`' side (RGBA8, width × height) for the channels `Quality.measured` measures of a format
-    /// storing `channels`.
-    public init(_ texels: [UInt8], width: Int, height: Int, channels: TextureFormatInfo.Channels) {
+    /// storing `channels`; FLIP's too with `flip` (a colour format's).
+    public init(_ texels: [UInt8], width: Int, height: Int, channels: TextureFormatInfo.Channels, flip: Bool = false) {
         let used = Set(Self.colour(channels) + (channels == .rgba ? [3] : []))
         ssim = (0..<4).map { c in
             used.contains(c) ? Quality.ssimSource(texels, width: width, height: height, channel: c) : nil
+        }
+        if flip && (channels == .rgb || channels == .rgba) && width * height > 0 {
+            self.flip = Quality.flipReference(texels, width: width, height: height)
         }
     }
 

@@ -359,7 +359,7 @@ final class BlockMemo {
     var base: [[Int]: [UInt8]] = [:]
     /// A whole-file family's (ETC1S's block fits, which no qlevel changes).
     let file = FileMemo()
-    /// Each level and layer's side of SSIM, by the channels measured (levels of up to 4 M texels):
+    /// Each level and layer's side of SSIM (and FLIP's, when measured), by the channels measured:
     /// shared by the memos of one search's formats.
     let sources: Sources
 
@@ -376,10 +376,11 @@ final class BlockMemo {
         _ key: [Int], _ texels: [UInt8], _ w: Int, _ h: Int, _ channels: TextureFormatInfo.Channels,
         _ metrics: QualityMetrics
     ) -> SourceSide? {
-        guard metrics.perceptual, w * h <= 1 << 22 else { return nil }
-        let at = key + [channels == .rgba ? 4 : channels == .rgb ? 3 : channels == .rg ? 2 : 1]
+        // FLIP's side is 36 bytes a texel, SSIM's 8 a channel: levels of up to 2 M and 4 M texels.
+        guard metrics.perceptual, w * h <= (metrics.flip ? 1 << 21 : 1 << 22) else { return nil }
+        let at = key + [channels == .rgba ? 4 : channels == .rgb ? 3 : channels == .rg ? 2 : 1, metrics.flip ? 1 : 0]
         if let s = sources.sides[at] { return s }
-        let s = SourceSide(texels, width: w, height: h, channels: channels)
+        let s = SourceSide(texels, width: w, height: h, channels: channels, flip: metrics.flip)
         sources.sides[at] = s
         return s
     }

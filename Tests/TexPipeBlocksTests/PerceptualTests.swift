@@ -158,6 +158,23 @@ struct PerceptualTests {
         #expect(Quality.ssimSource(BlockReference.picture(10, 40, seed: 1), width: 10, height: 40, channel: 0) == nil)
     }
 
+    @Test func flipWithTheReferenceSideMadeOnceIsTheSameMap() {
+        // Across FLIP's strips of 48 rows and its filters' reach at the edges.
+        for (w, h) in [(9, 7), (40, 30), (70, 130)] {
+            let a = BlockReference.picture(w, h, seed: UInt64(11))
+            let side = Quality.flipReference(a, width: w, height: h)
+            for seed in [12, 13] {
+                let b = BlockReference.picture(w, h, seed: UInt64(seed)).enumerated().map { i, v in
+                    i % 3 == 0 ? a[i] : UInt8((Int(v) + 3 * Int(a[i])) / 4)
+                }
+                let whole = Quality.flip(a, b, width: w, height: h)
+                let reused = Quality.flip(a, b, width: w, height: h, side: side)
+                #expect(reused.mean == whole.mean && reused.map == whole.map, "\(w)×\(h)")
+                #expect(whole.mean > 0)
+            }
+        }
+    }
+
     @Test func identicalImagesAreExact() {
         let p = BlockReference.picture(40, 30, seed: 3)
         #expect(abs(Quality.ssim(p, p, width: 40, height: 30).rgb - 1) < 1e-12)

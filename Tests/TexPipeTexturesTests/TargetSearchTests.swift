@@ -203,7 +203,8 @@ struct TargetSearchTests {
     }
 
     @Test func aQlevelSearchWritesWhatAPlainEncodeAtTheChosenQlevelWrites() throws {
-        // The search makes each image's ETC1S block fits once and each level's side of SSIM once:
+        // The search makes each image's ETC1S block fits once and each level's side of SSIM (and
+        // FLIP, when the target asks it) once:
         // the file must be the one encoding at the chosen qlevel writes, plus its record; and its
         // measures the ones a plain encode measures.
         var rgba = Array(Self.texels.prefix(32 * 32 * 4))
@@ -215,8 +216,11 @@ struct TargetSearchTests {
             ],
             [Image(width: 32, height: 32, pixels: .rgba8(rgba))],
         ]
-        for levels in chains {
-            let s = try Self.settings(#"{"format": "etc1s", "target": {"minSSIM": 0.9}}"#)
+        for (levels, target) in [
+            (chains[0], #"{"minSSIM": 0.9}"#), (chains[1], #"{"minSSIM": 0.9}"#),
+            (chains[1], #"{"maxFLIP": 0.08}"#),
+        ] {
+            let s = try Self.settings(#"{"format": "etc1s", "target": \#(target)}"#)
             let metrics = try #require(s.target).measures(.none)
             let t = try TextureEncoder.encode(targeted: [levels], s, container: .ktx2, metrics: metrics)
             let qlevel = try #require(Double(t.choice.value ?? ""))
@@ -225,6 +229,7 @@ struct TargetSearchTests {
             let record = try #require(s.target).record(format: "etc1s", t.choice, t.quality)
             #expect(try KTX2.adding(key: "texpipe.target", value: record, to: plain.bytes, fixed) == t.bytes)
             #expect(plain.quality.map(\.worstSSIM) == t.quality.map(\.worstSSIM))
+            #expect(plain.quality.map(\.flip) == t.quality.map(\.flip))
             #expect(t.probes.levelZero == 0, "ETC1S's levels share a codebook: searched whole")
         }
     }
