@@ -25,7 +25,7 @@ protocol BlockCodec: Sendable {
     /// Every image of a file (RGBA8) against one set of global data.
     func encodeFile(
         _ images: [(rgba: [UInt8], width: Int, height: Int)], _ settings: TextureSettings, rows: any RowScheduler,
-        measure: Bool, memo: FileMemo?
+        measure: Bool, memo: FileMemo.Keyed?
     ) throws -> TextureCodecs.FileData
     /// A whole-file family's global data, read back from its sections.
     func fileGlobal(_ sections: TextureCodecs.FileSections) throws -> any Sendable
@@ -73,7 +73,7 @@ extension BlockCodec {
 
     func encodeFile(
         _ images: [(rgba: [UInt8], width: Int, height: Int)], _ settings: TextureSettings, rows: any RowScheduler,
-        measure: Bool, memo: FileMemo?
+        measure: Bool, memo: FileMemo.Keyed?
     ) throws -> TextureCodecs.FileData {
         throw CodecError(.encoderFailed(format: settings.format.rawValue, why: "not a whole-file format"))
     }
@@ -90,15 +90,24 @@ extension BlockCodec {
 }
 
 /// What a whole-file family makes of each image that its knob does not change (ETC1S: each
-/// block's own fit), kept across one quality target's probes: the images are keyed by the caller
-/// (`keys`, one per image, e.g. its level and layer), and a probe that has an image's key reuses
-/// it. One search's, on one thread.
+/// block's own fit), kept across one quality target's probes: the caller keys the images (one key
+/// per image of an `encodeFile`, e.g. its level and layer), and a probe that has an image's key
+/// reuses it. One search's, on one thread.
 public final class FileMemo {
-    /// Per image of the next `encodeFile`, its key.
-    public var keys: [[Int]] = []
+    /// A memo and the key of each image of one `encodeFile`.
+    public typealias Keyed = (memo: FileMemo, keys: [[Int]])
+
     var fits: [[Int]: [SIMD8<Float>]] = [:]
 
     public init() {}
+
+    /// The fits kept under `key`, or `make()`'s, kept.
+    func fits(_ key: [Int], _ make: () -> [SIMD8<Float>]) -> [SIMD8<Float>] {
+        if let kept = fits[key] { return kept }
+        let made = make()
+        fits[key] = made
+        return made
+    }
 }
 
 /// Where a texture format meets its encoder and decoder: `codec(of:)` is the one switch over the
@@ -158,7 +167,7 @@ public enum TextureCodecs {
     /// Every image of a file (RGBA8, each its width × height) against one set of global data.
     public static func encodeFile(
         _ images: [(rgba: [UInt8], width: Int, height: Int)], _ settings: TextureSettings, rows: any RowScheduler,
-        measure: Bool = false, memo: FileMemo? = nil
+        measure: Bool = false, memo: FileMemo.Keyed? = nil
     ) throws -> FileData {
         try codec(of: settings.format.info.codec).encodeFile(
             images, settings, rows: rows, measure: measure, memo: memo)

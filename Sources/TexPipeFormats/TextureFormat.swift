@@ -6,7 +6,7 @@
 public struct TextureFormatInfo: Sendable {
     /// Which channels a format stores. An `rgb` format cannot hold alpha below max (a job error
     /// that counts the texels); `r` and `rg` formats are data (UNORM only).
-    public enum Channels: Sendable, Equatable { case r, rg, rgb, rgba }
+    public enum Channels: Sendable, Hashable { case r, rg, rgb, rgba }
 
     /// One sample of the Khronos Data Format basic descriptor block.
     public struct Sample: Sendable, Equatable {

@@ -31,11 +31,8 @@ extension Quality {
         precondition(a.count == w * h * 4 && b.count == a.count)
         if stride(from: channel, to: a.count, by: 4).allSatisfy({ a[$0] == b[$0] }) { return 1 }
         guard w >= 11 && h >= 11 else { return ssimCut(a, b, width: w, height: h, channel: channel) }
-        if let source {
-            precondition(source.width == w && source.height == h && source.channel == channel)
-            return ssimStrips(a, b, width: w, height: h, channel: channel, source: source).sum
-        }
-        return ssimStrips(a, b, width: w, height: h, channel: channel, source: nil).sum
+        precondition(source.map { $0.width == w && $0.height == h && $0.channel == channel } ?? true)
+        return ssimStrips(a, b, width: w, height: h, channel: channel, source: source).sum
     }
 
     /// One channel's source side of SSIM (`ssim(…, source:)`): the windowed mean and mean of squares of

@@ -25,7 +25,7 @@ public enum TextureEncoder {
         try encode(levels, settings, container: container, rows: rows, measure: measure, metrics: metrics, memo: nil)
     }
 
-    /// The same, the blocks without `rdo` kept in `memo` across calls (a λ search).
+    /// The same, with what one quality target search's probes share kept in `memo` (`BlockMemo`).
     static func encode(
         _ levels: [Image], _ settings: TextureSettings, container: TextureContainer, rows: any RowScheduler,
         measure: Bool, metrics: QualityMetrics, memo: BlockMemo?
@@ -55,7 +55,7 @@ public enum TextureEncoder {
             metrics: metrics, memo: nil)
     }
 
-    /// The same, the blocks without `rdo` kept in `memo` across calls (a λ search).
+    /// The same, with what one quality target search's probes share kept in `memo` (`BlockMemo`).
     static func encode(
         layers: [[Image]], array: Bool, cube: Bool, _ settings: TextureSettings, container: TextureContainer,
         rows: any RowScheduler, measure: Bool, metrics: QualityMetrics, memo: BlockMemo?
@@ -280,8 +280,8 @@ public enum TextureEncoder {
                 keys.append([n, k])
             }
         }
-        memo?.file.keys = keys
-        let coded = try TextureCodecs.encodeFile(images, settings, rows: rows, measure: measure, memo: memo?.file)
+        let coded = try TextureCodecs.encodeFile(
+            images, settings, rows: rows, measure: measure, memo: memo.map { ($0.file, keys) })
         var data = [[UInt8]](repeating: [], count: levels.count)
         var descs: [KTX2.ImageDesc] = []
         var quality: [LevelQuality] = []
@@ -365,7 +365,12 @@ final class BlockMemo {
 
     /// The sides of SSIM one search has made.
     final class Sources {
-        var sides: [[Int]: SourceSide] = [:]
+        struct Key: Hashable {
+            var image: [Int]
+            var channels: TextureFormatInfo.Channels
+            var flip: Bool
+        }
+        var sides: [Key: SourceSide] = [:]
     }
 
     init(sharing sources: Sources = Sources()) { self.sources = sources }
@@ -378,7 +383,7 @@ final class BlockMemo {
     ) -> SourceSide? {
         // FLIP's side is 36 bytes a texel, SSIM's 8 a channel: levels of up to 2 M and 4 M texels.
         guard metrics.perceptual, w * h <= (metrics.flip ? 1 << 21 : 1 << 22) else { return nil }
-        let at = key + [channels == .rgba ? 4 : channels == .rgb ? 3 : channels == .rg ? 2 : 1, metrics.flip ? 1 : 0]
+        let at = Sources.Key(image: key, channels: channels, flip: metrics.flip)
         if let s = sources.sides[at] { return s }
         let s = SourceSide(texels, width: w, height: h, channels: channels, flip: metrics.flip)
         sources.sides[at] = s

@@ -6,25 +6,23 @@ internal import TexPipePixels
 struct ETC1SCodec: BlockCodec {
     func encodeFile(
         _ images: [(rgba: [UInt8], width: Int, height: Int)], _ settings: TextureSettings, rows: any RowScheduler,
-        measure: Bool, memo: FileMemo?
+        measure: Bool, memo: FileMemo.Keyed?
     ) throws -> TextureCodecs.FileData {
         let alpha = images.contains { img in
             img.rgba.withUnsafeBufferPointer { p in stride(from: 3, to: p.count, by: 4).contains { p[$0] < 255 } }
         }
         var slices: [ETC1S.Slice] = []
         // With a memo, pass 1's lines of each slice: kept, or made once and kept.
-        var lines: [SIMD8<Float>]? = memo.map { _ in [] }
+        precondition(memo == nil || memo!.keys.count == images.count)
+        let effort = TextureSettings.Quality.allCases.firstIndex(of: settings.quality)!
+        var lines: [SIMD8<Float>] = []
         for (k, img) in images.enumerated() {
             for a in alpha ? [false, true] : [false] {
                 let slice = ETC1S.slice(img.rgba, width: img.width, height: img.height, alpha: a)
-                if let memo, memo.keys.count == images.count {
-                    let key =
-                        memo.keys[k] + [a ? 1 : 0, TextureSettings.Quality.allCases.firstIndex(of: settings.quality)!]
-                    let l = memo.fits[key] ?? ETC1S.lines(of: slice, quality: settings.quality, rows: rows)
-                    memo.fits[key] = l
-                    lines! += l
-                } else {
-                    lines = nil
+                if let (m, keys) = memo {
+                    lines += m.fits(keys[k] + [a ? 1 : 0, effort]) {
+                        ETC1S.lines(of: slice, quality: settings.quality, rows: rows)
+                    }
                 }
                 slices.append(slice)
             }
@@ -32,7 +30,7 @@ struct ETC1SCodec: BlockCodec {
         let blocksX = slices.map(\.blocksX)
         let encoded = ETC1S.encode(
             consume slices, qlevel: settings.qlevel ?? TextureSettings.defaultQLevel, quality: settings.quality,
-            rows: rows, lines: lines)
+            rows: rows, lines: memo == nil ? nil : lines)
         let coded = BasisLZ.code(encoded, blocksX: blocksX)
         let global = try ETC1SDecoder.global(
             endpointCount: coded.endpointCount, selectorCount: coded.selectorCount, endpoints: coded.endpoints[...],

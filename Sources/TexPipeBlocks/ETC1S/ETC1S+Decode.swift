@@ -174,6 +174,7 @@ public enum ETC1SDecoder {
         let bw = (width + 3) / 4
         var out = [UInt8](repeating: 255, count: width * height * 4)
         // Block by block: the endpoint's colours once, then its texels (no allocation per texel).
+        func expand(_ c: UInt8) -> Int { Int(c) << 3 | Int(c) >> 2 }
         func paint(_ blocks: [(endpoint: Int, selector: Int)], alpha: Bool) {
             out.withUnsafeMutableBufferPointer { o in
                 for (b, (e, s)) in blocks.enumerated() {
@@ -181,10 +182,7 @@ public enum ETC1SDecoder {
                     let ep = g.endpoints[e]
                     let mods = modifiers[Int(ep.inten)]
                     let sel = g.selectors[s]
-                    let (r, gr, bl) = (
-                        Int(ep.r) << 3 | Int(ep.r) >> 2, Int(ep.g) << 3 | Int(ep.g) >> 2,
-                        Int(ep.b) << 3 | Int(ep.b) >> 2
-                    )
+                    let (r, gr, bl) = (expand(ep.r), expand(ep.g), expand(ep.b))
                     for y in y0..<min(y0 + 4, height) {
                         for x in x0..<min(x0 + 4, width) {
                             let m = mods[Int(sel[(y - y0) * 4 + x - x0])]
