@@ -13,7 +13,9 @@ for BC3/BC7, R for BC4, R and G for BC5.
 
 Prints per format and effort: MP/s per core, mean and worst PSNR, and texpipe − the better
 reference in dB. References are timed in-process around the wheel's call (one core: etcpak's own
-threads are switched off).
+threads are switched off). texpipe is one process per image, timed around its encode: cold (the
+encoder's one-time tables in the time) unless `--warm`, which times a second encode after an
+untimed one (`encode-blocks --warmup 1`), as the references' calls after the first are timed.
 """
 import argparse
 import math
@@ -221,6 +223,7 @@ def main():
     ap.add_argument("--formats", default="bc1,bc3,bc4,bc5,bc7,etc2-rgb,etc2-rgba,eac-r11,eac-rg11")
     ap.add_argument("--qualities", default="fast,medium,thorough")
     ap.add_argument("--limit", type=int, default=0, help="only the first N images (0: all)")
+    ap.add_argument("--warm", action="store_true", help="time texpipe's encode after an untimed one")
     args = ap.parse_args()
     try:
         etcpak.set_use_heuristics(True)
@@ -263,6 +266,8 @@ def main():
                 dst = os.path.join(tmp, "out.bin")
                 open(src, "wb").write(px)
                 cmd = [args.texpipe, "encode-blocks", "--format", fmt, "--quality", q, src, str(w), str(h), dst]
+                if args.warm:
+                    cmd[2:2] = ["--warmup", "1"]
                 seconds += float(subprocess.check_output(cmd).decode().strip())
                 blocks = open(dst, "rb").read()
                 scores.append(score(fmt, blocks, w, h, px, channels))

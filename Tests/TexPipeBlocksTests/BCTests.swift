@@ -277,6 +277,52 @@ struct BCTests {
         }
     }
 
+    /// A block of one color at `fast`, decoded by texture2ddecoder: each channel as near its value
+    /// as any 5:6:5 endpoint pair's palette comes (bit-replicated ends, the ⅓ and ⅔ entries
+    /// rounded down, as the format defines them), every pair tried here.
+    @Test(Reference.needs(BlockReference.hasDecoder, "texture2ddecoder"))
+    func fastFlatBlocksTakeTheNearestPaletteEntry() throws {
+        func nearest(_ v: Int, bits: Int) -> Int {
+            let top = (1 << bits) - 1
+            func expand(_ x: Int) -> Int { bits == 5 ? (x << 3) | (x >> 2) : (x << 2) | (x >> 4) }
+            var best = Int.max
+            for a in 0...top {
+                for b in 0...top { best = min(best, abs((2 * expand(a) + expand(b)) / 3 - v)) }
+            }
+            return best
+        }
+        var rng = SeededRandom(seed: 7)
+        let colors =
+            (0..<32).map { i in (i * 8 + 3, i * 8 + 3, i * 8 + 3) }
+            + (0..<32).map { _ in (rng.int(0...255), rng.int(0...255), rng.int(0...255)) }
+        // One 4×4 block per color, side by side.
+        let (w, h) = (4 * colors.count, 4)
+        var image = [UInt8](repeating: 255, count: w * h * 4)
+        for (k, c) in colors.enumerated() {
+            for y in 0..<4 {
+                for x in 0..<4 {
+                    let i = (y * w + k * 4 + x) * 4
+                    (image[i], image[i + 1], image[i + 2]) = (UInt8(c.0), UInt8(c.1), UInt8(c.2))
+                }
+            }
+        }
+        for format in [TextureSettings.Format.bc1, .bc3] {
+            let decoded = try BlockReference.reference(
+                try BC.blocks(image, width: w, height: h, format: format, quality: .fast), format, w, h)
+            for (k, c) in colors.enumerated() {
+                for y in 0..<4 {
+                    for x in 0..<4 {
+                        let i = (y * w + k * 4 + x) * 4
+                        let got = (Int(decoded[i]), Int(decoded[i + 1]), Int(decoded[i + 2]))
+                        #expect(abs(got.0 - c.0) == nearest(c.0, bits: 5), "\(format) \(c) → \(got)")
+                        #expect(abs(got.1 - c.1) == nearest(c.1, bits: 6), "\(format) \(c) → \(got)")
+                        #expect(abs(got.2 - c.2) == nearest(c.2, bits: 5), "\(format) \(c) → \(got)")
+                    }
+                }
+            }
+        }
+    }
+
     /// BC1's `fast` (and BC3's color at `fast`) against Intel's ISPC Texture Compressor, the
     /// reference it is built to match: at least its PSNR over R, G and B, both decoded by
     /// texture2ddecoder, on pictures of smooth gradients, edges and noise (the mean over them).

@@ -6,7 +6,8 @@ extension BC {
     /// block, which decodes as one color either way).
     ///
     /// The covariance is exact: 16·Σxy − Σx·Σy in integers. The axis is four power-iteration steps
-    /// from the channel of largest variance, in Float on those six numbers; the texels' positions
+    /// from the channel of largest variance, in Float on those six numbers (as the covariance's
+    /// fourth power, in a fixed order of operations); the texels' positions
     /// along it are a 16-lane Float product of exact integers, so the ends (min and max, which
     /// reduce exactly in any order) are the same on every build.
     static func encodeColorBlockFast(_ t: Texels) -> UInt64 {
@@ -17,21 +18,31 @@ extension BC {
         func moment(_ x: V16, _ sx: Int32, _ y: V16, _ sy: Int32) -> Float {
             Float(16 &* sum(x &* y) &- sx &* sy)
         }
-        let rr = moment(t.r, sr, t.r, sr)
-        let rg = moment(t.r, sr, t.g, sg)
-        let rb = moment(t.r, sr, t.b, sb)
-        let gg = moment(t.g, sg, t.g, sg)
-        let gb = moment(t.g, sg, t.b, sb)
-        let bb = moment(t.b, sb, t.b, sb)
-        var axis: SIMD3<Float> = rr >= gg && rr >= bb ? [1, 0, 0] : (gg >= bb ? [0, 1, 0] : [0, 0, 1])
-        for _ in 0..<4 {
-            let x = rr * axis.x + rg * axis.y + rb * axis.z
-            let y = rg * axis.x + gg * axis.y + gb * axis.z
-            let z = rb * axis.x + gb * axis.y + bb * axis.z
-            let len = (x * x + y * y + z * z).squareRoot()
-            if !(len > 1e-3) { break }
-            axis = SIMD3(x, y, z) * (1 / len)
-        }
+        // Scaled by the trace (the matrix is positive semi-definite: every entry within 0…1 after,
+        // so its fourth power cannot overflow); a flat block has no axis to find.
+        let rr0 = moment(t.r, sr, t.r, sr)
+        let gg0 = moment(t.g, sg, t.g, sg)
+        let bb0 = moment(t.b, sb, t.b, sb)
+        let trace = rr0 + gg0 + bb0
+        guard trace > 0 else { return flatBlock(t) }
+        let inverse = 1 / trace
+        let (rr, gg, bb) = (rr0 * inverse, gg0 * inverse, bb0 * inverse)
+        let rg = moment(t.r, sr, t.g, sg) * inverse
+        let rb = moment(t.r, sr, t.b, sb) * inverse
+        let gb = moment(t.g, sg, t.b, sb) * inverse
+        // Four power-iteration steps from the axis of the channel of largest variance are that
+        // column of the covariance's fourth power, normalised once: two products of symmetric
+        // 3×3 matrices instead of four dependent square roots and divisions.
+        let (rr2, rg2, rb2) = (rr * rr + rg * rg + rb * rb, rr * rg + rg * gg + rb * gb, rr * rb + rg * gb + rb * bb)
+        let (gg2, gb2, bb2) = (rg * rg + gg * gg + gb * gb, rg * rb + gg * gb + gb * bb, rb * rb + gb * gb + bb * bb)
+        let column =
+            rr >= gg && rr >= bb
+            ? SIMD3<Float>(rr2, rg2, rb2) : (gg >= bb ? SIMD3<Float>(rg2, gg2, gb2) : SIMD3<Float>(rb2, gb2, bb2))
+        let power =
+            SIMD3<Float>(rr2, rg2, rb2) * column.x + SIMD3<Float>(rg2, gg2, gb2) * column.y
+            + SIMD3<Float>(rb2, gb2, bb2) * column.z
+        let length = (power.x * power.x + power.y * power.y + power.z * power.z).squareRoot()
+        let axis = power * (1 / length)
         // Positions along the axis, in sixteenths (16·texel − Σ, exact integers, then one product each).
         let dr = SIMD16<Float>(16 &* t.r &- V16(repeating: sr))
         let dg = SIMD16<Float>(16 &* t.g &- V16(repeating: sg))
@@ -53,6 +64,17 @@ extension BC {
         return best.packed()
     }
 
+    /// A block of one color: the endpoint pair whose ⅓ entry decodes nearest it, per channel (the
+    /// one-color tables `medium` uses too).
+    static func flatBlock(_ t: Texels) -> UInt64 {
+        let (r, g, b) = (Int(t.r[0]), Int(t.g[0]), Int(t.b[0]))
+        let (x, y, z) = (oneColor.third5[r], oneColor.third6[g], oneColor.third5[b])
+        var best = ColorCandidate()
+        best.consider(
+            t, (x & 255) << 11 | (y & 255) << 5 | (z & 255), (x >> 8) << 11 | (y >> 8) << 5 | (z >> 8), four: true)
+        return best.packed()
+    }
+
     /// The least of 16 lanes (no NaN), halves against halves: exact in any order; the greatest is
     /// the least of the negated lanes, negated. (One per scalar type: generic, they are not
     /// vectorised.)
@@ -69,9 +91,12 @@ extension BC {
     }
 
     /// An RGB end (0…255 Floats) as 5:6:5, rounded half away from zero.
+    /// The clamp is written out: the generic `clamped` was not inlined (nor is a vector conversion
+    /// to integers: the lanes convert one by one).
     @inline(__always) static func to565(_ c: SIMD3<Float>) -> Int {
-        let v = (c.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255)) * SIMD3(31, 63, 31) / 255)
-            .rounded(.toNearestOrAwayFromZero)
+        var x = c.replacing(with: 0, where: c .< 0)
+        x.replace(with: 255, where: x .> 255)
+        let v = (x * SIMD3(31, 63, 31) / 255).rounded(.toNearestOrAwayFromZero)
         return Int(v.x) << 11 | Int(v.y) << 5 | Int(v.z)
     }
 }
