@@ -1,10 +1,10 @@
 import Foundation
 import Testing
-import TexPipeBlocks
 import TexPipeFormats
 import TexPipePixels
 import TexPipeTestSupport
 
+@testable import TexPipeBlocks
 @testable import TexPipeCodecs
 @testable import TexPipeTextures
 
@@ -130,6 +130,61 @@ struct ETC1STests {
         #expect(results[0].endpoints == 32 && results[0].selectors == 32)
         #expect(results[1].endpoints > results[0].endpoints && results[2].endpoints > results[1].endpoints)
         #expect(results[0].psnr < results[1].psnr && results[1].psnr < results[2].psnr, "\(results)")
+    }
+
+    /// The selector codebook is ordered so that its XOR deltas code small: read from the file's
+    /// BasisLZ global data as the KTX 2.0 specification lays it out (selectorsByteLength against
+    /// four bytes an entry, raw); the transcoder reads the file.
+    @Test(Reference.needs(ETC1STests.available, "python3 opengl_basisu"))
+    func theSelectorCodebookCodesSmallerThanRaw() throws {
+        let t = TempDir()
+        let img = Self.image(256, 192, seed: 3, alpha: false)
+        guard case .rgba8(let source) = img.pixels else {
+            Issue.record("the test picture is not 8-bit RGBA")
+            return
+        }
+        for q in [64, 255] {
+            let file = try TextureEncoder.encode([img], Self.settings(.medium, qlevel: q), container: .ktx2)
+            func u32(_ o: Int) -> Int { (0..<4).reduce(0) { $0 | Int(file[o + $1]) << (8 * $1) } }
+            let sgd = u32(64)  // sgdByteOffset (its high half is 0 here)
+            let selectorCount = Int(file[sgd + 2]) | Int(file[sgd + 3]) << 8
+            let selectorBytes = u32(sgd + 8)
+            #expect(selectorCount > 32)
+            #expect(
+                Double(selectorBytes) < 3.0 * Double(selectorCount),
+                "qlevel \(q): \(selectorCount) selectors in \(selectorBytes) bytes (raw: \(4 * selectorCount + 1))")
+            let (_, texels) = try Self.transcoded(file, "rgba8", in: t)
+            #expect(psnr(source, texels, channels: [0, 1, 2]) > 25)
+        }
+    }
+
+    /// The selector order is a renumbering: every block keeps its selector word, the codebook keeps
+    /// its entries, and neighbours in the new order differ in fewer bytes than in the old.
+    @Test func selectorReorderKeepsEveryBlocksSelector() {
+        var state: UInt64 = 11
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        // Entries near a few prototypes (one texel changed), shuffled: raw order has large deltas.
+        let prototypes = (0..<8).map { _ in
+            UInt32(truncatingIfNeeded: next()) ^ UInt32(truncatingIfNeeded: next() << 16)
+        }
+        var codebook = (0..<600).map { k in prototypes[k % 8] ^ (1 << UInt32(next() % 32)) }
+        codebook = Array(Set(codebook)).sorted { ($0 &* 2_654_435_761) < ($1 &* 2_654_435_761) }
+        var index = (0..<5000).map { _ in UInt16(next() % UInt64(codebook.count)) }
+        let (before, words) = (codebook, index.map { codebook[Int($0)] })
+        func nonZeroBytes(_ c: [UInt32]) -> Int {
+            zip(c, c.dropFirst()).reduce(0) { sum, pair in
+                let x = pair.0 ^ pair.1
+                return sum + (0..<4).filter { (x >> (8 * UInt32($0))) & 0xFF != 0 }.count
+            }
+        }
+        ETC1S.reorderSelectors(&codebook, &index)
+        #expect(codebook.sorted() == before.sorted())
+        #expect(index.map { codebook[Int($0)] } == words)
+        #expect(
+            nonZeroBytes(codebook) * 2 < nonZeroBytes(before), "\(nonZeroBytes(codebook)) vs \(nonZeroBytes(before))")
     }
 
     /// An image of many equal blocks (a colorization mask: black colour, alpha in bands) keeps its

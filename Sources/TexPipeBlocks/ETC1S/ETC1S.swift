@@ -20,7 +20,8 @@ internal import TexPipePixels
 ///    and the nearest clusters', and each entry fitted again to its blocks;
 /// 5. in the decoder's order, a block takes a neighbour's endpoint or a selector from the
 ///    decoder's history when that costs less error than `rateWeight` per bit saved (`economise`);
-/// 6. the endpoint codebook ordered so that the deltas BasisLZ codes are small (`reorder`).
+/// 6. the endpoint codebook ordered so that the deltas BasisLZ codes are small (`reorder`), and the
+///    selector codebook so that its entries' XOR deltas are mostly zero bytes (`reorderSelectors`).
 /// `qlevel` (1–255) sets the codebook sizes and the rate weight; `quality` how hard each pass
 /// searches.
 enum ETC1S {
@@ -203,6 +204,7 @@ enum ETC1S {
                     blockSelector: &blockSelector, depth: effort.history, lambda: lambda)
             }
             reorder(&endpoints, &blockEndpoint, slices)
+            reorderSelectors(&codebook, &blockSelector)
             // Split the indices back into slices.
             var endpointIndices: [[UInt16]] = []
             var selectorIndices: [[UInt16]] = []
