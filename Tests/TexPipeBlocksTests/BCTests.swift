@@ -277,6 +277,73 @@ struct BCTests {
         }
     }
 
+    /// `medium`'s ±1 step, which reuses each palette entry's error in the two unchanged channels,
+    /// chooses exactly what trying each of the twelve neighbours in full chooses (written out here
+    /// from its definition): on random blocks, smooth ones and blocks with repeated colors (ties),
+    /// from pairs in both orders and both modes, and on a nearly flat block from pairs whose
+    /// neighbours include equal ends.
+    @Test func plusMinusOneIsTheFullSearch() {
+        // The definition: each neighbour of the start pair, in full.
+        func check(_ t: BC.Texels, _ a: Int, _ b: Int, wantFour: Bool, threeColors: Bool) -> Bool {
+            var start = BC.ColorCandidate()
+            start.consider(t, a, b, four: wantFour || !threeColors)
+            let four = start.four || !threeColors
+            var expected = start
+            for (shift, mask) in [(11, 31), (5, 63), (0, 31)] {
+                for which in 0..<2 {
+                    for delta in [-1, 1] {
+                        var (x, y) = (start.c0, start.c1)
+                        let v = ((which == 0 ? x : y) >> shift) & mask + delta
+                        guard v >= 0 && v <= mask else { continue }
+                        if which == 0 {
+                            x = x & ~(mask << shift) | v << shift
+                        } else {
+                            y = y & ~(mask << shift) | v << shift
+                        }
+                        expected.consider(t, x, y, four: four)
+                    }
+                }
+            }
+            var got = start
+            BC.plusMinusOne(t, &got, four: four)
+            return got.packed() == expected.packed() && got.error == expected.error && got.four == expected.four
+        }
+        var random = SeededRandom(seed: 5)
+        for trial in 0..<3000 {
+            var t = BC.Texels()
+            let spread = [4, 40, 255][trial % 3]
+            let base = (random.int(0...255), random.int(0...255), random.int(0...255))
+            for i in 0..<16 {
+                let k = trial % 5 == 0 ? i % 2 : i  // two colors only: many ties
+                func channel(_ c: Int) -> Int32 {
+                    Int32(max(0, min(255, c + (k * 37 + c) % (spread + 1) - spread / 2)))
+                }
+                (t.r[i], t.g[i], t.b[i]) = (channel(base.0), channel(base.1), channel(base.2))
+            }
+            let (a, b) = (random.int(0...65535), random.int(0...65535))
+            #expect(check(t, a, b, wantFour: trial % 4 < 2, threeColors: trial % 2 == 0), "trial \(trial)")
+        }
+        // A nearly flat corpus block, from every pair within a step of its color in each channel:
+        // neighbours there are often equal ends (another mode), and they win.
+        let texels: [(Int32, Int32, Int32)] = [
+            (50, 48, 42), (50, 48, 37), (53, 50, 41), (53, 50, 41), (48, 47, 42), (51, 49, 43), (52, 50, 45),
+            (51, 49, 44), (47, 45, 37), (50, 49, 42), (51, 50, 46), (49, 48, 44), (50, 48, 39), (50, 48, 42),
+            (48, 47, 41), (50, 48, 45),
+        ]
+        var t = BC.Texels()
+        for (i, c) in texels.enumerated() { (t.r[i], t.g[i], t.b[i]) = c }
+        let steps = (-1...1).flatMap { r in
+            (-1...1).flatMap { g in (-1...1).map { b in (6 + r) << 11 | (12 + g) << 5 | (5 + b) } }
+        }
+        for a in steps {
+            for b in steps {
+                for (wantFour, threeColors) in [(true, true), (false, true), (true, false)] {
+                    #expect(check(t, a, b, wantFour: wantFour, threeColors: threeColors), "\(a), \(b)")
+                }
+            }
+        }
+    }
+
     /// A block of one color at `fast`, decoded by texture2ddecoder: each channel as near its value
     /// as any 5:6:5 endpoint pair's palette comes (bit-replicated ends, the ⅓ and ⅔ entries
     /// rounded down, as the format defines them), every pair tried here.

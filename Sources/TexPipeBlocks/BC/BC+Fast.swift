@@ -2,56 +2,12 @@
 /// of the texels along it, then two least-squares refits of the ends on the indices they give —
 /// every per-texel step a 16-lane vector, no per-texel scalar loop and no Double.
 extension BC {
-    /// One color block at `fast`, as a little-endian u64 (four-color order; c0 = c1 for a flat
-    /// block, which decodes as one color either way).
-    ///
-    /// The covariance is exact: 16·Σxy − Σx·Σy in integers. The axis is four power-iteration steps
-    /// from the channel of largest variance, in Float on those six numbers (as the covariance's
-    /// fourth power, in a fixed order of operations); the texels' positions
-    /// along it are a 16-lane Float product of exact integers, so the ends (min and max, which
-    /// reduce exactly in any order) are the same on every build.
+    /// One color block at `fast`, as a little-endian u64: the ends of the texels along their
+    /// principal line (`principalLine`), refined; a block of one color from the one-color tables.
     static func encodeColorBlockFast(_ t: Texels) -> UInt64 {
-        let sr = sum(t.r)
-        let sg = sum(t.g)
-        let sb = sum(t.b)
-        // 16 × covariance, exact.
-        func moment(_ x: V16, _ sx: Int32, _ y: V16, _ sy: Int32) -> Float {
-            Float(16 &* sum(x &* y) &- sx &* sy)
-        }
-        // Scaled by the trace (the matrix is positive semi-definite: every entry within 0…1 after,
-        // so its fourth power cannot overflow); a flat block has no axis to find.
-        let rr0 = moment(t.r, sr, t.r, sr)
-        let gg0 = moment(t.g, sg, t.g, sg)
-        let bb0 = moment(t.b, sb, t.b, sb)
-        let trace = rr0 + gg0 + bb0
-        guard trace > 0 else { return flatBlock(t) }
-        let inverse = 1 / trace
-        let (rr, gg, bb) = (rr0 * inverse, gg0 * inverse, bb0 * inverse)
-        let rg = moment(t.r, sr, t.g, sg) * inverse
-        let rb = moment(t.r, sr, t.b, sb) * inverse
-        let gb = moment(t.g, sg, t.b, sb) * inverse
-        // Four power-iteration steps from the axis of the channel of largest variance are that
-        // column of the covariance's fourth power, normalised once: two products of symmetric
-        // 3×3 matrices instead of four dependent square roots and divisions.
-        let (rr2, rg2, rb2) = (rr * rr + rg * rg + rb * rb, rr * rg + rg * gg + rb * gb, rr * rb + rg * gb + rb * bb)
-        let (gg2, gb2, bb2) = (rg * rg + gg * gg + gb * gb, rg * rb + gg * gb + gb * bb, rb * rb + gb * gb + bb * bb)
-        let column =
-            rr >= gg && rr >= bb
-            ? SIMD3<Float>(rr2, rg2, rb2) : (gg >= bb ? SIMD3<Float>(rg2, gg2, gb2) : SIMD3<Float>(rb2, gb2, bb2))
-        let power =
-            SIMD3<Float>(rr2, rg2, rb2) * column.x + SIMD3<Float>(rg2, gg2, gb2) * column.y
-            + SIMD3<Float>(rb2, gb2, bb2) * column.z
-        let length = (power.x * power.x + power.y * power.y + power.z * power.z).squareRoot()
-        let axis = power * (1 / length)
-        // Positions along the axis, in sixteenths (16·texel − Σ, exact integers, then one product each).
-        let dr = SIMD16<Float>(16 &* t.r &- V16(repeating: sr))
-        let dg = SIMD16<Float>(16 &* t.g &- V16(repeating: sg))
-        let db = SIMD16<Float>(16 &* t.b &- V16(repeating: sb))
-        let along = dr * axis.x + dg * axis.y + db * axis.z
-        let (lo, hi) = (least(along) / 16, -least(-along) / 16)
-        let mean = SIMD3<Float>(Float(sr), Float(sg), Float(sb)) / 16
-        let top = mean + hi * axis
-        let bottom = mean + lo * axis
+        guard let line = principalLine(t) else { return flatBlock(t) }
+        let top = line.mean + line.hi * line.axis
+        let bottom = line.mean + line.lo * line.axis
         var best = ColorCandidate()
         best.consider(t, to565(top), to565(bottom), four: true)
         // Two refits: the ends solved by least squares on the indices the best ends give.
@@ -62,6 +18,68 @@ extension BC {
             if best.error == before { break }
         }
         return best.packed()
+    }
+
+    /// A block's principal line: its mean, its axis, each texel's position along the axis in
+    /// sixteenths (`along`), and the least and greatest position in texel units (`lo`, `hi`).
+    struct Line {
+        var mean: SIMD3<Float>
+        var axis: SIMD3<Float>
+        var along: SIMD16<Float>
+        var lo: Float
+        var hi: Float
+    }
+
+    /// The principal line of a block's colors (nil for a block of one color, which has none).
+    ///
+    /// The covariance is exact: 16·Σxy − Σx·Σy in integers, scaled by its trace (the matrix is
+    /// positive semi-definite: every entry within 0…1 after, so its powers cannot overflow). The
+    /// axis is four power-iteration steps from the channel of largest variance (eight with
+    /// `longer`), taken as that column of the covariance's fourth (eighth) power: products of
+    /// symmetric 3×3 matrices, then one square root, where each step was a dependent square root
+    /// and division. The texels' positions along it are a 16-lane Float product of exact integers,
+    /// so the ends (a min and a max, which reduce exactly in any order) are the same on every build.
+    static func principalLine(_ t: Texels, longer: Bool = false) -> Line? {
+        let sr = sum(t.r)
+        let sg = sum(t.g)
+        let sb = sum(t.b)
+        func moment(_ x: V16, _ sx: Int32, _ y: V16, _ sy: Int32) -> Float {
+            Float(16 &* sum(x &* y) &- sx &* sy)
+        }
+        let rr0 = moment(t.r, sr, t.r, sr)
+        let gg0 = moment(t.g, sg, t.g, sg)
+        let bb0 = moment(t.b, sb, t.b, sb)
+        let trace = rr0 + gg0 + bb0
+        guard trace > 0 else { return nil }
+        let inverse = 1 / trace
+        var (rr, gg, bb) = (rr0 * inverse, gg0 * inverse, bb0 * inverse)
+        var rg = moment(t.r, sr, t.g, sg) * inverse
+        var rb = moment(t.r, sr, t.b, sb) * inverse
+        var gb = moment(t.g, sg, t.b, sb) * inverse
+        // The column of the channel of largest variance, chosen before squaring.
+        let which = rr >= gg && rr >= bb ? 0 : (gg >= bb ? 1 : 2)
+        // Squared once (M²), or twice (M⁴) for eight steps; then M²'s column times M² again.
+        for _ in 0..<(longer ? 2 : 1) {
+            (rr, rg, rb, gg, gb, bb) = (
+                rr * rr + rg * rg + rb * rb, rr * rg + rg * gg + rb * gb, rr * rb + rg * gb + rb * bb,
+                rg * rg + gg * gg + gb * gb, rg * rb + gg * gb + gb * bb, rb * rb + gb * gb + bb * bb
+            )
+        }
+        let column =
+            which == 0 ? SIMD3<Float>(rr, rg, rb) : (which == 1 ? SIMD3<Float>(rg, gg, gb) : SIMD3<Float>(rb, gb, bb))
+        let power =
+            SIMD3<Float>(rr, rg, rb) * column.x + SIMD3<Float>(rg, gg, gb) * column.y
+            + SIMD3<Float>(rb, gb, bb) * column.z
+        let length = (power.x * power.x + power.y * power.y + power.z * power.z).squareRoot()
+        let axis = power * (1 / length)
+        // Positions along the axis, in sixteenths (16·texel − Σ, exact integers, then one product each).
+        let dr = SIMD16<Float>(16 &* t.r &- V16(repeating: sr))
+        let dg = SIMD16<Float>(16 &* t.g &- V16(repeating: sg))
+        let db = SIMD16<Float>(16 &* t.b &- V16(repeating: sb))
+        let along = dr * axis.x + dg * axis.y + db * axis.z
+        return Line(
+            mean: SIMD3<Float>(Float(sr), Float(sg), Float(sb)) / 16, axis: axis, along: along,
+            lo: least(along) / 16, hi: -least(-along) / 16)
     }
 
     /// A block of one color: the endpoint pair whose ⅓ entry decodes nearest it, per channel (the

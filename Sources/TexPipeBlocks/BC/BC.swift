@@ -101,32 +101,17 @@ package enum BC {
         if quality == .fast { return encodeColorBlockFast(t) }
         let (sr, sg, sb) = (sum(t.r), sum(t.g), sum(t.b))
         let (mr, mg, mb) = (Double(sr) / 16, Double(sg) / 16, Double(sb) / 16)
-        // Σ(x − x̄)(y − ȳ) = (16·Σxy − Σx·Σy) / 16: integers, then one exact division (the sum
-        // texel by texel in Doubles is exact too — sixteenths and their products need 28 bits).
-        func co(_ x: V16, _ sx: Int32, _ y: V16, _ sy: Int32) -> Double { Double(16 &* sum(x &* y) &- sx &* sy) / 16 }
-        let cov = SIMD8<Double>(  // rr, rg, rb, gg, gb, bb
-            co(t.r, sr, t.r, sr), co(t.r, sr, t.g, sg), co(t.r, sr, t.b, sb), co(t.g, sg, t.g, sg),
-            co(t.g, sg, t.b, sb), co(t.b, sb, t.b, sb), 0, 0)
-        var axis =
-            (cov[0] >= cov[3] && cov[0] >= cov[5])
-            ? (1.0, 0.0, 0.0) : (cov[3] >= cov[5] ? (0.0, 1.0, 0.0) : (0.0, 0.0, 1.0))
-        for _ in 0..<(quality == .thorough ? 8 : 4) {
-            let x = cov[0] * axis.0 + cov[1] * axis.1 + cov[2] * axis.2
-            let y = cov[1] * axis.0 + cov[3] * axis.1 + cov[4] * axis.2
-            let z = cov[2] * axis.0 + cov[4] * axis.1 + cov[5] * axis.2
-            let len = (x * x + y * y + z * z).squareRoot()
-            if len < 1e-9 { break }
-            axis = (x / len, y / len, z / len)
-        }
-        // Each texel's position, lane by lane in the same order of operations as one at a time;
-        // the ends reduce exactly in any order.
-        let along =
-            (SIMD16<Double>(t.r) - mr) * axis.0 + (SIMD16<Double>(t.g) - mg) * axis.1
-            + (SIMD16<Double>(t.b) - mb) * axis.2
-        let (lo, hi) = (least(along), -least(-along))
+        // The principal line (`principalLine`); a block of one color has none: its ends are its
+        // color, and the one-color tables below hold it.
+        let line = principalLine(t, longer: quality == .thorough)
+        let mean = SIMD3<Float>(Float(sr), Float(sg), Float(sb)) / 16
+        let axis = line?.axis ?? SIMD3(1, 0, 0)
+        let (lo, hi) = (Double(line?.lo ?? 0), Double(line?.hi ?? 0))
+        // In texel units, for the gap test and the cluster fit's order.
+        let along = SIMD16<Double>(line?.along ?? SIMD16()) / 16
         var best = ColorCandidate()
-        let c0 = to565(mr + hi * axis.0, mg + hi * axis.1, mb + hi * axis.2)
-        let c1 = to565(mr + lo * axis.0, mg + lo * axis.1, mb + lo * axis.2)
+        let c0 = to565(mean + Float(hi) * axis)
+        let c1 = to565(mean + Float(lo) * axis)
         best.consider(t, c0, c1, four: true)
         if threeColors && quality != .fast { best.consider(t, c0, c1, four: false) }
         if quality == .fast { return best.packed() }
@@ -162,7 +147,10 @@ package enum BC {
         for four in threeColors ? [true, false] : [true] {
             for _ in 0..<rounds {
                 let (e0, e1) = best.four == four ? (best.c0, best.c1) : (c0, c1)
-                let (_, idx) = colorFit(t, colorPalette(max(e0, e1), min(e0, e1), four: four))
+                // Four colors from the best pair: its indices are that fit's (c0 > c1 already).
+                let idx =
+                    four && best.four
+                    ? best.indices : colorFit(t, colorPalette(max(e0, e1), min(e0, e1), four: four)).1
                 guard let (a, b) = colorLeastSquares(t, idx, four: four) else { break }
                 best.consider(t, a, b, four: four)
             }
@@ -181,11 +169,40 @@ package enum BC {
                 }
             }
         }
-        do {
-            // ±1 per 5:6:5 channel of each end (medium and thorough). Equal endpoints are stored
-            // as "three colors"; BC3 has only the four-color order.
-            let (e0, e1, four) = (best.c0, best.c1, best.four || !threeColors)
-            for (shift, mask) in [(11, 31), (5, 63), (0, 31)] {
+        // ±1 per channel: `thorough` always; `medium` where the block is still off by more than one
+        // unit per sample on average (48 in squared error): most blocks are within that by here, and
+        // the step rarely gains them anything.
+        if quality == .thorough || best.error > 48 { plusMinusOne(t, &best, four: best.four || !threeColors) }
+        return best.packed()
+    }
+
+    /// ±1 per 5:6:5 channel of each end of `best` (`medium` and `thorough`), each tried as
+    /// `ColorCandidate.consider` would, the better kept. Equal endpoints are stored as "three
+    /// colors"; BC3 has only the four-color order (`four`).
+    ///
+    /// A candidate changes one channel of one end, so each palette entry's error in the other two
+    /// channels is the base pair's (the entries swapped when the candidate's ends swap order):
+    /// those sums are made once, and each candidate computes only its own channel. The same
+    /// integers as `colorFit`'s, the same first-on-a-tie choice: the same bytes.
+    static func plusMinusOne(_ t: Texels, _ best: inout ColorCandidate, four: Bool) {
+        // The base pair and its mode, as they were before any candidate replaced them.
+        let (e0, e1, baseFour) = (best.c0, best.c1, best.four)
+        let base = colorPalette(e0, e1, four: baseFour)
+        let count = base.count
+        let channels = (t.r, t.g, t.b)
+        withUnsafeTemporaryAllocation(of: V16.self, capacity: 12) { others in
+            // others[c · 4 + k]: entry k's squared error in the two channels other than c.
+            for k in 0..<count {
+                let dr = t.r &- V16(repeating: base.r[k])
+                let dg = t.g &- V16(repeating: base.g[k])
+                let db = t.b &- V16(repeating: base.b[k])
+                let (r2, g2, b2) = (dr &* dr, dg &* dg, db &* db)
+                others[k] = g2 &+ b2
+                others[4 + k] = r2 &+ b2
+                others[8 + k] = r2 &+ g2
+            }
+            for (c, shift, mask) in [(0, 11, 31), (1, 5, 63), (2, 0, 31)] {
+                let texels = c == 0 ? channels.0 : (c == 1 ? channels.1 : channels.2)
                 for which in 0..<2 {
                     for delta in [-1, 1] {
                         var a = e0
@@ -197,12 +214,34 @@ package enum BC {
                         } else {
                             b = b & ~(mask << shift) | v << shift
                         }
-                        best.consider(t, a, b, four: four)
+                        let (x, y) = four ? (max(a, b), min(a, b)) : (min(a, b), max(a, b))
+                        // The mode changes (equal ends) only where the base's did not: in full.
+                        guard (four && x != y) == baseFour else {
+                            best.consider(t, a, b, four: four)
+                            continue
+                        }
+                        let swapped = x != a
+                        let palette = colorPalette(x, y, four: baseFour)
+                        let values = c == 0 ? palette.r : (c == 1 ? palette.g : palette.b)
+                        var least = V16(repeating: Int32.max)
+                        var indices = V16()
+                        for k in 0..<count {
+                            // The base entry holding this entry's other two channels.
+                            let from = swapped ? (k < 2 ? 1 - k : (count == 4 ? 5 - k : k)) : k
+                            let d = texels &- V16(repeating: values[k])
+                            let e = others[c * 4 + from] &+ d &* d
+                            let closer = e.below(least)
+                            least = least.choosing(e, where: closer)
+                            indices = indices.choosing(V16(repeating: Int32(k)), where: closer)
+                        }
+                        let error = sum(least)
+                        if error < best.error {
+                            (best.error, best.c0, best.c1, best.four, best.indices) = (error, x, y, baseFour, indices)
+                        }
                     }
                 }
             }
         }
-        return best.packed()
     }
 
     /// Palette positions tried for a block of two colors: (first color's weight of the second
