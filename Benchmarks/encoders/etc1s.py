@@ -12,7 +12,8 @@ name. `--two-cores` adds texpipe `medium` on two cores against one. `--per-image
 image instead (what a user sees): each texpipe row's PSNR on each image against basisu's effort-2
 curve of that image at the same bits per texel, averaged by size class (the larger side: 128 and
 under, 256, 512, 1024, 2048 and over), with the worst image and how many fell inside basisu's
-range of rates.
+range of rates; then curve against curve (`by_curve`): per image, texpipe's qlevels as one curve
+against basisu's qualities as another, over the rates both reach.
 
   Benchmarks/encoders/etc1s.sh [--limit N] [--qlevels 64,128,255] [--basisu 25,50,100] [--plot FILE.png]
   Benchmarks/encoders/etc1s.sh --per-image --qualities medium --efforts 2 --qlevels 16,32,64,128,200,255
@@ -134,6 +135,7 @@ def main():
             two_cores(args, images, tmp)
     if args.per_image:
         by_size(images, per_image)
+        by_curve(images, per_image)
     if args.plot:
         plot(results, args.plot)
 
@@ -163,6 +165,47 @@ def by_size(images, per_image):
                 mean = f"{sum(deltas) / len(deltas):+.2f}" if deltas else "—"
                 worst = f"{min(deltas):+.2f}" if deltas else "—"
                 print(f"| {name} | {label} | {len(deltas) + outside} | {mean} | {worst} | {outside} |", flush=True)
+
+
+def by_curve(images, per_image, cap=60.0):
+    """Per image, curve against curve: texpipe's points (every qlevel of one quality) and basisu
+    effort 2's (every quality), each a line from point to point, compared at 21 rates spread evenly
+    over the rates both cover; the mean Δ is the image's. PSNR is capped at `cap` dB (an image one
+    encoder stores exactly would otherwise weigh 99 dB). By size class: the mean of the images'
+    Δ, the worst image's, and how many images' curves do not overlap at all."""
+    classes = [(0, 128, "≤ 128"), (129, 256, "256"), (257, 512, "512"), (513, 1024, "1024"), (1025, 1 << 30, "≥ 2048")]
+
+    def curve(names, i):
+        return sorted((b, min(cap, p)) for b, p in (per_image[n][i] for n in names))
+
+    def at(pts, r):
+        for (b0, p0), (b1, p1) in zip(pts, pts[1:]):
+            if b0 <= r <= b1:
+                return p0 if b1 == b0 else p0 + (p1 - p0) * (r - b0) / (b1 - b0)
+        return pts[0][1] if r <= pts[0][0] else pts[-1][1]
+
+    basisu = [n for n in per_image if n.startswith("basisu effort 2,")]
+    qualities = sorted({n.split(",")[0] for n in per_image if n.startswith("texpipe")})
+    print("\n| texpipe (every qlevel) | size | images | mean Δ dB over the shared rates | worst image | no overlap |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for q in qualities:
+        names = [n for n in per_image if n.startswith(q + ",")]
+        for lo, hi, label in classes:
+            deltas, apart = [], 0
+            for i, (w, h, _) in enumerate(images):
+                if not lo <= max(w, h) <= hi:
+                    continue
+                ours, theirs = curve(names, i), curve(basisu, i)
+                low, high = max(ours[0][0], theirs[0][0]), min(ours[-1][0], theirs[-1][0])
+                if high <= low:
+                    apart += 1
+                    continue
+                rates = [low + (high - low) * k / 20 for k in range(21)]
+                deltas.append(sum(at(ours, r) - at(theirs, r) for r in rates) / len(rates))
+            if deltas or apart:
+                mean = f"{sum(deltas) / len(deltas):+.2f}" if deltas else "—"
+                worst = f"{min(deltas):+.2f}" if deltas else "—"
+                print(f"| {q} | {label} | {len(deltas) + apart} | {mean} | {worst} | {apart} |", flush=True)
 
 
 def two_cores(args, images, tmp):
