@@ -7,7 +7,7 @@ fetches it) with their mip chains: each case's stage seconds (`--verbose`; a che
 `encode`) and its whole run, medians; and every output compared byte for byte.
 
     TEXPIPE_PORTABLE=1 swift build -c release --scratch-path .build-portable --product texpipe
-    Benchmarks/runs/wide.py .build-portable/release/texpipe .build/release/texpipe [--rounds 3]
+    Benchmarks/runs/wide.py .build-portable/release/texpipe .build/release/texpipe [--rounds 3] [--cases "BC1 medium"]
 """
 import argparse
 import hashlib
@@ -83,11 +83,14 @@ def main():
     a.add_argument("baseline")
     a.add_argument("wide")
     a.add_argument("--rounds", type=int, default=3)
+    a.add_argument("--cases", default="", help="only these cases, comma-separated (default: all)")
     args = a.parse_args()
     files = sorted(f for f in os.listdir(CORPUS) if f.endswith(".png"))[::6]
     print("| case | its stage | baseline s | wide s | faster | whole run: baseline s | wide s | faster | outputs |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, case in CASES.items():
+        if args.cases and name not in args.cases.split(","):
+            continue
         folders = {k: os.path.join(WORK, k, name.replace(" ", "_")) for k in ("baseline", "wide")}
         for folder in folders.values():
             manifest(case, folder, files)
