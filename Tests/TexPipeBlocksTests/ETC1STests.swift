@@ -114,11 +114,8 @@ struct ETC1STests {
     @Test(Reference.needs(ETC1STests.available, "python3 opengl_basisu"))
     func qlevelSizesTheCodebooks() throws {
         let t = TempDir()
-        let img = Self.image(256, 192, seed: 3, alpha: false)
-        guard case .rgba8(let source) = img.pixels else {
-            Issue.record("the test picture is not 8-bit RGBA")
-            return
-        }
+        let source = BlockReference.picture(256, 192, seed: 3)
+        let img = Image(width: 256, height: 192, pixels: .rgba8(source))
         var results: [(endpoints: Int, selectors: Int, psnr: Double)] = []
         for (q, quality) in [(1, TextureSettings.Quality.fast), (128, .medium), (255, .thorough)] {
             let file = try TextureEncoder.encode([img], Self.settings(quality, qlevel: q), container: .ktx2)
@@ -138,11 +135,8 @@ struct ETC1STests {
     @Test(Reference.needs(ETC1STests.available, "python3 opengl_basisu"))
     func theSelectorCodebookCodesSmallerThanRaw() throws {
         let t = TempDir()
-        let img = Self.image(256, 192, seed: 3, alpha: false)
-        guard case .rgba8(let source) = img.pixels else {
-            Issue.record("the test picture is not 8-bit RGBA")
-            return
-        }
+        let source = BlockReference.picture(256, 192, seed: 3)
+        let img = Image(width: 256, height: 192, pixels: .rgba8(source))
         for q in [64, 255] {
             let file = try TextureEncoder.encode([img], Self.settings(.medium, qlevel: q), container: .ktx2)
             func u32(_ o: Int) -> Int { (0..<4).reduce(0) { $0 | Int(file[o + $1]) << (8 * $1) } }

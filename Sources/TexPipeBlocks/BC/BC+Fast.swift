@@ -85,11 +85,9 @@ extension BC {
     /// A block of one color: the endpoint pair whose ⅓ entry decodes nearest it, per channel (the
     /// one-color tables `medium` uses too).
     static func flatBlock(_ t: Texels) -> UInt64 {
-        let (r, g, b) = (Int(t.r[0]), Int(t.g[0]), Int(t.b[0]))
-        let (x, y, z) = (oneColor.third5[r], oneColor.third6[g], oneColor.third5[b])
+        let (c0, c1) = oneColor.thirdEnds(Int(t.r[0]), Int(t.g[0]), Int(t.b[0]))
         var best = ColorCandidate()
-        best.consider(
-            t, (x & 255) << 11 | (y & 255) << 5 | (z & 255), (x >> 8) << 11 | (y >> 8) << 5 | (z >> 8), four: true)
+        best.consider(t, c0, c1, four: true)
         return best.packed()
     }
 

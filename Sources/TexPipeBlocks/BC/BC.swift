@@ -99,12 +99,10 @@ package enum BC {
     /// outliers across its gap (`clusterFit`'s `acrossGap`). The smallest squared RGB error wins.
     static func encodeColorBlock(_ t: Texels, _ quality: TextureSettings.Quality, threeColors: Bool) -> UInt64 {
         if quality == .fast { return encodeColorBlockFast(t) }
-        let (sr, sg, sb) = (sum(t.r), sum(t.g), sum(t.b))
-        let (mr, mg, mb) = (Double(sr) / 16, Double(sg) / 16, Double(sb) / 16)
         // The principal line (`principalLine`); a block of one color has none: its ends are its
         // color, and the one-color tables below hold it.
         let line = principalLine(t, longer: quality == .thorough)
-        let mean = SIMD3<Float>(Float(sr), Float(sg), Float(sb)) / 16
+        let mean = SIMD3<Float>(Float(sum(t.r)), Float(sum(t.g)), Float(sum(t.b))) / 16
         let axis = line?.axis ?? SIMD3(1, 0, 0)
         let (lo, hi) = (Double(line?.lo ?? 0), Double(line?.hi ?? 0))
         // In texel units, for the gap test and the cluster fit's order.
@@ -113,18 +111,14 @@ package enum BC {
         let c0 = to565(mean + Float(hi) * axis)
         let c1 = to565(mean + Float(lo) * axis)
         best.consider(t, c0, c1, four: true)
-        if threeColors && quality != .fast { best.consider(t, c0, c1, four: false) }
-        if quality == .fast { return best.packed() }
+        if threeColors { best.consider(t, c0, c1, four: false) }
         // The mean color from the one-color tables: exact for a block of one color wherever 5:6:5
         // reaches it, and often best for a nearly flat one.
-        let (r, g, b) = (Int(mr.rounded()), Int(mg.rounded()), Int(mb.rounded()))
-        func ends(_ r: Int, _ g: Int, _ b: Int) -> (Int, Int) {
-            ((r & 255) << 11 | (g & 255) << 5 | (b & 255), (r >> 8) << 11 | (g >> 8) << 5 | (b >> 8))
-        }
-        let third = ends(oneColor.third5[r], oneColor.third6[g], oneColor.third5[b])
+        let (r, g, b) = (Int(mean.x.rounded()), Int(mean.y.rounded()), Int(mean.z.rounded()))
+        let third = oneColor.thirdEnds(r, g, b)
         best.consider(t, third.0, third.1, four: true)
         if threeColors {
-            let half = ends(oneColor.half5[r], oneColor.half6[g], oneColor.half5[b])
+            let half = oneColor.halfEnds(r, g, b)
             best.consider(t, half.0, half.1, four: false)
         }
         let two = twoColors(t)
@@ -189,7 +183,6 @@ package enum BC {
         let (e0, e1, baseFour) = (best.c0, best.c1, best.four)
         let base = colorPalette(e0, e1, four: baseFour)
         let count = base.count
-        let channels = (t.r, t.g, t.b)
         withUnsafeTemporaryAllocation(of: V16.self, capacity: 12) { others in
             // others[c · 4 + k]: entry k's squared error in the two channels other than c.
             for k in 0..<count {
@@ -202,7 +195,7 @@ package enum BC {
                 others[8 + k] = r2 &+ g2
             }
             for (c, shift, mask) in [(0, 11, 31), (1, 5, 63), (2, 0, 31)] {
-                let texels = c == 0 ? channels.0 : (c == 1 ? channels.1 : channels.2)
+                let texels = c == 0 ? t.r : (c == 1 ? t.g : t.b)
                 for which in 0..<2 {
                     for delta in [-1, 1] {
                         var a = e0
@@ -278,6 +271,17 @@ package enum BC {
         let third6: [Int]
         let half5: [Int]
         let half6: [Int]
+
+        /// The 5:6:5 pair (c0, c1) whose ⅓ entry decodes nearest (r, g, b), channel by channel.
+        func thirdEnds(_ r: Int, _ g: Int, _ b: Int) -> (Int, Int) { Self.ends(third5[r], third6[g], third5[b]) }
+
+        /// The 5:6:5 pair whose mean (three colors) decodes nearest (r, g, b), channel by channel.
+        func halfEnds(_ r: Int, _ g: Int, _ b: Int) -> (Int, Int) { Self.ends(half5[r], half6[g], half5[b]) }
+
+        /// Three channels' table pairs (a | b << 8) as two 5:6:5 ends.
+        static func ends(_ r: Int, _ g: Int, _ b: Int) -> (Int, Int) {
+            ((r & 255) << 11 | (g & 255) << 5 | (b & 255), (r >> 8) << 11 | (g >> 8) << 5 | (b >> 8))
+        }
 
         /// Per value, the pair of least cost (entry − value)²·1024 + |a − b|, the first in (a, b)
         /// order on a tie. Made from each entry's cheapest pair (the least |a − b|, the first on a
