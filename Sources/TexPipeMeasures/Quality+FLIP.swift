@@ -53,17 +53,34 @@ extension Quality {
         let ppd: Double
         var colour: [[Float]]
         var features: [[Float]]
-        var lab: [SIMD3<Float>]
+        /// L*, a* and b*, one plane after another (width × height each).
+        var lab: [Float]
 
         /// A strip's filtered reference planes (`count` texels from texel `at`) kept, and their L*a*b*.
         mutating func store(
             _ colour: UnsafePointer<Float>, _ features: UnsafePointer<Float>, _ plane: Int, at: Int, count: Int,
             _ space: FLIPColour
         ) {
-            for i in 0..<count {
-                for c in 0..<3 { self.colour[c][at + i] = colour[c * plane + i] }
-                for d in 0..<2 { self.features[d][at + i] = features[d * plane + i] }
-                lab[at + i] = space.huntLab(space.linearRGB(SIMD3(colour[i], colour[plane + i], colour[2 * plane + i])))
+            for c in 0..<3 {
+                self.colour[c].withUnsafeMutableBufferPointer {
+                    ($0.baseAddress! + at).update(from: colour + c * plane, count: count)
+                }
+            }
+            for d in 0..<2 {
+                self.features[d].withUnsafeMutableBufferPointer {
+                    ($0.baseAddress! + at).update(from: features + d * plane, count: count)
+                }
+            }
+            let n = width * height
+            lab.withUnsafeMutableBufferPointer { lab in
+                let out = lab.baseAddress! + at
+                for i in stride(from: 0, to: count, by: 8) {
+                    let valid = min(8, count - i)
+                    let v = space.huntLab(space.linearRGB(Lanes3(colour + i, plane, valid: valid)))
+                    v.x.store(out + i, valid: valid)
+                    v.y.store(out + n + i, valid: valid)
+                    v.z.store(out + 2 * n + i, valid: valid)
+                }
             }
         }
 
@@ -93,7 +110,7 @@ extension Quality {
         let n = w * h
         var kept: FLIPReference? = FLIPReference(
             width: w, height: h, ppd: ppd, colour: Array(repeating: Array(repeating: 0, count: n), count: 3),
-            features: Array(repeating: Array(repeating: 0, count: n), count: 2), lab: Array(repeating: .zero, count: n))
+            features: Array(repeating: Array(repeating: 0, count: n), count: 2), lab: Array(repeating: 0, count: 3 * n))
         reference.withUnsafeBufferPointer { r in
             FLIPColour.linear8.withUnsafeBufferPointer { table in
                 let texels = SRGB8Texels(texels: r, table: table)
@@ -103,18 +120,23 @@ extension Quality {
         return kept!
     }
 
-    /// Where FLIP reads an image's texels: linear RGB in [0, 1] of texel i (specialized, so no
-    /// call per texel is dynamic).
+    /// Where FLIP reads an image's texels: linear RGB in [0, 1] of the `valid` (1…8) texels from
+    /// texel i, the other lanes 0 (specialized, so no call is dynamic).
     protocol FLIPSource {
-        func linear(_ i: Int) -> SIMD3<Float>
+        func linear(_ i: Int, _ valid: Int) -> Lanes3
     }
 
     /// sRGB-encoded 8-bit RGBA.
     struct SRGB8Texels: FLIPSource {
         let texels: UnsafeBufferPointer<UInt8>
         let table: UnsafeBufferPointer<Float>
-        @inline(__always) func linear(_ i: Int) -> SIMD3<Float> {
-            SIMD3(table[Int(texels[4 * i])], table[Int(texels[4 * i + 1])], table[Int(texels[4 * i + 2])])
+        @inline(__always) func linear(_ i: Int, _ valid: Int) -> Lanes3 {
+            var v = Lanes3()
+            for l in 0..<valid {
+                let t = 4 * (i + l)
+                (v.x[l], v.y[l], v.z[l]) = (table[Int(texels[t])], table[Int(texels[t + 1])], table[Int(texels[t + 2])])
+            }
+            return v
         }
     }
 
@@ -161,13 +183,15 @@ extension Quality {
                             for k in side != nil ? [1] : keep != nil ? [0] : [0, 1] {
                                 let p = planes + 4 * k * inputPlane
                                 for row in first..<last {
-                                    for x in 0..<w {
-                                        let v = colourSpace.ycxcz((k == 0 ? ref : tst).linear(row * w + x))
-                                        let j = (row - first) * w + x
-                                        p[j] = v.x
-                                        p[inputPlane + j] = v.y
-                                        p[2 * inputPlane + j] = v.z
-                                        p[3 * inputPlane + j] = (v.x + 16) / 116
+                                    for x in stride(from: 0, to: w, by: 8) {
+                                        let valid = min(8, w - x)
+                                        let v = colourSpace.ycxcz(
+                                            k == 0 ? ref.linear(row * w + x, valid) : tst.linear(row * w + x, valid))
+                                        let j = p + (row - first) * w + x
+                                        v.x.store(j, valid: valid)
+                                        v.y.store(j + inputPlane, valid: valid)
+                                        v.z.store(j + 2 * inputPlane, valid: valid)
+                                        ((v.x + 16) / 116).store(j + 3 * inputPlane, valid: valid)
                                     }
                                 }
                                 // Colour: each channel's contrast sensitivity, a weighted sum of
@@ -208,32 +232,9 @@ extension Quality {
                                 continue
                             }
                             side?.load(colour, features, stripPlane, at: at, count: count)
-                            var stripSum = 0.0
-                            for i in 0..<count {
-                                // Where both images' filtered colour and features agree, the error is 0.
-                                if colour[i] == colour[3 * stripPlane + i]
-                                    && colour[stripPlane + i] == colour[4 * stripPlane + i]
-                                    && colour[2 * stripPlane + i] == colour[5 * stripPlane + i]
-                                {
-                                    map?[r0 * w + i] = 0
-                                    continue
-                                }
-                                let lab1 =
-                                    side?.lab[at + i]
-                                    ?? colourSpace.huntLab(
-                                        colourSpace.linearRGB(
-                                            SIMD3(colour[i], colour[stripPlane + i], colour[2 * stripPlane + i])))
-                                let lab2 = colourSpace.huntLab(
-                                    colourSpace.linearRGB(
-                                        SIMD3(
-                                            colour[3 * stripPlane + i], colour[4 * stripPlane + i],
-                                            colour[5 * stripPlane + i])))
-                                let e = texelError(
-                                    lab1 - lab2, edge: abs(features[i] - features[2 * stripPlane + i]),
-                                    point: abs(features[stripPlane + i] - features[3 * stripPlane + i]))
-                                map?[r0 * w + i] = e
-                                stripSum += Double(e)
-                            }
+                            let stripSum = compare(
+                                colour, features, stripPlane, count: count, side: side, at: at, colourSpace,
+                                map: map.map { $0 + at })
                             sum += stripSum
                         }
                     }
@@ -243,22 +244,63 @@ extension Quality {
         return sum
     }
 
-    /// One texel's error from its two Hunt-adjusted L*a*b* colours' difference and its edge and point
-    /// differences: the HyAB distance^0.7, redistributed (the first 40 % of the largest difference
-    /// onto 95 % of the scale), raised to 1 − (the larger feature difference / √2)^½.
-    @inline(__always) static func texelError(_ d: SIMD3<Float>, edge: Float, point: Float) -> Float {
+    /// The sum of a strip's FLIP errors (`count` texels), each written to `map` when given: the
+    /// filtered colour of the reference (planes 0–2 of `colour`, `plane` apart) and of the test
+    /// (planes 3–5) into Hunt-adjusted L*a*b* (the reference's read from `side` at texel `at` when
+    /// given), with the edge and point magnitudes (`features`, planes 0–1 and 2–3). Eight texels at a
+    /// time; the sum is kept in eight Float lanes for 64 steps, then added to a Double.
+    static func compare(
+        _ colour: UnsafePointer<Float>, _ features: UnsafePointer<Float>, _ plane: Int, count: Int,
+        side: FLIPReference?, at: Int, _ space: FLIPColour, map: UnsafeMutablePointer<Float>?
+    ) -> Double {
         let cmax = Float(FLIPFilters.maxColorDifference)
-        let (pc, pt): (Float, Float) = (0.4, 0.95)
-        let hyab = abs(d.x) + (d.y * d.y + d.z * d.z).squareRoot()
-        let dc = hyab > 0 ? Foundation.pow(hyab, 0.7) : 0
-        let color = dc < pc * cmax ? pt / (pc * cmax) * dc : pt + (dc - pc * cmax) / (cmax - pc * cmax) * (1 - pt)
-        let feature = (max(edge, point) / Float(2).squareRoot()).squareRoot()
-        return color > 0 ? Foundation.pow(color, 1 - feature) : 0
+        let n = side.map { $0.width * $0.height } ?? 0
+        return (side?.lab ?? []).withUnsafeBufferPointer { kept in
+            var sum = 0.0
+            var lanes = Lanes(repeating: 0)
+            for i in stride(from: 0, to: count, by: 8) {
+                let valid = min(8, count - i)
+                let lab1 =
+                    side != nil
+                    ? Lanes3(kept.baseAddress! + at + i, n, valid: valid)
+                    : space.huntLab(space.linearRGB(Lanes3(colour + i, plane, valid: valid)))
+                let lab2 = space.huntLab(space.linearRGB(Lanes3(colour + 3 * plane + i, plane, valid: valid)))
+                let edge = Lanes.load(features + i, valid: valid) - Lanes.load(features + 2 * plane + i, valid: valid)
+                let point =
+                    Lanes.load(features + plane + i, valid: valid) - Lanes.load(features + 3 * plane + i, valid: valid)
+                var e = texelError(
+                    lab1.x - lab2.x, lab1.y - lab2.y, lab1.z - lab2.z, edge: edge.magnitude, point: point.magnitude,
+                    cmax: cmax)
+                for l in valid..<8 { e[l] = 0 }
+                map.map { e.store($0 + i, valid: valid) }
+                lanes += e
+                if i % 512 == 504 || i + 8 >= count {
+                    sum += Double(lanes.sum())
+                    lanes = Lanes(repeating: 0)
+                }
+            }
+            return sum
+        }
     }
 
-    @inline(__always) static func clamp01(_ v: SIMD3<Double>) -> SIMD3<Double> {
-        v.replacing(with: 0, where: v .< 0).replacing(with: 1, where: v .> 1)
+    /// Eight texels' errors from their two Hunt-adjusted L*a*b* colours' difference (ΔL, Δa, Δb) and
+    /// their edge and point differences: the HyAB distance^0.7, redistributed (the first 40 % of the
+    /// largest difference `cmax` onto 95 % of the scale), raised to 1 − (the larger feature
+    /// difference / √2)^½. A difference of 0 is an error of 0.
+    @inline(__always) static func texelError(
+        _ dl: Lanes, _ da: Lanes, _ db: Lanes, edge: Lanes, point: Lanes, cmax: Float
+    ) -> Lanes {
+        let (pc, pt): (Float, Float) = (0.4, 0.95)
+        let hyab = dl.magnitude + (da * da + db * db).squareRoot()
+        let dc = hyab.power(Lanes(repeating: 0.7)).choosing(Lanes(repeating: 0), where: (hyab.bits &- 1) &>> 31)
+        let low = (pt / (pc * cmax)) * dc
+        let high = pt + (dc - pc * cmax) / (cmax - pc * cmax) * (1 - pt)
+        let color = high.choosing(low, where: dc.below(Lanes(repeating: pc * cmax)))
+        let larger = edge.choosing(point, where: edge.below(point))
+        let feature = (larger / Float(2).squareRoot()).squareRoot()
+        return color.power(1 - feature).choosing(Lanes(repeating: 0), where: (color.bits &- 1) &>> 31)
     }
+
 }
 
 /// FLIP's constants and kernels for one viewing distance.
@@ -354,12 +396,18 @@ struct FLIPFilters: Sendable {
         ]
     }()
 
-    /// The largest colour difference: pure green against pure blue, Hunt-adjusted, HyAB, ^0.7.
+    /// The largest colour difference: pure green against pure blue, Hunt-adjusted, HyAB, ^0.7 (by
+    /// the lanes' own power, as every texel's).
     static let maxColorDifference: Double = {
         let colour = FLIPColour()
-        let d = colour.huntLab(SIMD3(0, 1, 0)) - colour.huntLab(SIMD3(0, 0, 1))
-        let hyab = Double(abs(d.x)) + Double(d.y * d.y + d.z * d.z).squareRoot()
-        return pow(hyab, 0.7)
+        var green = Lanes3()
+        green.y[0] = 1
+        var blue = Lanes3()
+        blue.z[0] = 1
+        let (g, b) = (colour.huntLab(green), colour.huntLab(blue))
+        let (dl, da, db) = (g.x - b.x, g.y - b.y, g.z - b.z)
+        let hyab = dl.magnitude + (da * da + db * db).squareRoot()
+        return Double(hyab.power(Lanes(repeating: 0.7))[0])
     }()
 }
 
@@ -448,8 +496,15 @@ extension Quality {
             let y = (k.0 * x * x + k.1 * x) / (k.2 * x * x + k.3 * x + k.4)
             return y.isNaN ? 1 : min(max(y, 0), 1)
         }
-        @inline(__always) func linear(_ i: Int) -> SIMD3<Float> {
-            SIMD3(Float(mapped(texels[4 * i])), Float(mapped(texels[4 * i + 1])), Float(mapped(texels[4 * i + 2])))
+        @inline(__always) func linear(_ i: Int, _ valid: Int) -> Lanes3 {
+            var v = Lanes3()
+            for l in 0..<valid {
+                let t = 4 * (i + l)
+                (v.x[l], v.y[l], v.z[l]) = (
+                    Float(mapped(texels[t])), Float(mapped(texels[t + 1])), Float(mapped(texels[t + 2]))
+                )
+            }
+            return v
         }
     }
 }
@@ -478,43 +533,67 @@ struct FLIPColour {
         return Float(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4))
     }
 
-    @inline(__always) func xyz(_ rgb: SIMD3<Float>) -> SIMD3<Float> {
-        SIMD3((toXYZ.0 * rgb).sum(), (toXYZ.1 * rgb).sum(), (toXYZ.2 * rgb).sum())
+    @inline(__always) func xyz(_ rgb: Lanes3) -> Lanes3 {
+        Lanes3(Self.dot(toXYZ.0, rgb), Self.dot(toXYZ.1, rgb), Self.dot(toXYZ.2, rgb))
     }
 
-    @inline(__always) func ycxcz(_ rgb: SIMD3<Float>) -> SIMD3<Float> {
+    /// A row of a matrix times eight colours, summed in the order SIMD3's `sum()` takes.
+    @inline(__always) static func dot(_ m: SIMD3<Float>, _ v: Lanes3) -> Lanes {
+        (m.x * v.x + m.y * v.y) + m.z * v.z
+    }
+
+    @inline(__always) func ycxcz(_ rgb: Lanes3) -> Lanes3 {
         let v = xyz(rgb)
-        return SIMD3(116 * v.y - 16, 500 * (v.x - v.y), 200 * (v.y - v.z))
+        return Lanes3(116 * v.y - 16, 500 * (v.x - v.y), 200 * (v.y - v.z))
     }
 
     /// Linear RGB of YyCxCz, clamped to [0, 1].
-    @inline(__always) func linearRGB(_ c: SIMD3<Float>) -> SIMD3<Float> {
+    @inline(__always) func linearRGB(_ c: Lanes3) -> Lanes3 {
         let y = (c.x + 16) / 116
-        let v = SIMD3(c.y / 500 + y, y, y - c.z / 200)
-        let rgb = SIMD3((fromXYZ.0 * v).sum(), (fromXYZ.1 * v).sum(), (fromXYZ.2 * v).sum())
-        return rgb.clamped(lowerBound: SIMD3(repeating: 0), upperBound: SIMD3(repeating: 1))
+        let v = Lanes3(c.y / 500 + y, y, y - c.z / 200)
+        return Lanes3(
+            Self.dot(fromXYZ.0, v).clamped01, Self.dot(fromXYZ.1, v).clamped01, Self.dot(fromXYZ.2, v).clamped01)
     }
 
     /// CIELAB of linear RGB, a* and b* scaled by 0.01 L* (the Hunt effect).
-    @inline(__always) func huntLab(_ rgb: SIMD3<Float>) -> SIMD3<Float> {
+    @inline(__always) func huntLab(_ rgb: Lanes3) -> Lanes3 {
         let v = xyz(rgb)
-        @inline(__always) func f(_ t: Float) -> Float {
+        @inline(__always) func f(_ t: Lanes) -> Lanes {
             let d: Float = 6.0 / 29
-            return t > d * d * d ? Self.cubeRoot(t) : t / (3 * d * d) + 4.0 / 29
+            let linear = t / (3 * d * d) + 4.0 / 29
+            return linear.choosing(Self.cubeRoot(t), where: Lanes(repeating: d * d * d).below(t))
         }
         let (fx, fy, fz) = (f(v.x), f(v.y), f(v.z))
         let l = 116 * fy - 16
-        return SIMD3(l, 0.01 * l * 500 * (fx - fy), 0.01 * l * 200 * (fy - fz))
+        return Lanes3(l, 0.01 * l * 500 * (fx - fy), 0.01 * l * 200 * (fy - fz))
     }
 
     /// ∛t for t > 0: a first guess from the exponent's bits (within 6 %), then two of Halley's
     /// steps, each cubing the error (to Float's precision).
-    @inline(__always) static func cubeRoot(_ t: Float) -> Float {
-        var y = Float(bitPattern: t.bitPattern / 3 + 0x2A51_4067)
+    @inline(__always) static func cubeRoot(_ t: Lanes) -> Lanes {
+        let bits = unsafeBitCast(t, to: SIMD8<UInt32>.self)
+        var y = unsafeBitCast(bits / 3 &+ 0x2A51_4067, to: Lanes.self)
         for _ in 0..<2 {
             let y3 = y * y * y
             y *= (y3 + 2 * t) / (2 * y3 + t)
         }
         return y
+    }
+}
+
+/// Eight texels' three channels, a plane each.
+struct Lanes3 {
+    var x: Lanes
+    var y: Lanes
+    var z: Lanes
+
+    init(_ x: Lanes = Lanes(repeating: 0), _ y: Lanes = Lanes(repeating: 0), _ z: Lanes = Lanes(repeating: 0)) {
+        (self.x, self.y, self.z) = (x, y, z)
+    }
+
+    /// The `valid` texels from `p` of three planes `plane` apart (the other lanes 0).
+    @inline(__always) init(_ p: UnsafePointer<Float>, _ plane: Int, valid: Int) {
+        self.init(
+            Lanes.load(p, valid: valid), Lanes.load(p + plane, valid: valid), Lanes.load(p + 2 * plane, valid: valid))
     }
 }

@@ -29,10 +29,27 @@ extension Quality {
         _ a: [UInt8], _ b: [UInt8], width w: Int, height h: Int, channel: Int, source: SSIMSource? = nil
     ) -> Double {
         precondition(a.count == w * h * 4 && b.count == a.count)
-        if stride(from: channel, to: a.count, by: 4).allSatisfy({ a[$0] == b[$0] }) { return 1 }
+        if same(a, b, channel: channel) { return 1 }
         guard w >= 11 && h >= 11 else { return ssimCut(a, b, width: w, height: h, channel: channel) }
         precondition(source.map { $0.width == w && $0.height == h && $0.channel == channel } ?? true)
         return ssimStrips(a, b, width: w, height: h, channel: channel, source: source).sum
+    }
+
+    /// Whether `channel` of interleaved RGBA is the same in `a` and `b`: the texels compared as
+    /// 32-bit words, the other channels masked off, 256 at a time (most levels differ early).
+    static func same(_ a: [UInt8], _ b: [UInt8], channel: Int) -> Bool {
+        let mask = (UInt32(0xFF) << (8 * UInt32(channel))).littleEndian
+        return a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in
+                let (p, q) = (a.bindMemory(to: UInt32.self), b.bindMemory(to: UInt32.self))
+                for start in stride(from: 0, to: p.count, by: 256) {
+                    var differ: UInt32 = 0
+                    for i in start..<min(p.count, start + 256) { differ |= p[i] ^ q[i] }
+                    if differ & mask != 0 { return false }
+                }
+                return true
+            }
+        }
     }
 
     /// One channel's source side of SSIM (`ssim(…, source:)`): the windowed mean and mean of squares of
@@ -86,23 +103,18 @@ extension Quality {
                             let rows = r0..<min(h - r, r0 + stripRows)
                             let first = r0 - r
                             for row in first..<(rows.upperBound + r) {
-                                let src = row * w * 4 + channel
-                                let dst = (row - first) * w
-                                if b.isEmpty {
-                                    for x in 0..<w {
-                                        let u = Float(a[src + 4 * x])
-                                        p[dst + x] = u
-                                        p[2 * inputPlane + dst + x] = u * u
-                                    }
-                                } else {
-                                    for x in 0..<w {
-                                        let u = Float(a[src + 4 * x])
-                                        let v = Float(b[src + 4 * x])
-                                        p[dst + x] = u
-                                        p[inputPlane + dst + x] = v
-                                        p[2 * inputPlane + dst + x] = u * u
-                                        p[3 * inputPlane + dst + x] = v * v
-                                        p[4 * inputPlane + dst + x] = u * v
+                                for x in stride(from: 0, to: w, by: 8) {
+                                    let valid = min(8, w - x)
+                                    let at = row * w + x
+                                    let dst = p + (row - first) * w + x
+                                    let u = Lanes.channel(a.baseAddress! + 4 * at, channel, valid: valid)
+                                    u.store(dst, valid: valid)
+                                    (u * u).store(dst + 2 * inputPlane, valid: valid)
+                                    if !b.isEmpty {
+                                        let v = Lanes.channel(b.baseAddress! + 4 * at, channel, valid: valid)
+                                        v.store(dst + inputPlane, valid: valid)
+                                        (v * v).store(dst + 3 * inputPlane, valid: valid)
+                                        (u * v).store(dst + 4 * inputPlane, valid: valid)
                                     }
                                 }
                             }
@@ -126,18 +138,22 @@ extension Quality {
                                 }
                             }
                             for row in 0..<rows.count {
-                                var rowSum: Float = 0
-                                for col in r..<(w - r) {
-                                    let i = row * w + col
-                                    let (ux, uy) = (f[i], f[stripPlane + i])
-                                    let vx = f[2 * stripPlane + i] - ux * ux
-                                    let vy = f[3 * stripPlane + i] - uy * uy
-                                    let vxy = f[4 * stripPlane + i] - ux * uy
-                                    rowSum +=
-                                        ((2 * ux * uy + c1) * (2 * vxy + c2))
-                                        / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
+                                var rowSum = Lanes(repeating: 0)
+                                for col in stride(from: r, to: w - r, by: 8) {
+                                    let valid = min(8, w - r - col)
+                                    let i = f + row * w + col
+                                    let ux = Lanes.load(i, valid: valid)
+                                    let uy = Lanes.load(i + stripPlane, valid: valid)
+                                    let vx = Lanes.load(i + 2 * stripPlane, valid: valid) - ux * ux
+                                    let vy = Lanes.load(i + 3 * stripPlane, valid: valid) - uy * uy
+                                    let vxy = Lanes.load(i + 4 * stripPlane, valid: valid) - ux * uy
+                                    let top: Lanes = (2 * ux * uy + c1) * (2 * vxy + c2)
+                                    let means: Lanes = ux * ux + uy * uy + c1
+                                    var v = top / (means * (vx + vy + c2))
+                                    for l in valid..<8 { v[l] = 0 }
+                                    rowSum += v
                                 }
-                                sum += Double(rowSum)
+                                sum += Double(rowSum.sum())
                             }
                         }
                     }
