@@ -4,7 +4,8 @@ built twice — `TEXPIPE_PORTABLE=1` (x86-64, SSE2) and the default on a CPU wit
 (Scripts/cpu-flags: Haswell) — timed side by side in one run, A B A B, one core (`--jobs 1`, pinned),
 on every sixth texture of the corpus by name (25 textures, 7.3 MP; Benchmarks/images/compare-peers.sh
 fetches it) with their mip chains: each case's stage seconds (`--verbose`; a check's measuring is in
-`encode`) and its whole run, medians; and every output compared byte for byte.
+`encode`, so with both BC7 `fast` cases run a last row gives the gates alone: the difference) and its
+whole run, medians; and every output compared byte for byte.
 
     TEXPIPE_PORTABLE=1 swift build -c release --scratch-path .build-portable --product texpipe
     Benchmarks/runs/wide.py .build-portable/release/texpipe .build/release/texpipe [--rounds 3] [--cases "BC1 medium"]
@@ -86,6 +87,7 @@ def main():
     a.add_argument("--cases", default="", help="only these cases, comma-separated (default: all)")
     args = a.parse_args()
     files = sorted(f for f in os.listdir(CORPUS) if f.endswith(".png"))[::6]
+    medians = {}
     print("| case | its stage | baseline s | wide s | faster | whole run: baseline s | wide s | faster | outputs |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, case in CASES.items():
@@ -107,6 +109,13 @@ def main():
         same = "identical" if digest(folders["baseline"]) == digest(folders["wide"]) else "DIFFER"
         print(f"| {name} | `{stage}` | {sb:.2f} | {sw:.2f} | {sb / sw:.2f}x | {b:.2f} | {w:.2f} | {b / w:.2f}x | {same} |",
               flush=True)
+        medians[name] = (sb, sw)
+    # The gates' measuring alone: the gated case's encode less the same encode without the gates.
+    gated, plain = medians.get("BC7 fast + SSIM and FLIP gates"), medians.get("BC7 fast")
+    if gated and plain:
+        gb, gw = gated[0] - plain[0], gated[1] - plain[1]
+        print(f"| the SSIM and FLIP gates alone | `encode` less BC7 `fast`'s | {gb:.2f} | {gw:.2f} | {gb / gw:.2f}x "
+              "| | | | |")
 
 
 if __name__ == "__main__":
