@@ -62,7 +62,7 @@ def main():
                   flush=True)
     for name in ("before", "after"):
         p = psnr[name]
-        print(f"{name}: mean PSNR {sum(p) / len(p):.3f} dB, worst {min(p):.2f} dB")
+        print(f"{name}: mean PSNR {sum(p) / len(p):.4f} dB, worst {min(p):.2f} dB")
 
 
 if __name__ == "__main__":
