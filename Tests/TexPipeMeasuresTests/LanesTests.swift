@@ -54,3 +54,40 @@ struct LanesTests {
         #expect(!Quality.same(a, b, channel: 3) && Quality.same(a, b, channel: 0))
     }
 }
+
+/// The separable filter behind SSIM and FLIP against the convolution written out here: each output
+/// the taps' products added in order from 0 in Float (along x, then along y over those sums), the
+/// edge texel repeated outside — bit for bit, at widths that leave texels after the filter's groups
+/// of 32 and of 8, and at heights shorter than the window's reach.
+@Suite("separable filter")
+struct SeparableFilterTests {
+    @Test(arguments: [(61, 45), (7, 3), (32, 9), (40, 13), (1, 1)])
+    func theFilterIsItsSumsInOrder(size: (Int, Int)) {
+        let (w, h) = size
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let plane = (0..<(w * h)).map { _ -> Float in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(seed >> 40) / Float(1 << 24) * 255
+        }
+        let kx: [Float] = (0..<11).map { Float(11 - abs($0 - 5)) / 66 }
+        let ky: [Float] = [0.25, -0.5, 1.5, -0.5, 0.25, 0.125, -0.125]
+        let got = plane.withUnsafeBufferPointer { SeparableFilter.apply($0, w, h, kx, ky) }
+        var across = [Float](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                var acc: Float = 0
+                for k in 0..<kx.count { acc += kx[k] * plane[y * w + min(max(x + k - 5, 0), w - 1)] }
+                across[y * w + x] = acc
+            }
+        }
+        var mismatches = 0
+        for y in 0..<h {
+            for x in 0..<w {
+                var acc: Float = 0
+                for k in 0..<ky.count { acc += ky[k] * across[min(max(y + k - 3, 0), h - 1) * w + x] }
+                if acc.bitPattern != got[y * w + x].bitPattern { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0, "\(w)×\(h): \(mismatches) outputs differ")
+    }
+}
