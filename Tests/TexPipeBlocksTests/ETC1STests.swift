@@ -215,6 +215,41 @@ struct ETC1STests {
         }
     }
 
+    /// A sprite: one colour on black, both in every block. One endpoint holds both exactly — base
+    /// (4, 2, 1) in 5 bits (33, 16, 8) with table 4 (−60, −18, +18, +60): +18 gives (51, 34, 26) and
+    /// −60 goes below 0 in every channel, which decodes to black. A least-squares base over every
+    /// texel misses it (the black texels pull the base down: the colour came out 11 off); leaving
+    /// out the texels whose entry clamps finds it. Decoded by the transcoder, at codebooks of one
+    /// entry a block or more (the texels are random, so smaller selector codebooks cannot hold
+    /// them): black exact, the colour within 3 (the rate pass may give a block a neighbour's
+    /// endpoint that decodes it as (53, 37, 29)).
+    @Test(Reference.needs(ETC1STests.available, "python3 opengl_basisu"))
+    func aSpriteOnBlackKeepsBlackAndItsColour() throws {
+        let t = TempDir()
+        let (w, h) = (64, 64)
+        var px = [UInt8](repeating: 0, count: w * h * 4)
+        var state: UInt64 = 11
+        for i in 0..<(w * h) {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            if state >> 62 != 0 { (px[4 * i], px[4 * i + 1], px[4 * i + 2]) = (51, 34, 26) }
+            px[4 * i + 3] = 255
+        }
+        let img = Image(width: w, height: h, pixels: .rgba8(px))
+        for q in [128, 255] {
+            let file = try TextureEncoder.encode([img], Self.settings(.medium, qlevel: q), container: .ktx2)
+            let (_, texels) = try Self.transcoded(file, "rgba8", in: t)
+            var (worst, exact, black) = (0, 0, 0)
+            for i in stride(from: 0, to: px.count, by: 4) {
+                let off = (0..<3).map { abs(Int(texels[i + $0]) - Int(px[i + $0])) }.max()!
+                worst = max(worst, off)
+                if off == 0 { exact += 1 }
+                if px[i] == 0 && off != 0 { black += 1 }
+            }
+            #expect(worst <= 3 && black == 0, "qlevel \(q): a texel off by \(worst), \(black) black texels not black")
+            #expect(exact * 10 >= w * h * 9, "qlevel \(q): \(exact) of \(w * h) texels exact")
+        }
+    }
+
     /// The same image and settings write the same bytes.
     @Test func bytesAreDeterministic() throws {
         let levels = Self.chain(40, 28, alpha: true)

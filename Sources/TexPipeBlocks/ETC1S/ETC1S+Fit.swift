@@ -54,6 +54,10 @@ extension ETC1S {
         var g: SIMD4<Float>
         var b: SIMD4<Float>
         var m: SIMD4<Float>
+        /// The base colour expanded to 8 bits, and whether any entry clamps (a base plus a modifier
+        /// outside 0…255 in some channel).
+        var base: SIMD3<Float>
+        var clamps: Bool
 
         @inline(__always) init(_ e: Endpoint) {
             let m = ETC1S.modifiers[Int(e.inten)]
@@ -63,6 +67,9 @@ extension ETC1S {
                 SIMD4<Float>((SIMD4(repeating: ETC1S.expand5(c)) &+ m).clamped(lowerBound: lo, upperBound: hi))
             }
             (r, g, b, self.m) = (lane(e.r), lane(e.g), lane(e.b), SIMD4<Float>(m))
+            let c = e.color
+            base = SIMD3<Float>(c)
+            clamps = c.min() + m[0] < 0 || c.max() + m[3] > 255
         }
 
         /// Every texel's squared error under selector `s`.
@@ -105,9 +112,9 @@ extension ETC1S {
         }
     }
 
-    /// Every texel at its best selector under `p` (the first on ties): the block's error and the
-    /// sum of the modifiers chosen.
-    @inline(__always) static func best(_ x: Texels, _ p: Palette) -> (error: Float, shift: Float) {
+    /// Every texel at its best selector under `p` (the first on ties): each texel's error and the
+    /// modifier chosen.
+    @inline(__always) static func best(_ x: Texels, _ p: Palette) -> (error: SIMD16<Float>, shift: SIMD16<Float>) {
         var least = p.distance(x, 0)
         var shift = SIMD16<Float>(repeating: p.m[0])
         for s in 1..<4 {
@@ -116,7 +123,23 @@ extension ETC1S {
             least.replace(with: e, where: less)
             shift.replace(with: p.m[s], where: less)
         }
-        return (least.lanesSum, shift.lanesSum)
+        return (least, shift)
+    }
+
+    /// For a palette that clamps, with each texel's chosen modifier (`best`): per channel, over the
+    /// texels whose entry clamps in that channel, the sum of their values, of their modifiers, and
+    /// their count. A base colour moved a little leaves those texels at 0 or 255, so a
+    /// least-squares base leaves them out.
+    @inline(__always) static func clamped(_ x: Texels, _ shift: SIMD16<Float>, _ p: Palette) -> (
+        values: SIMD3<Float>, modifiers: SIMD3<Float>, count: SIMD3<Float>
+    ) {
+        @inline(__always) func cut(_ v: SIMD16<Float>, _ base: Float) -> (Float, Float, Float) {
+            let u = shift + base
+            let cut = SIMD16<Float>(repeating: 0).replacing(with: 1, where: (u .< 0) .| (u .> 255))
+            return ((v * cut).lanesSum, (shift * cut).lanesSum, cut.lanesSum)
+        }
+        let (r, g, b) = (cut(x.r, p.base.x), cut(x.g, p.base.y), cut(x.b, p.base.z))
+        return (SIMD3(r.0, g.0, b.0), SIMD3(r.1, g.1, b.1), SIMD3(r.2, g.2, b.2))
     }
 
     /// A block's best selectors under `p` (the first on ties), texel i at bits 2i…2i+1.
@@ -147,12 +170,23 @@ extension ETC1S {
     /// texels at selector s whose r + g + b sum to Gₛ; per channel its minimum is the expansion
     /// nearest the least-squares base. Clamping to 0…255 only lowers a texel's error, so the two
     /// tables best by that bound are then measured exactly, each with its base one step darker and
-    /// lighter too.
+    /// lighter too, and every table whose colours clamp also with its base fitted to the texels
+    /// that do not (`clampFitted`).
     static func bestEndpoint(_ texels: UnsafePointer<UInt8>, blocks: [Int], selectors: [UInt32]) -> Endpoint {
         var sum = SIMD3<Double>()
         var squares: Double = 0
         var uses = SIMD4<Double>()
         var greys = SIMD4<Double>()
+        var channels = (r: SIMD4<Double>(), g: SIMD4<Double>(), b: SIMD4<Double>())
+        typealias F = SIMD16<Float>
+        var parts = (r1: F(), r2: F(), r3: F(), g1: F(), g2: F(), g3: F(), b1: F(), b2: F(), b3: F())
+        func flush() {
+            @inline(__always) func d(_ v: F) -> Double { Double(v.lanesSum) }
+            channels.r += SIMD4(0, d(parts.r1), d(parts.r2), d(parts.r3))
+            channels.g += SIMD4(0, d(parts.g1), d(parts.g2), d(parts.g3))
+            channels.b += SIMD4(0, d(parts.b1), d(parts.b2), d(parts.b3))
+            parts = (F(), F(), F(), F(), F(), F(), F(), F(), F())
+        }
         for (k, b) in blocks.enumerated() {
             let x = Texels(texels + b * 48)
             let s = Selection(selectors[k])
@@ -163,6 +197,19 @@ extension ETC1S {
             let g2 = (grey * (s.high - s.both)).lanesSum
             let g3 = (grey * s.both).lanesSum
             greys += SIMD4(Double(grey.lanesSum - g1 - g2 - g3), Double(g1), Double(g2), Double(g3))
+            // Each channel's texels summed by selector 1, 2 and 3 in lanes (selector 0's from the
+            // totals), exact in Floats for 256 blocks, then carried in Doubles.
+            let (s1, s2) = (s.low - s.both, s.high - s.both)
+            parts.r1 += x.r * s1
+            parts.r2 += x.r * s2
+            parts.r3 += x.r * s.both
+            parts.g1 += x.g * s1
+            parts.g2 += x.g * s2
+            parts.g3 += x.g * s.both
+            parts.b1 += x.b * s1
+            parts.b2 += x.b * s2
+            parts.b3 += x.b * s.both
+            if k % 256 == 255 || k == blocks.count - 1 { flush() }
             let word = selectors[k]
             let low = word & 0x5555_5555
             let high = (word >> 1) & 0x5555_5555
@@ -171,6 +218,10 @@ extension ETC1S {
             let n1 = (low & ~high & 0x5555_5555).nonzeroBitCount
             uses += SIMD4(Double(16 - n1 - n2 - n3), Double(n1), Double(n2), Double(n3))
         }
+        // Selector 0's share of each channel: the rest of the channel's total.
+        channels.r[0] = sum.x - channels.r[1] - channels.r[2] - channels.r[3]
+        channels.g[0] = sum.y - channels.g[1] - channels.g[2] - channels.g[3]
+        channels.b[0] = sum.z - channels.b[1] - channels.b[2] - channels.b[3]
         let count = Double(blocks.count * 16)
         var estimates: [(error: Double, endpoint: Endpoint)] = []
         for table in 0..<8 {
@@ -194,8 +245,15 @@ extension ETC1S {
         }
         var best = estimates[0].endpoint
         var bestError = Float.infinity
+        var candidates: [(Endpoint, ClosedRange<Int>)] = []
         for (rank, (_, base)) in estimates.enumerated() where rank < 2 || clamps(base) {
-            for d in [0, -1, 1] {
+            candidates.append((base, -1...1))
+            // The same table with the texels whose entries clamp left out of the least squares: a
+            // base that leaves them at 0 or 255 (a sprite's colour beside its black background).
+            if clamps(base), let refit = clampFitted(base, channels, uses) { candidates.append((refit, 0...0)) }
+        }
+        for (base, steps) in candidates {
+            for d in steps {
                 let r = Int(base.r) + d
                 let g = Int(base.g) + d
                 let bl = Int(base.b) + d
@@ -215,8 +273,10 @@ extension ETC1S {
 
     /// For each table: from the texels' mean, alternate the best selectors and the least-squares
     /// base colour (the mean of texel − modifier), quantised to 5 bits; the base and its
-    /// neighbours one step darker and lighter are tried at the end.
-    static func bestFit(_ blocks: some Collection<Texels>, tables: Int, iterations: Int) -> Fit {
+    /// neighbours one step darker and lighter are tried at the end. With `clamp` (a cluster's fit),
+    /// the least squares of a palette that clamps leaves out, per channel, the texels whose entry
+    /// clamps (`total`); a block's own fit, which places it for the clustering, keeps the plain one.
+    static func bestFit(_ blocks: some Collection<Texels>, tables: Int, iterations: Int, clamp: Bool = false) -> Fit {
         var sum = SIMD3<Double>()
         var lowest = Float.infinity
         var highest = -Float.infinity
@@ -247,7 +307,7 @@ extension ETC1S {
         for k in 0..<tables {
             let start = Endpoint(
                 r: quantize5(mean.x), g: quantize5(mean.y), b: quantize5(mean.z), inten: UInt8(order[k]))
-            let fit = alternate(blocks, from: start, sum: sum, iterations: iterations)
+            let fit = alternate(blocks, from: start, sum: sum, iterations: iterations, clamp: clamp)
             if fit.error < best.error { best = fit }
         }
         return neighbours(blocks, of: best)
@@ -256,44 +316,64 @@ extension ETC1S {
     /// A large cluster's fit: the table and base searched on a sample of `sample` blocks spread
     /// evenly through it, then refined on every block.
     static func bestFit(
-        _ texels: UnsafePointer<UInt8>, members: [Int], tables: Int, iterations: Int, sample: Int
+        _ texels: UnsafePointer<UInt8>, members: [Int], tables: Int, iterations: Int, sample: Int, clamp: Bool = false
     ) -> Fit {
         let all = members.lazy.map { Texels(texels + $0 * 48) }
-        guard members.count > sample else { return bestFit(all, tables: tables, iterations: iterations) }
+        guard members.count > sample else { return bestFit(all, tables: tables, iterations: iterations, clamp: clamp) }
         let chosen = (0..<sample).lazy.map { Texels(texels + members[$0 * members.count / sample] * 48) }
-        let start = bestFit(chosen, tables: tables, iterations: iterations).endpoint
+        let start = bestFit(chosen, tables: tables, iterations: iterations, clamp: clamp).endpoint
         var sum = SIMD3<Double>()
         for x in all { sum += x.sum }
-        return neighbours(all, of: alternate(all, from: start, sum: sum, iterations: iterations))
+        return neighbours(all, of: alternate(all, from: start, sum: sum, iterations: iterations, clamp: clamp))
     }
 
     /// The error of every texel at its best selector under `e`, and the least-squares base for
-    /// those selectors (`sum` is the texels' sum).
-    @inline(__always) static func total(_ blocks: some Collection<Texels>, _ e: Endpoint, sum: SIMD3<Double>) -> (
+    /// those selectors (`sum` is the texels' sum); with `clamp`, per channel over the texels whose
+    /// entry does not clamp.
+    @inline(__always) static func total(
+        _ blocks: some Collection<Texels>, _ e: Endpoint, sum: SIMD3<Double>, clamp: Bool = false
+    ) -> (
         error: Int64, target: SIMD3<Float>
     ) {
         let pal = Palette(e)
         var err: Int64 = 0
         var shift: Double = 0
+        var cut = (values: SIMD3<Double>(), modifiers: SIMD3<Double>(), count: SIMD3<Double>())
         for x in blocks {
             let (blockError, blockShift) = best(x, pal)
-            err &+= Int64(blockError)
-            shift += Double(blockShift)
+            err &+= Int64(blockError.lanesSum)
+            shift += Double(blockShift.lanesSum)
+            if pal.clamps && clamp {
+                let c = clamped(x, blockShift, pal)
+                cut.values += SIMD3<Double>(c.values)
+                cut.modifiers += SIMD3<Double>(c.modifiers)
+                cut.count += SIMD3<Double>(c.count)
+            }
         }
-        return (err, SIMD3<Float>((sum - SIMD3(repeating: shift)) / Double(blocks.count * 16)))
+        let n = Double(blocks.count * 16)
+        if cut.count == SIMD3() { return (err, SIMD3<Float>((sum - SIMD3(repeating: shift)) / n)) }
+        // Per channel, the least-squares base of the texels that do not clamp (the current base
+        // where every texel clamps).
+        var target = pal.base
+        for c in 0..<3 where cut.count[c] < n {
+            target[c] = Float((sum[c] - cut.values[c] - (shift - cut.modifiers[c])) / (n - cut.count[c]))
+        }
+        return (err, target)
     }
 
     /// From `start`, up to `iterations` times: the least-squares base for the best selectors, kept
     /// while it lowers the error.
-    static func alternate(_ blocks: some Collection<Texels>, from start: Endpoint, sum: SIMD3<Double>, iterations: Int)
+    static func alternate(
+        _ blocks: some Collection<Texels>, from start: Endpoint, sum: SIMD3<Double>, iterations: Int, clamp: Bool
+    )
         -> Fit
     {
         var e = start
-        var (err, target) = total(blocks, e, sum: sum)
+        var (err, target) = total(blocks, e, sum: sum, clamp: clamp)
         for _ in 0..<iterations {
             let next = Endpoint(r: quantize5(target.x), g: quantize5(target.y), b: quantize5(target.z), inten: e.inten)
             if next == e { break }
-            let (nextErr, nextTarget) = total(blocks, next, sum: sum)
+            let (nextErr, nextTarget) = total(blocks, next, sum: sum, clamp: clamp)
             if nextErr >= err { break }
             (e, err, target) = (next, nextErr, nextTarget)
         }
@@ -314,6 +394,29 @@ extension ETC1S {
             if err < best.error { best = Fit(endpoint: e, error: err) }
         }
         return best
+    }
+
+    /// `base`'s table with, per channel, the least-squares base of the texels whose entry under
+    /// `base` does not clamp, from each selector's texel sums per channel (`channels`) and count
+    /// (`uses`): a selector's entry clamps or not for all its texels alike. Nil if it is `base`.
+    static func clampFitted(
+        _ base: Endpoint, _ channels: (r: SIMD4<Double>, g: SIMD4<Double>, b: SIMD4<Double>), _ uses: SIMD4<Double>
+    ) -> Endpoint? {
+        let m = SIMD4<Double>(modifiers[Int(base.inten)])
+        let c = SIMD3<Double>(base.color)
+        var target = c
+        @inline(__always) func fit(_ sums: SIMD4<Double>, _ ch: Int) {
+            let u = m + c[ch]
+            let keep = SIMD4<Double>(repeating: 1).replacing(with: 0, where: (u .< 0) .| (u .> 255))
+            let n = (keep * uses).sum()
+            if n > 0 { target[ch] = (keep * (sums - uses * m)).sum() / n }
+        }
+        fit(channels.r, 0)
+        fit(channels.g, 1)
+        fit(channels.b, 2)
+        let t = SIMD3<Float>(target)
+        let e = Endpoint(r: quantize5(t.x), g: quantize5(t.y), b: quantize5(t.z), inten: base.inten)
+        return e == base ? nil : e
     }
 
     /// The selector codeword that minimises the error of `blocks`, each under its own endpoint's

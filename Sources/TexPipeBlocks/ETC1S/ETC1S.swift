@@ -13,7 +13,8 @@ internal import TexPipePixels
 ///    the selectors and the least-squares base alternately;
 /// 2. endpoint clusters: the blocks' fitted colour lines (low and high texel colours, 6-D) split
 ///    in a tree (`TreeQuantizer`) into the codebook's size, each cluster then given the one
-///    endpoint that minimises the error of all its blocks' texels;
+///    endpoint that minimises the error of all its blocks' texels (its least squares leaving out
+///    the texels an entry clamps at 0 or 255, which a base moved a little leaves where they are);
 /// 3. selector clusters: each block's best selectors under its cluster's endpoint, split the same
 ///    way, each cluster given per texel the selector that minimises its blocks' error;
 /// 4. refinement: each block's selector, then its endpoint, chosen again among its own cluster's
@@ -167,7 +168,9 @@ enum ETC1S {
             }
             var blockEndpoint = endpointTree.assignment
             var endpoints = perCluster(groups(blockEndpoint, count: endpointTree.count), rows) { _, members in
-                bestFit(t, members: members, tables: effort.tables, iterations: effort.iterations, sample: 64).endpoint
+                bestFit(
+                    t, members: members, tables: effort.tables, iterations: effort.iterations, sample: 64, clamp: true
+                ).endpoint
             }
             // 3. Selector clusters from each block's best selectors under its endpoint.
             var palettes = endpoints.map(Palette.init)
