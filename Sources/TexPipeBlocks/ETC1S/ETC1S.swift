@@ -11,7 +11,7 @@ internal import TexPipePixels
 /// The encoder is vector quantisation in four passes, then two for the rate (`ETC1S+Rate.swift`):
 /// 1. each block's own best ETC1S fit (`bestFit`): for the intensity tables nearest its spread,
 ///    the selectors and the least-squares base alternately;
-/// 2. endpoint clusters: the blocks' fitted colour lines (low and high texel colours, 6-D) split
+/// 2. endpoint clusters: the blocks' fitted colour lines (low and high decoded colours, 6-D) split
 ///    in a tree (`TreeQuantizer`) into the codebook's size, each cluster then given the one
 ///    endpoint that minimises the error of all its blocks' texels (its least squares leaving out
 ///    the texels an entry clamps at 0 or 255, which a base moved a little leaves where they are);
@@ -242,8 +242,12 @@ enum ETC1S {
                     ).endpoint
                     let c = SIMD3<Float>(e.color)
                     let m = modifiers[Int(e.inten)]
-                    let lo = c + Float(m[0])
-                    let hi = c + Float(m[3])
+                    // The colours the fit decodes to (clamped, as the decoder does): two blocks that
+                    // decode alike are near each other even where one's table reaches below black.
+                    let lo = (c + Float(m[0])).clamped(
+                        lowerBound: SIMD3(repeating: 0), upperBound: SIMD3(repeating: 255))
+                    let hi = (c + Float(m[3])).clamped(
+                        lowerBound: SIMD3(repeating: 0), upperBound: SIMD3(repeating: 255))
                     out[b] = SIMD8(lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, 0, 0)
                 }
             }
