@@ -51,5 +51,34 @@ struct BandTests {
         #expect(one.count == 40)
         #expect(many.assignment == one.assignment)
         #expect(many.centroids == one.centroids)
+        // Weighted alike.
+        let weights = (0..<n).map { _ in Float(r.int(1...650)) }
+        let oneWeighted = TreeQuantizer.clusters(
+            vectors, weights: weights, count: 40, iterations: 2, rows: SerialRows())
+        let manyWeighted = TreeQuantizer.clusters(
+            vectors, weights: weights, count: 40, iterations: 2, rows: ThreadedRows())
+        #expect(manyWeighted.assignment == oneWeighted.assignment)
+        #expect(manyWeighted.centroids == oneWeighted.centroids)
+    }
+
+    /// Weights move the centroids and choose which cluster splits: two groups, A = {0, 2} of
+    /// weight 100 each and B = {1000, 1010} of weight 1. The first split parts A from B (centroids
+    /// 1 and 1005); then A's weighted error is 100 + 100 = 200 against B's 25 + 25 = 50, so A
+    /// splits (unweighted, 2 against 50: B splits). One cluster of {0, 4} weighted 1 and 3 has its
+    /// centroid at 3.
+    @Test func treeQuantizerWeighsItsVectors() {
+        let v = [0, 2, 1000, 1010].map { SIMD8<Float>(Float($0), 0, 0, 0, 0, 0, 0, 0) }
+        let weighted = TreeQuantizer.clusters(
+            v, weights: [100, 100, 1, 1], count: 3, iterations: 2, rows: SerialRows())
+        let a = weighted.assignment
+        #expect(a[0] != a[1] && a[2] == a[3] && a[0] != a[2] && a[1] != a[2])
+        #expect(weighted.centroids[Int(a[2])][0] == 1005)
+        #expect(Set([weighted.centroids[Int(a[0])][0], weighted.centroids[Int(a[1])][0]]) == [0, 2])
+        let plain = TreeQuantizer.clusters(v, count: 3, iterations: 2, rows: SerialRows()).assignment
+        #expect(plain[0] == plain[1] && plain[2] != plain[3])
+        let one = TreeQuantizer.clusters(
+            [SIMD8<Float>(), SIMD8<Float>(4, 0, 0, 0, 0, 0, 0, 0)], weights: [1, 3], count: 1, iterations: 2,
+            rows: SerialRows())
+        #expect(one.centroids == [SIMD8<Float>(3, 0, 0, 0, 0, 0, 0, 0)])
     }
 }

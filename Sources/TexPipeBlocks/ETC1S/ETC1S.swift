@@ -16,7 +16,8 @@ internal import TexPipePixels
 ///    endpoint that minimises the error of all its blocks' texels (its least squares leaving out
 ///    the texels an entry clamps at 0 or 255, which a base moved a little leaves where they are);
 /// 3. selector clusters: each block's best selectors under its cluster's endpoint, split the same
-///    way, each cluster given per texel the selector that minimises its blocks' error;
+///    way with each block weighed by its palette's contrast (`selectorWeight`), each cluster given
+///    per texel the selector that minimises its blocks' error;
 /// 4. refinement: each block's selector, then its endpoint, chosen again among its own cluster's
 ///    and the nearest clusters', and each entry fitted again to its blocks;
 /// 5. in the decoder's order, a block takes a neighbour's endpoint or a selector from the
@@ -91,6 +92,17 @@ enum ETC1S {
     static func codebookSize(qlevel: Int, blocks: Int) -> Int {
         let size = Int((32 * exp2(Double(qlevel - 1) / 28)).rounded())
         return max(1, min(size, 16128, blocks))
+    }
+
+    /// A block's weight in the selector clustering: how far apart its palette's outer entries are
+    /// (squared, summed over the channels, clamped as decoded) in steps of 300, at least 1. A
+    /// selector that differs costs a block about that much per texel, so clusters are split where
+    /// selectors matter — an edge of high contrast — rather than among flat blocks whose selectors
+    /// hardly change a texel. (basisu weighs its selector clustering the same way.) Whole numbers:
+    /// the clustering's sums of weights stay exact.
+    @inline(__always) static func selectorWeight(_ p: Palette) -> Float {
+        let d = SIMD3(p.r[3] - p.r[0], p.g[3] - p.g[0], p.b[3] - p.b[0])
+        return max(1, ((d * d).sum() / 300).rounded(.down))
     }
 
     /// The rate pass's weight for `qlevel` (`economise`): 120 (squared error per bit) up to 128,
@@ -177,16 +189,22 @@ enum ETC1S {
             let selectorTree: TreeQuantizer.Result<SIMD16<Float>>
             do {
                 var features = [SIMD16<Float>](repeating: SIMD16(), count: total)
+                var weights = [Float](repeating: 0, count: total)
                 features.withUnsafeMutableBufferPointer { out in
-                    bands(total, rows) { range in
-                        for b in range {
-                            let s = selectors(Texels(t + b * 48), palettes[Int(blockEndpoint[b])])
-                            out[b] = SIMD16<Float>(Selection.lanes(s))
+                    weights.withUnsafeMutableBufferPointer { weight in
+                        bands(total, rows) { range in
+                            for b in range {
+                                let p = palettes[Int(blockEndpoint[b])]
+                                let s = selectors(Texels(t + b * 48), p)
+                                out[b] = SIMD16<Float>(Selection.lanes(s))
+                                weight[b] = selectorWeight(p)
+                            }
                         }
                     }
                 }
                 selectorTree = TreeQuantizer.clusters(
-                    consume features, count: size, iterations: effort.iterations, rows: rows)
+                    consume features, weights: consume weights, count: size, iterations: effort.iterations,
+                    rows: rows)
             }
             var blockSelector = selectorTree.assignment
             var codebook = perCluster(groups(blockSelector, count: selectorTree.count), rows) { _, members in

@@ -103,84 +103,99 @@ enum TreeQuantizer {
     }
 
     /// The vectors are taken (`consuming`): the caller's last use of them lends their memory.
+    ///
+    /// `weights`, when given, weigh each vector in the centroids and the squared errors (a
+    /// weighted k-means): a cluster's error is what its members lose, each by its weight, so the
+    /// splits go where the weighted error is. Without them every vector weighs 1, and the sums are
+    /// the unweighted ones exactly (a product by 1 is exact).
     static func clusters<V: FloatLanes>(
-        _ vectors: consuming [V], count: Int, iterations: Int, rows: any RowScheduler
+        _ vectors: consuming [V], weights: consuming [Float]? = nil, count: Int, iterations: Int,
+        rows: any RowScheduler
     ) -> Result<V> {
         var work = consume vectors
         let n = work.count
+        var mass = (consume weights) ?? [Float](repeating: 1, count: n)
+        precondition(mass.count == n, "one weight per vector")
         var index = (0..<Int32(n)).map { $0 }
         var side = [Bool](repeating: false, count: n)
         var sum = V()
         var squares: Double = 0
-        for x in work {
-            sum += x
-            squares += Double((x * x).lanesSum)
+        var total: Double = 0
+        for (x, m) in zip(work, mass) {
+            sum += x * m
+            squares += Double(m * (x * x).lanesSum)
+            total += Double(m)
         }
-        let c = sum / Float(max(1, n))
+        let c = sum / Float(max(1, total))
         var list = [
             Cluster(
-                range: 0..<n, centroid: c, error: Float(max(0, squares - Double(n) * Double((c * c).lanesSum))),
+                range: 0..<n, centroid: c,
+                error: Float(max(0, squares - total * Double((c * c).lanesSum))),
                 splittable: n > 1, split: nil)
         ]
         work.withUnsafeMutableBufferPointer { w in
             index.withUnsafeMutableBufferPointer { ix in
-                side.withUnsafeMutableBufferPointer { sd in
-                    var queue = Queue()
-                    if list[0].splittable && list[0].error > 0 { queue.push(list[0].error, 0) }
-                    while list.count < count, let top = queue.first {
-                        guard let s = list[top.index].split else {
-                            // Compute the splits of the largest clusters not yet split, at once.
-                            var popped: [(error: Float, index: Int)] = []
-                            var batch: [Int] = []
-                            while batch.count < ahead, let e = queue.pop() {
-                                popped.append(e)
-                                if list[e.index].split == nil { batch.append(e.index) }
-                            }
-                            var results = [Split<V>?](repeating: nil, count: batch.count)
-                            if list[batch[0]].range.count > lone {
-                                batch = [batch[0]]
-                                popped =
-                                    [popped.first { $0.index == batch[0] }!]
-                                    + popped.filter { $0.index != batch[0] }
-                                let cl = list[batch[0]]
-                                results = [
-                                    split(w, ix, sd, cl.range, cl.centroid, iterations: iterations + 1, rows: rows)
-                                ]
-                            } else {
-                                let members = batch.reduce(0) { $0 + list[$1].range.count }
-                                results.withUnsafeMutableBufferPointer { out in
-                                    rows.forEachBand(rows: batch.count, pixelsPerRow: members / batch.count) { r in
-                                        for i in r {
-                                            let cl = list[batch[i]]
-                                            out[i] = split(
-                                                w, ix, sd, cl.range, cl.centroid, iterations: iterations + 1,
-                                                rows: SerialRows())
+                mass.withUnsafeMutableBufferPointer { ms in
+                    side.withUnsafeMutableBufferPointer { sd in
+                        var queue = Queue()
+                        if list[0].splittable && list[0].error > 0 { queue.push(list[0].error, 0) }
+                        while list.count < count, let top = queue.first {
+                            guard let s = list[top.index].split else {
+                                // Compute the splits of the largest clusters not yet split, at once.
+                                var popped: [(error: Float, index: Int)] = []
+                                var batch: [Int] = []
+                                while batch.count < ahead, let e = queue.pop() {
+                                    popped.append(e)
+                                    if list[e.index].split == nil { batch.append(e.index) }
+                                }
+                                var results = [Split<V>?](repeating: nil, count: batch.count)
+                                if list[batch[0]].range.count > lone {
+                                    batch = [batch[0]]
+                                    popped =
+                                        [popped.first { $0.index == batch[0] }!]
+                                        + popped.filter { $0.index != batch[0] }
+                                    let cl = list[batch[0]]
+                                    results = [
+                                        split(
+                                            w, ix, ms, sd, cl.range, cl.centroid, iterations: iterations + 1,
+                                            rows: rows)
+                                    ]
+                                } else {
+                                    let members = batch.reduce(0) { $0 + list[$1].range.count }
+                                    results.withUnsafeMutableBufferPointer { out in
+                                        rows.forEachBand(rows: batch.count, pixelsPerRow: members / batch.count) { r in
+                                            for i in r {
+                                                let cl = list[batch[i]]
+                                                out[i] = split(
+                                                    w, ix, ms, sd, cl.range, cl.centroid, iterations: iterations + 1,
+                                                    rows: SerialRows())
+                                            }
                                         }
                                     }
                                 }
+                                for (i, k) in batch.enumerated() {
+                                    list[k].split = results[i]
+                                    if results[i] == nil { list[k].splittable = false }
+                                }
+                                for e in popped where list[e.index].splittable { queue.push(e.error, e.index) }
+                                continue
                             }
-                            for (i, k) in batch.enumerated() {
-                                list[k].split = results[i]
-                                if results[i] == nil { list[k].splittable = false }
+                            _ = queue.pop()
+                            let range = list[top.index].range
+                            let halves = [
+                                Cluster(
+                                    range: range.lowerBound..<s.mid, centroid: s.a, error: s.errorA,
+                                    splittable: s.mid - range.lowerBound > 1, split: nil),
+                                Cluster(
+                                    range: s.mid..<range.upperBound, centroid: s.b, error: s.errorB,
+                                    splittable: range.upperBound - s.mid > 1, split: nil),
+                            ]
+                            list[top.index] = halves[0]
+                            list.append(halves[1])
+                            for (k, cl) in [(top.index, halves[0]), (list.count - 1, halves[1])]
+                            where cl.splittable && cl.error > 0 {
+                                queue.push(cl.error, k)
                             }
-                            for e in popped where list[e.index].splittable { queue.push(e.error, e.index) }
-                            continue
-                        }
-                        _ = queue.pop()
-                        let range = list[top.index].range
-                        let halves = [
-                            Cluster(
-                                range: range.lowerBound..<s.mid, centroid: s.a, error: s.errorA,
-                                splittable: s.mid - range.lowerBound > 1, split: nil),
-                            Cluster(
-                                range: s.mid..<range.upperBound, centroid: s.b, error: s.errorB,
-                                splittable: range.upperBound - s.mid > 1, split: nil),
-                        ]
-                        list[top.index] = halves[0]
-                        list.append(halves[1])
-                        for (k, cl) in [(top.index, halves[0]), (list.count - 1, halves[1])]
-                        where cl.splittable && cl.error > 0 {
-                            queue.push(cl.error, k)
                         }
                     }
                 }
@@ -192,12 +207,12 @@ enum TreeQuantizer {
     }
 
     /// The range split in two by 2-means and partitioned in place (the first half nearer the first
-    /// centroid), with the halves' centroids and squared errors; nil when every member is the same
-    /// vector.
+    /// centroid), with the halves' weighted centroids and squared errors; nil when every member is
+    /// the same vector.
     static func split<V: FloatLanes>(
         _ w: UnsafeMutableBufferPointer<V>, _ index: UnsafeMutableBufferPointer<Int32>,
-        _ side: UnsafeMutableBufferPointer<Bool>, _ range: Range<Int>, _ centroid: V, iterations: Int,
-        rows: any RowScheduler
+        _ mass: UnsafeMutableBufferPointer<Float>, _ side: UnsafeMutableBufferPointer<Bool>, _ range: Range<Int>,
+        _ centroid: V, iterations: Int, rows: any RowScheduler
     ) -> Split<V>? {
         // Every pass sums fixed chunks of the range, then the chunks in order: the same sums
         // whether the chunks run on one core or several.
@@ -230,27 +245,29 @@ enum TreeQuantizer {
             }
             return best
         }
-        var all = V()
-        var squares: Double = 0
-        for part in each({ r -> (V, Double) in
+        var (all, squares, n) = (V(), 0.0, 0.0)
+        for part in each({ r -> (V, Double, Double) in
             var sum = V()
             var q: Double = 0
+            var count: Float = 0
             for i in r {
-                sum += w[i]
-                q += Double((w[i] * w[i]).lanesSum)
+                let m = mass[i]
+                sum += w[i] * m
+                q += Double(m * (w[i] * w[i]).lanesSum)
+                count += m
             }
-            return (sum, q)
+            return (sum, q, Double(count))
         }) {
             all += part.0
             squares += part.1
+            n += part.2
         }
         var c1 = w[farthest(from: centroid).index]
         let other = farthest(from: c1)
         guard other.distance > 0 else { return nil }
         var c2 = w[other.index]
-        var nb: Float = 0
+        var nb: Double = 0
         var qb: Double = 0
-        let n = Float(range.count)
         for step in 0..<iterations {
             // Nearer c2 exactly when x·(c2 − c1) > (|c2|² − |c1|²) / 2; sums without a branch.
             let axis = c2 - c1
@@ -268,7 +285,7 @@ enum TreeQuantizer {
                         let x = w[i]
                         let toB = (x * axis).lanesSum > threshold
                         side[i] = toB
-                        let f: Float = toB ? 1 : 0
+                        let f: Float = toB ? mass[i] : 0
                         sum += x * f
                         count += f
                         q += Double(f * (x * x).lanesSum)
@@ -276,7 +293,7 @@ enum TreeQuantizer {
                 } else {
                     for i in r {
                         let x = w[i]
-                        let f: Float = (x * axis).lanesSum > threshold ? 1 : 0
+                        let f: Float = (x * axis).lanesSum > threshold ? mass[i] : 0
                         sum += x * f
                         count += f
                     }
@@ -284,12 +301,12 @@ enum TreeQuantizer {
                 return (sum, count, q)
             }) {
                 sb += part.0
-                nb += part.1
+                nb += Double(part.1)
                 qb += part.2
             }
             guard nb > 0, nb < n else { return nil }
-            c1 = (all - sb) / (n - nb)
-            c2 = sb / nb
+            c1 = (all - sb) / Float(n - nb)
+            c2 = sb / Float(nb)
         }
         let (na, qa) = (n - nb, squares - qb)
         // Partition: the first half's members first.
@@ -303,12 +320,13 @@ enum TreeQuantizer {
             } else {
                 w.swapAt(i, j)
                 index.swapAt(i, j)
+                mass.swapAt(i, j)
                 side.swapAt(i, j)
             }
         }
         return Split(
-            mid: i, a: c1, b: c2, errorA: Float(max(0, qa - Double(na) * Double((c1 * c1).lanesSum))),
-            errorB: Float(max(0, qb - Double(nb) * Double((c2 * c2).lanesSum))))
+            mid: i, a: c1, b: c2, errorA: Float(max(0, qa - na * Double((c1 * c1).lanesSum))),
+            errorB: Float(max(0, qb - nb * Double((c2 * c2).lanesSum))))
     }
 }
 
