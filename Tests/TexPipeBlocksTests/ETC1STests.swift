@@ -152,6 +152,46 @@ struct ETC1STests {
         }
     }
 
+    /// A block's error under a palette and a selector word, folded per palette (`Costs`) as the
+    /// refinement and the rate pass use it, and direct (`error`): both the squared error written
+    /// out here from the ETC1S decoding (5-bit base expanded, plus the table's modifier, clamped),
+    /// exactly, over random blocks, endpoints (every table, bases at both ends) and words.
+    @Test func foldedErrorsAreTheDecodedError() {
+        var r = SeededRandom(seed: 9)
+        for _ in 0..<400 {
+            let bytes = (0..<48).map { _ in UInt8(r.int(0...255)) }
+            let e = ETC1S.Endpoint(
+                r: UInt8(r.int(0...31)), g: UInt8([0, 31, r.int(0...31)][r.int(0...2)]), b: UInt8(r.int(0...31)),
+                inten: UInt8(r.int(0...7)))
+            let words = (0..<8).map { _ in UInt32(truncatingIfNeeded: r.int(0...Int(UInt32.max))) }
+            bytes.withUnsafeBufferPointer { raw in
+                let x = ETC1S.Texels(raw.baseAddress!)
+                let palette = ETC1S.Palette(e)
+                let costs = ETC1S.Costs(x, palette)
+                for word in words {
+                    var expected = 0
+                    for t in 0..<16 {
+                        let s = Int(word >> (2 * UInt32(t)) & 3)
+                        let m = Int(
+                            [
+                                [-8, -2, 2, 8], [-17, -5, 5, 17], [-29, -9, 9, 29], [-42, -13, 13, 42],
+                                [-60, -18, 18, 60], [-80, -24, 24, 80], [-106, -33, 33, 106], [-183, -47, 47, 183],
+                            ][
+                                Int(e.inten)][s])
+                        for (c, base) in [e.r, e.g, e.b].enumerated() {
+                            let v = min(255, max(0, (Int(base) << 3 | Int(base) >> 2) + m))
+                            let d = Int(bytes[16 * c + t]) - v
+                            expected += d * d
+                        }
+                    }
+                    let selection = ETC1S.Selection(word)
+                    #expect(costs.error(selection) == Float(expected))
+                    #expect(ETC1S.error(x, palette, selection) == Float(expected))
+                }
+            }
+        }
+    }
+
     /// The selector order is a renumbering: every block keeps its selector word, the codebook keeps
     /// its entries, and neighbours in the new order differ in fewer bytes than in the old.
     @Test func selectorReorderKeepsEveryBlocksSelector() {

@@ -156,6 +156,30 @@ extension ETC1S {
         return UInt32(bitPattern: (selector &<< shifts).wrappedSum())
     }
 
+    /// One block's squared error under each of a palette's four entries, per texel, folded so that
+    /// a selection's error is three products and a sum: d₀ + low·(d₁ − d₀) + high·(d₂ − d₀) +
+    /// both·(d₃ − d₂ − d₁ + d₀). For the passes that try many selections against one palette
+    /// (each is `error`'s value exactly: every term is an integer below 2²⁴).
+    struct Costs {
+        var d0: SIMD16<Float>
+        var e1: SIMD16<Float>
+        var e2: SIMD16<Float>
+        var e3: SIMD16<Float>
+
+        @inline(__always) init(_ x: Texels, _ p: Palette) {
+            d0 = p.distance(x, 0)
+            e1 = p.distance(x, 1) - d0
+            let d2 = p.distance(x, 2)
+            e2 = d2 - d0
+            e3 = p.distance(x, 3) - d2 - e1
+        }
+
+        @inline(__always) func error(_ s: Selection) -> Float {
+            let v: SIMD16<Float> = d0 + s.low * e1
+            return (v + s.high * e2 + s.both * e3).lanesSum
+        }
+    }
+
     /// A block's squared error decoded with `p` and `s`.
     @inline(__always) static func error(_ x: Texels, _ p: Palette, _ s: Selection) -> Float {
         let dr = x.r - s.pick(p.r)

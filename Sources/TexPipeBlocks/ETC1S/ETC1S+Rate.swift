@@ -173,11 +173,11 @@ extension ETC1S {
                         history.add(sel)
                         continue
                     }
-                    let pal = palettes[e]
-                    var bestCost = error(texels, pal, selections[sel]) + lambda * savedBySelector
+                    let costs = Costs(texels, palettes[e])
+                    var bestCost = costs.error(selections[sel]) + lambda * savedBySelector
                     var taken = -1
                     for h in 0..<min(depth, history.values.count) {
-                        let cost = error(texels, pal, selections[history.values[h]])
+                        let cost = costs.error(selections[history.values[h]])
                         if cost < bestCost { (taken, bestCost) = (h, cost) }
                     }
                     if taken >= 0 {

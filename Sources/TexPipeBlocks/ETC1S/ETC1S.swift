@@ -21,7 +21,8 @@ internal import TexPipePixels
 /// 4. refinement: each block's selector, then its endpoint, chosen again among its own cluster's
 ///    and the nearest clusters', and each entry fitted again to its blocks;
 /// 5. in the decoder's order, a block takes a neighbour's endpoint or a selector from the
-///    decoder's history when that costs less error than `rateWeight` per bit saved (`economise`);
+///    decoder's history when that costs less error than `rateWeight` per bit saved (`economise`),
+///    then each selector entry is fitted again to the blocks that now use it;
 /// 6. the endpoint codebook ordered so that the deltas BasisLZ codes are small (`reorder`), and the
 ///    selector codebook so that its entries' XOR deltas are mostly zero bytes (`reorderSelectors`).
 /// `qlevel` (1–255) sets the codebook sizes and the rate weight; `quality` how hard each pass
@@ -223,6 +224,11 @@ enum ETC1S {
                 economise(
                     t, slices, endpoints: endpoints, selectors: codebook, blockEndpoint: &blockEndpoint,
                     blockSelector: &blockSelector, depth: effort.history, lambda: lambda)
+                // The rate moved blocks to other selectors: each entry fitted again to the blocks
+                // that now use it (the old entry is one of the choices, so no error grows; the
+                // blocks' indices stay, only the codebook's bytes may move a little).
+                codebook = fitSelectors(
+                    t, codebook, blockSelector, palettes: endpoints.map(Palette.init), blockEndpoint, rows)
             }
             reorder(&endpoints, &blockEndpoint, slices)
             reorderSelectors(&codebook, &blockSelector)
@@ -291,19 +297,16 @@ enum ETC1S {
             blockSelector.withUnsafeMutableBufferPointer { out in
                 bands(total, rows) { range in
                     for b in range {
-                        let x = Texels(t + b * 48)
-                        let pal = p0[Int(be[b])]
+                        let costs = Costs(Texels(t + b * 48), p0[Int(be[b])])
                         out[b] = UInt16(
                             least(Int(out[b]), near.selectors[Int(clustered.selectors[b])]) {
-                                error(x, pal, selections[$0])
+                                costs.error(selections[$0])
                             })
                     }
                 }
             }
             let bs = blockSelector
-            codebook = perCluster(groups(bs, count: codebook.count), rows) { k, members in
-                members.isEmpty ? cb0[k] : bestSelector(t, blocks: members, p0, be)
-            }
+            codebook = fitSelectors(t, cb0, bs, palettes: p0, be, rows)
             let cb1 = codebook
             blockEndpoint.withUnsafeMutableBufferPointer { out in
                 bands(total, rows) { range in
@@ -323,6 +326,17 @@ enum ETC1S {
                     ? e0[k] : bestEndpoint(t, blocks: members, selectors: members.map { cb1[Int(bs[$0])] })
             }
             palettes = endpoints.map(Palette.init)
+        }
+    }
+
+    /// Each selector entry fitted again to the blocks that use it (`bestSelector`); an entry no
+    /// block uses kept as it is.
+    static func fitSelectors(
+        _ t: UnsafePointer<UInt8>, _ codebook: [UInt32], _ blockSelector: [UInt16], palettes: [Palette],
+        _ blockEndpoint: [UInt16], _ rows: any RowScheduler
+    ) -> [UInt32] {
+        perCluster(groups(blockSelector, count: codebook.count), rows) { k, members in
+            members.isEmpty ? codebook[k] : bestSelector(t, blocks: members, palettes, blockEndpoint)
         }
     }
 
