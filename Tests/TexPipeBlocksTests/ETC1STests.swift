@@ -152,10 +152,11 @@ struct ETC1STests {
         }
     }
 
-    /// A block's error under a palette and a selector word, folded per palette (`Costs`) as the
-    /// refinement and the rate pass use it, and direct (`error`): both the squared error written
-    /// out here from the ETC1S decoding (5-bit base expanded, plus the table's modifier, clamped),
-    /// exactly, over random blocks, endpoints (every table, bases at both ends) and words.
+    /// A block's error under a palette and a selector word, folded per palette (`Costs`) and per
+    /// selection (`Moments`) as the refinement and the rate pass use them, and direct (`error`):
+    /// each the squared error written out here from the ETC1S decoding (5-bit base expanded, plus
+    /// the table's modifier, clamped), exactly, over random blocks, endpoints (every table, bases
+    /// at both ends) and words.
     @Test func foldedErrorsAreTheDecodedError() {
         var r = SeededRandom(seed: 9)
         for _ in 0..<400 {
@@ -187,6 +188,7 @@ struct ETC1STests {
                     let selection = ETC1S.Selection(word)
                     #expect(costs.error(selection) == Float(expected))
                     #expect(ETC1S.error(x, palette, selection) == Float(expected))
+                    #expect(ETC1S.Moments(x, selection).error(palette) == Float(expected))
                 }
             }
         }

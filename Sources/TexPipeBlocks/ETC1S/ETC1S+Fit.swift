@@ -180,6 +180,37 @@ extension ETC1S {
         }
     }
 
+    /// One block's texels summed by the selector one selection gives them, for the passes that try
+    /// many palettes against it: with nₛ texels at selector s whose channel c sums to Sₛ꜀, a
+    /// palette's error is Σ|x|² + Σ꜀ Σₛ pₛ꜀ (pₛ꜀ nₛ − 2 Sₛ꜀), four lanes a channel. `error`'s value
+    /// exactly: every term and partial sum is an integer below 2²⁴ in magnitude.
+    struct Moments {
+        var squares: Float
+        var r: SIMD4<Float>
+        var g: SIMD4<Float>
+        var b: SIMD4<Float>
+        var n: SIMD4<Float>
+
+        @inline(__always) init(_ x: Texels, _ s: Selection) {
+            let (m1, m2, m3) = (s.low - s.both, s.high - s.both, s.both)
+            @inline(__always) func sums(_ v: SIMD16<Float>) -> SIMD4<Float> {
+                let (a, b, c) = ((v * m1).lanesSum, (v * m2).lanesSum, (v * m3).lanesSum)
+                return SIMD4(v.lanesSum - a - b - c, a, b, c)
+            }
+            (r, g, b) = (sums(x.r), sums(x.g), sums(x.b))
+            let (a, c, d) = (m1.lanesSum, m2.lanesSum, m3.lanesSum)
+            n = SIMD4(16 - a - c - d, a, c, d)
+            squares = (x.r * x.r + x.g * x.g + x.b * x.b).lanesSum
+        }
+
+        @inline(__always) func error(_ p: Palette) -> Float {
+            var terms: SIMD4<Float> = p.r * (p.r * n - 2 * r)
+            terms += p.g * (p.g * n - 2 * g)
+            terms += p.b * (p.b * n - 2 * b)
+            return squares + terms.sum()
+        }
+    }
+
     /// A block's squared error decoded with `p` and `s`.
     @inline(__always) static func error(_ x: Texels, _ p: Palette, _ s: Selection) -> Float {
         let dr = x.r - s.pick(p.r)

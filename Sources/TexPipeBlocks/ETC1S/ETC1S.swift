@@ -133,7 +133,10 @@ enum ETC1S {
             (iterations, tables, refinements, blockTables, near, history) =
                 switch quality {
                 case .fast: (1, 2, 1, 1, 4, 8)
-                case .medium: (2, 3, 1, 2, 8, 16)
+                // Every table for a cluster's fit: it searches 64 of the cluster's blocks, so the
+                // five more cost 3 % of the time, for +0.1 to +0.3 dB per image (a 512² texture of
+                // few colours +2.2 dB at qlevel 255).
+                case .medium: (2, 8, 1, 2, 8, 16)
                 default: (4, 8, 3, 8, 8, 64)
                 }
         }
@@ -311,11 +314,10 @@ enum ETC1S {
             blockEndpoint.withUnsafeMutableBufferPointer { out in
                 bands(total, rows) { range in
                     for b in range {
-                        let x = Texels(t + b * 48)
-                        let sel = Selection(cb1[Int(bs[b])])
+                        let moments = Moments(Texels(t + b * 48), Selection(cb1[Int(bs[b])]))
                         out[b] = UInt16(
                             least(Int(out[b]), near.endpoints[Int(clustered.endpoints[b])]) {
-                                error(x, p0[$0], sel)
+                                moments.error(p0[$0])
                             })
                     }
                 }
