@@ -17,6 +17,8 @@ against basisu's qualities as another, over the rates both reach.
 
   Benchmarks/encoders/etc1s.sh [--limit N] [--qlevels 64,128,255] [--basisu 25,50,100] [--plot FILE.png]
   Benchmarks/encoders/etc1s.sh --per-image --qualities medium --efforts 2 --qlevels 16,32,64,128,200,255
+  Benchmarks/encoders/etc1s.sh --per-image ... --files A.png B.png   (these RGBA PNGs, not the corpus:
+      the corpus has no texture of 2048² or more; SuperTuxKart's own do, outside its every-k-th pick)
 """
 import argparse
 import math
@@ -91,8 +93,14 @@ def main():
     ap.add_argument("--two-cores", action="store_true")
     ap.add_argument("--plot", default="")
     ap.add_argument("--per-image", action="store_true")
+    ap.add_argument("--files", nargs="*", default=[],
+                    help="8-bit RGBA PNGs to compare on instead of the corpus (e.g. textures larger than it holds)")
     args = ap.parse_args()
-    images, mp = ce.corpus_images(args.limit)
+    if args.files:
+        images = [ce.crop4(*ce.read_png_rgba(f)) for f in args.files]
+        mp = sum(w * h for w, h, _ in images) / 1e6
+    else:
+        images, mp = ce.corpus_images(args.limit)
     print(f"{len(images)} images, {mp:.1f} MP, one core\n")
     print("| encoder | MP/s (1 core) | bits per texel | mean RGB PSNR |")
     print("| --- | --- | --- | --- |")
