@@ -231,7 +231,6 @@ extension ETC1S {
         var sum = SIMD3<Double>()
         var squares: Double = 0
         var uses = SIMD4<Double>()
-        var greys = SIMD4<Double>()
         var channels = (r: SIMD4<Double>(), g: SIMD4<Double>(), b: SIMD4<Double>())
         typealias F = SIMD16<Float>
         var parts = (r1: F(), r2: F(), r3: F(), g1: F(), g2: F(), g3: F(), b1: F(), b2: F(), b3: F())
@@ -247,11 +246,6 @@ extension ETC1S {
             let s = Selection(selectors[k])
             sum += x.sum
             squares += Double((x.r * x.r + x.g * x.g + x.b * x.b).lanesSum)
-            let grey = x.grey
-            let g1 = (grey * (s.low - s.both)).lanesSum
-            let g2 = (grey * (s.high - s.both)).lanesSum
-            let g3 = (grey * s.both).lanesSum
-            greys += SIMD4(Double(grey.lanesSum - g1 - g2 - g3), Double(g1), Double(g2), Double(g3))
             // Each channel's texels summed by selector 1, 2 and 3 in lanes (selector 0's from the
             // totals), exact in Floats for 256 blocks, then carried in Doubles.
             let (s1, s2) = (s.low - s.both, s.high - s.both)
@@ -277,6 +271,8 @@ extension ETC1S {
         channels.r[0] = sum.x - channels.r[1] - channels.r[2] - channels.r[3]
         channels.g[0] = sum.y - channels.g[1] - channels.g[2] - channels.g[3]
         channels.b[0] = sum.z - channels.b[1] - channels.b[2] - channels.b[3]
+        // Gₛ: r + g + b of the texels at each selector (whole numbers: exact in Doubles).
+        let greys = channels.r + channels.g + channels.b
         let count = Double(blocks.count * 16)
         var estimates: [(error: Double, endpoint: Endpoint)] = []
         for table in 0..<8 {
@@ -292,8 +288,9 @@ extension ETC1S {
             estimates.append((bound, e))
         }
         estimates.sort { $0.error < $1.error || ($0.error == $1.error && $0.endpoint.inten < $1.endpoint.inten) }
-        // The two best by the bound, and every table whose colours clamp (its bound too high).
-        let clamps = { (e: Endpoint) -> Bool in
+        // The two best by the bound, and every table whose colours clamp or come within 8 of it (its
+        // bound too high; not `Palette.clamps`, which is exact).
+        let nearClamping = { (e: Endpoint) -> Bool in
             let m = modifiers[Int(e.inten)]
             let c = e.color
             return c.min() + m[0] - 8 < 0 || c.max() + m[3] + 8 > 255
@@ -301,11 +298,11 @@ extension ETC1S {
         var best = estimates[0].endpoint
         var bestError = Float.infinity
         var candidates: [(Endpoint, ClosedRange<Int>)] = []
-        for (rank, (_, base)) in estimates.enumerated() where rank < 2 || clamps(base) {
+        for (rank, (_, base)) in estimates.enumerated() where rank < 2 || nearClamping(base) {
             candidates.append((base, -1...1))
             // The same table with the texels whose entries clamp left out of the least squares: a
             // base that leaves them at 0 or 255 (a sprite's colour beside its black background).
-            if clamps(base), let refit = clampFitted(base, channels, uses) { candidates.append((refit, 0...0)) }
+            if nearClamping(base), let refit = clampFitted(base, channels, uses) { candidates.append((refit, 0...0)) }
         }
         for (base, steps) in candidates {
             for d in steps {
