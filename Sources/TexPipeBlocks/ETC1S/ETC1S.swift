@@ -230,8 +230,7 @@ enum ETC1S {
                 // The rate moved blocks to other selectors: each entry fitted again to the blocks
                 // that now use it (the old entry is one of the choices, so no error grows; the
                 // blocks' indices stay, only the codebook's bytes may move a little).
-                codebook = fitSelectors(
-                    t, codebook, blockSelector, palettes: endpoints.map(Palette.init), blockEndpoint, rows)
+                codebook = fitSelectors(t, codebook, blockSelector, palettes: palettes, blockEndpoint, rows)
             }
             reorder(&endpoints, &blockEndpoint, slices)
             reorderSelectors(&codebook, &blockSelector)
