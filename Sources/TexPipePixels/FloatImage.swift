@@ -169,6 +169,16 @@ public struct FloatImage: Sendable {
             var c = elementClamp(SIMD3(px.x, px.y, px.z) / px.w, .zero, SIMD3(repeating: 1))
             if eightBitSRGB {
                 let q = (c * 65535 + 0.5)
+                if alpha != .premultiplied {
+                    // The table's byte as it is: Int(Float(e) / 255 · 255 + 0.5) is e for every
+                    // byte e, so the round trip through a float (three integer-to-float
+                    // conversions a pixel) wrote the same bytes.
+                    out[4 * i] = C(truncatingIfNeeded: SRGB.encode8[Int(q.x)])
+                    out[4 * i + 1] = C(truncatingIfNeeded: SRGB.encode8[Int(q.y)])
+                    out[4 * i + 2] = C(truncatingIfNeeded: SRGB.encode8[Int(q.z)])
+                    out[4 * i + 3] = C(truncatingIfNeeded: qa)
+                    continue
+                }
                 c =
                     SIMD3(
                         Float(SRGB.encode8[Int(q.x)]), Float(SRGB.encode8[Int(q.y)]), Float(SRGB.encode8[Int(q.z)]))
