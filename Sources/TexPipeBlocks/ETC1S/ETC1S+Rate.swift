@@ -37,6 +37,23 @@ extension ETC1S {
         for b in index.indices { index[b] = renumber[Int(index[b])] }
     }
 
+    /// `codebook` without the entries no block's `index` names, the indices renumbered to match
+    /// (the kept entries in their order): fewer bytes, the same texels.
+    static func dropUnused<Entry>(_ codebook: inout [Entry], _ index: inout [UInt16]) {
+        var used = [Bool](repeating: false, count: codebook.count)
+        for i in index { used[Int(i)] = true }
+        guard used.contains(false) else { return }
+        var renumber = [UInt16](repeating: 0, count: codebook.count)
+        var kept: [Entry] = []
+        kept.reserveCapacity(codebook.count)
+        for k in codebook.indices where used[k] {
+            renumber[k] = UInt16(kept.count)
+            kept.append(codebook[k])
+        }
+        codebook = kept
+        for b in index.indices { index[b] = renumber[Int(index[b])] }
+    }
+
     /// The endpoint codebook reordered so that the index deltas BasisLZ codes are small: a block
     /// whose endpoint is not its left, upper or upper-left neighbour's is coded as the difference
     /// from the previous block's index. The pairs of endpoints met that way are counted, and the

@@ -232,6 +232,11 @@ enum ETC1S {
                 // blocks' indices stay, only the codebook's bytes may move a little).
                 codebook = fitSelectors(t, codebook, blockSelector, palettes: palettes, blockEndpoint, rows)
             }
+            // Entries no block uses any more (the refinement and the rate moved their blocks away:
+            // up to two fifths of a small texture's selectors) cost the codebook's bytes and give
+            // nothing: dropped.
+            dropUnused(&endpoints, &blockEndpoint)
+            dropUnused(&codebook, &blockSelector)
             reorder(&endpoints, &blockEndpoint, slices)
             reorderSelectors(&codebook, &blockSelector)
             // Split the indices back into slices.
