@@ -180,7 +180,10 @@ def by_curve(images, per_image, cap=60.0):
     effort 2's (every quality), each a line from point to point, compared at 21 rates spread evenly
     over the rates both cover; the mean Δ is the image's. PSNR is capped at `cap` dB (an image one
     encoder stores exactly would otherwise weigh 99 dB). By size class: the mean of the images'
-    Δ, the worst image's, and how many images' curves do not overlap at all."""
+    Δ, the worst image's, and how many images' curves do not overlap at all — of those, how many
+    texpipe's dominates (its whole curve at lower rates than basisu's lowest, its best PSNR there
+    at least basisu's at that lowest rate) and how many basisu's dominates (the same the other
+    way); the rest are curves apart that cross no rate both reach."""
     classes = [(0, 128, "≤ 128"), (129, 256, "256"), (257, 512, "512"), (513, 1024, "1024"), (1025, 1 << 30, "≥ 2048")]
 
     def curve(names, i):
@@ -194,12 +197,13 @@ def by_curve(images, per_image, cap=60.0):
 
     basisu = [n for n in per_image if n.startswith("basisu effort 2,")]
     qualities = sorted({n.split(",")[0] for n in per_image if n.startswith("texpipe")})
-    print("\n| texpipe (every qlevel) | size | images | mean Δ dB over the shared rates | worst image | no overlap |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("\n| texpipe (every qlevel) | size | images | mean Δ dB over the shared rates | worst image | no overlap "
+          "| of those texpipe's ahead | basisu's ahead |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for q in qualities:
         names = [n for n in per_image if n.startswith(q + ",")]
         for lo, hi, label in classes:
-            deltas, apart = [], 0
+            deltas, apart, ahead, behind = [], 0, 0, 0
             for i, (w, h, _) in enumerate(images):
                 if not lo <= max(w, h) <= hi:
                     continue
@@ -207,13 +211,18 @@ def by_curve(images, per_image, cap=60.0):
                 low, high = max(ours[0][0], theirs[0][0]), min(ours[-1][0], theirs[-1][0])
                 if high <= low:
                     apart += 1
+                    if ours[-1][0] <= theirs[0][0] and ours[-1][1] >= theirs[0][1]:
+                        ahead += 1
+                    elif theirs[-1][0] <= ours[0][0] and theirs[-1][1] >= ours[0][1]:
+                        behind += 1
                     continue
                 rates = [low + (high - low) * k / 20 for k in range(21)]
                 deltas.append(sum(at(ours, r) - at(theirs, r) for r in rates) / len(rates))
             if deltas or apart:
                 mean = f"{sum(deltas) / len(deltas):+.2f}" if deltas else "—"
                 worst = f"{min(deltas):+.2f}" if deltas else "—"
-                print(f"| {q} | {label} | {len(deltas) + apart} | {mean} | {worst} | {apart} |", flush=True)
+                print(f"| {q} | {label} | {len(deltas) + apart} | {mean} | {worst} | {apart} | {ahead} | {behind} |",
+                      flush=True)
 
 
 def two_cores(args, images, tmp):
