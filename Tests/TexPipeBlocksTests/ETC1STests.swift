@@ -210,10 +210,9 @@ struct ETC1STests {
         #expect(codebook == [0xB, 0xD] && index == [1, 0, 1])
     }
 
-    /// Every entry of both codebooks an encode writes is some block's: at the qlevels where the
-    /// refinement and the rate pass move blocks away from entries (two fifths of a small texture's
-    /// selectors were left unused, and cost bytes), for one slice and for two sharing codebooks (without the dropping, qlevel 128 writes
-    /// selectors no block uses).
+    /// Every entry of both codebooks an encode writes is some block's, for one slice and for two
+    /// sharing codebooks: the refinement and the rate pass move blocks away from entries, which
+    /// then cost bytes for nothing (without the dropping this fails at qlevel 128).
     @Test(arguments: [32, 128, 255])
     func everyCodebookEntryIsUsed(_ qlevel: Int) {
         var r = SeededRandom(seed: UInt64(qlevel))
