@@ -169,20 +169,18 @@ public struct FloatImage: Sendable {
             var c = elementClamp(SIMD3(px.x, px.y, px.z) / px.w, .zero, SIMD3(repeating: 1))
             if eightBitSRGB {
                 let q = (c * 65535 + 0.5)
+                let e = (SRGB.encode8[Int(q.x)], SRGB.encode8[Int(q.y)], SRGB.encode8[Int(q.z)])
                 if alpha != .premultiplied {
                     // The table's byte as it is: Int(Float(e) / 255 · 255 + 0.5) is e for every
                     // byte e, so the round trip through a float (three integer-to-float
                     // conversions a pixel) wrote the same bytes.
-                    out[4 * i] = C(truncatingIfNeeded: SRGB.encode8[Int(q.x)])
-                    out[4 * i + 1] = C(truncatingIfNeeded: SRGB.encode8[Int(q.y)])
-                    out[4 * i + 2] = C(truncatingIfNeeded: SRGB.encode8[Int(q.z)])
+                    out[4 * i] = C(truncatingIfNeeded: e.0)
+                    out[4 * i + 1] = C(truncatingIfNeeded: e.1)
+                    out[4 * i + 2] = C(truncatingIfNeeded: e.2)
                     out[4 * i + 3] = C(truncatingIfNeeded: qa)
                     continue
                 }
-                c =
-                    SIMD3(
-                        Float(SRGB.encode8[Int(q.x)]), Float(SRGB.encode8[Int(q.y)]), Float(SRGB.encode8[Int(q.z)]))
-                    / 255
+                c = SIMD3(Float(e.0), Float(e.1), Float(e.2)) / 255
             } else if space == .srgb {
                 c = SIMD3(SRGB.fromLinear(c.x), SRGB.fromLinear(c.y), SRGB.fromLinear(c.z))
             }

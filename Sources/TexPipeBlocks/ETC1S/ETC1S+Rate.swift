@@ -31,10 +31,7 @@ extension ETC1S {
             order.append(unplaced[best])
             unplaced.remove(at: best)
         }
-        var renumber = [UInt16](repeating: 0, count: n)
-        for (new, old) in order.enumerated() { renumber[old] = UInt16(new) }
-        codebook = order.map { codebook[$0] }
-        for b in index.indices { index[b] = renumber[Int(index[b])] }
+        renumber(&codebook, &index, as: order)
     }
 
     /// `codebook` without the entries no block's `index` names, the indices renumbered to match
@@ -43,15 +40,16 @@ extension ETC1S {
         var used = [Bool](repeating: false, count: codebook.count)
         for i in index { used[Int(i)] = true }
         guard used.contains(false) else { return }
-        var renumber = [UInt16](repeating: 0, count: codebook.count)
-        var kept: [Entry] = []
-        kept.reserveCapacity(codebook.count)
-        for k in codebook.indices where used[k] {
-            renumber[k] = UInt16(kept.count)
-            kept.append(codebook[k])
-        }
-        codebook = kept
-        for b in index.indices { index[b] = renumber[Int(index[b])] }
+        renumber(&codebook, &index, as: codebook.indices.filter { used[$0] })
+    }
+
+    /// `codebook`'s entries in `order` (old indices, each at most once; one not listed is dropped),
+    /// every block's `index` renumbered to match: the codebook reorders' and `dropUnused`'s last step.
+    static func renumber<Entry>(_ codebook: inout [Entry], _ index: inout [UInt16], as order: [Int]) {
+        var new = [UInt16](repeating: 0, count: codebook.count)
+        for (position, old) in order.enumerated() { new[old] = UInt16(position) }
+        codebook = order.map { codebook[$0] }
+        for b in index.indices { index[b] = new[Int(index[b])] }
     }
 
     /// The endpoint codebook reordered so that the index deltas BasisLZ codes are small: a block
@@ -131,10 +129,7 @@ extension ETC1S {
                 place(after >= 0 ? after : head)
             }
         }
-        var newIndex = [UInt16](repeating: 0, count: n)
-        for (p, k) in order.enumerated() { newIndex[k] = UInt16(p) }
-        endpoints = order.map { endpoints[$0] }
-        for b in index.indices { index[b] = newIndex[Int(index[b])] }
+        renumber(&endpoints, &index, as: order)
     }
 
     /// Rate against error, in the decoder's order (each slice's blocks row by row): a block whose
