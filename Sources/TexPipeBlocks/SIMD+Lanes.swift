@@ -44,6 +44,23 @@ extension SIMD16<Float> {
     }
 }
 
+extension SIMD16<Float> {
+    /// Small non-negative integers (below 2²³) as floats, exactly: placed in the mantissa of 2²³.
+    /// (The standard library's conversion goes lane by lane, out of line.)
+    @inline(__always) init(small v: SIMD16<Int32>) {
+        self = unsafeBitCast(v | 0x4B00_0000, to: SIMD16<Float>.self) - 8_388_608
+    }
+
+    /// Bytes as floats, exactly.
+    @inline(__always) init(bytes v: SIMD16<UInt8>) {
+        let wide = SIMD16<Int32>(
+            Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Int32(v[4]), Int32(v[5]), Int32(v[6]),
+            Int32(v[7]), Int32(v[8]), Int32(v[9]), Int32(v[10]), Int32(v[11]), Int32(v[12]), Int32(v[13]),
+            Int32(v[14]), Int32(v[15]))
+        self.init(small: wide)
+    }
+}
+
 extension SIMD4<Float> {
     @inline(__always) var total: Float { (self[0] + self[1]) + (self[2] + self[3]) }
 

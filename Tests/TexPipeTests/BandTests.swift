@@ -41,7 +41,7 @@ struct BandTests {
     }
 
     /// The tree quantiser splits a cluster of more than `lone` members alone, its chunks summed on
-    /// several cores; the clusters are the same as on one.
+    /// several cores; the clusters (and their neighbour table) are the same as on one.
     @Test func treeQuantizerDoesNotDependOnTheCores() {
         var r = SeededRandom(seed: 11)
         let n = TreeQuantizer.lone + 5000
@@ -51,6 +51,8 @@ struct BandTests {
         #expect(one.count == 40)
         #expect(many.assignment == one.assignment)
         #expect(many.centroids == one.centroids)
+        // And the refinement's neighbour table, computed in bands of clusters.
+        #expect(one.neighbourTable(8, window: 12, rows: ThreadedRows()) == one.neighbourTable(8, window: 12))
         // Weighted alike.
         let weights = (0..<n).map { _ in Float(r.int(1...650)) }
         let oneWeighted = TreeQuantizer.clusters(

@@ -38,7 +38,7 @@ extension ETC1S {
         }
 
         @inline(__always) static func float(_ v: SIMD16<UInt8>) -> SIMD16<Float> {
-            SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: v))
+            SIMD16<Float>(bytes: v)
         }
 
         /// Each channel's sum.
@@ -96,8 +96,8 @@ extension ETC1S {
 
         @inline(__always) init(_ word: UInt32) {
             let v = Self.lanes(word)
-            low = SIMD16<Float>(v & 1)
-            high = SIMD16<Float>(v &>> 1)
+            low = SIMD16<Float>(small: v & 1)
+            high = SIMD16<Float>(small: v &>> 1)
             both = low * high
         }
 
@@ -436,7 +436,7 @@ extension ETC1S {
     static func neighbours(_ blocks: some Collection<Texels>, of fit: Fit) -> Fit {
         var best = fit
         let base = fit.endpoint
-        for d in [-1, 1] {
+        for d in stride(from: -1, through: 1, by: 2) {
             let r = Int(base.r) + d
             let g = Int(base.g) + d
             let b = Int(base.b) + d

@@ -43,6 +43,23 @@ extension ETC1S {
         renumber(&codebook, &index, as: codebook.indices.filter { used[$0] })
     }
 
+    /// Blocks naming an entry equal to an earlier one renamed to that one: the same texels, and
+    /// the duplicate left unused for `dropUnused` (clusters a few steps apart in float often fit
+    /// the same 5-bit colour and table: a 2048² texture's 1,200 endpoints held 879 different ones).
+    static func mergeDuplicates<Entry: Hashable>(_ codebook: [Entry], _ index: inout [UInt16]) {
+        var first: [Entry: UInt16] = [:]
+        first.reserveCapacity(codebook.count)
+        var target = [UInt16](repeating: 0, count: codebook.count)
+        var merged = false
+        for (i, entry) in codebook.enumerated() {
+            let kept = first[entry, default: UInt16(i)]
+            if kept == UInt16(i) { first[entry] = kept } else { merged = true }
+            target[i] = kept
+        }
+        guard merged else { return }
+        for b in index.indices { index[b] = target[Int(index[b])] }
+    }
+
     /// `codebook`'s entries in `order` (old indices, each at most once; one not listed is dropped),
     /// every block's `index` renumbered to match: the codebook reorders' and `dropUnused`'s last step.
     static func renumber<Entry>(_ codebook: inout [Entry], _ index: inout [UInt16], as order: [Int]) {

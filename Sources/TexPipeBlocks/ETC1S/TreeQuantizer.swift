@@ -14,25 +14,76 @@ enum TreeQuantizer {
         /// Each vector's cluster.
         var assignment: [UInt16]
         var centroids: [V]
+        /// The clusters in the tree's order (by their first vector): siblings side by side.
+        var treeOrder: [Int]
         var count: Int { centroids.count }
 
-        /// For every cluster, up to `size` others whose centroids are nearest its own: searched among
-        /// the 48 clusters nearest it along the centroids' sum of components (a window in that
-        /// order), so the table costs O(count), not O(count²), at 16,128 entries.
-        func neighbourTable(_ size: Int) -> [[Int]] {
-            let sums = centroids.map { $0.sum() }
-            let order = (0..<count).sorted { sums[$0] < sums[$1] || (sums[$0] == sums[$1] && $0 < $1) }
-            var position = [Int](repeating: 0, count: count)
-            for (p, k) in order.enumerated() { position[k] = p }
-            return (0..<count).map { k in
-                let p = position[k]
-                var near: [(Float, Int)] = []
-                for q in max(0, p - 24)..<min(count, p + 25) where q != p {
-                    near.append((TreeQuantizer.distance(centroids[k], centroids[order[q]]), order[q]))
+        /// For every cluster, the `size` others whose centroids are nearest its own (nearer first,
+        /// the lower index on ties) among the `window` on either side of it in the tree's order.
+        /// Each split leaves its two halves side by side there, so a cluster's neighbours in that
+        /// order are its siblings and cousins: on a 2048² texture's 16,128 selector clusters the
+        /// 8 nearest of 128 such candidates gave 0.4 dB more than the 8 nearest among 48
+        /// neighbours by the sum of components (this table's earlier search), and within
+        /// 0.08 dB of the exact 8 nearest — which in 16 dimensions cost comparing nearly every
+        /// pair (2.3 s there). Bands of clusters on the cores `rows` lends; each list depends only
+        /// on the centroids and the tree.
+        func neighbourTable(_ size: Int, window: Int = 64, rows: any RowScheduler = SerialRows()) -> [[Int]] {
+            let n = count
+            let k = min(size, n - 1)
+            guard k > 0 else { return [[Int]](repeating: [], count: n) }
+            var position = [Int](repeating: 0, count: n)
+            for (p, c) in treeOrder.enumerated() { position[c] = p }
+            var table = [[Int]](repeating: [], count: n)
+            table.withUnsafeMutableBufferPointer { out in
+                rows.forEachBand(rows: n, pixelsPerRow: 2 * window) { range in
+                    var nearest = Nearest(k)
+                    for c in range {
+                        nearest.clear()
+                        let p = position[c]
+                        for q in max(0, p - window)..<min(n, p + window + 1) where q != p {
+                            let other = treeOrder[q]
+                            nearest.offer(TreeQuantizer.distance(centroids[c], centroids[other]), other)
+                        }
+                        out[c] = nearest.list
+                    }
                 }
-                near.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
-                return near.prefix(size).map(\.1)
             }
+            return table
+        }
+    }
+
+    /// The `capacity` nearest offered so far, by distance then index.
+    struct Nearest {
+        var distances: [Float]
+        var indices: [Int]
+        var count = 0
+        let capacity: Int
+
+        init(_ capacity: Int) {
+            self.capacity = capacity
+            distances = [Float](repeating: 0, count: capacity)
+            indices = [Int](repeating: 0, count: capacity)
+        }
+
+        mutating func clear() { count = 0 }
+
+        var list: [Int] { Array(indices[0..<count]) }
+
+        @inline(__always) mutating func offer(_ d: Float, _ i: Int) {
+            if count == capacity {
+                let last = capacity - 1
+                guard d < distances[last] || (d == distances[last] && i < indices[last]) else { return }
+            } else {
+                count += 1
+            }
+            var at = count - 1
+            while at > 0 && (distances[at - 1] > d || (distances[at - 1] == d && indices[at - 1] > i)) {
+                distances[at] = distances[at - 1]
+                indices[at] = indices[at - 1]
+                at -= 1
+            }
+            distances[at] = d
+            indices[at] = i
         }
     }
 
@@ -203,7 +254,8 @@ enum TreeQuantizer {
         }
         var assignment = [UInt16](repeating: 0, count: n)
         for (k, cl) in list.enumerated() { for i in cl.range { assignment[Int(index[i])] = UInt16(k) } }
-        return Result(assignment: assignment, centroids: list.map(\.centroid))
+        let treeOrder = list.indices.sorted { list[$0].range.lowerBound < list[$1].range.lowerBound }
+        return Result(assignment: assignment, centroids: list.map(\.centroid), treeOrder: treeOrder)
     }
 
     /// The range split in two by 2-means and partitioned in place (the first half nearer the first
