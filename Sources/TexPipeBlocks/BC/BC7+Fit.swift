@@ -576,8 +576,6 @@ extension BC7 {
         unsafeBitCast(v | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
     }
 
-    /// Small non-negative integers (< 2²³) as floats: placed in the mantissa of 2²³.
-    @inline(__always) static func float(_ v: V16) -> F16 {
-        unsafeBitCast(v | 0x4B00_0000, to: F16.self) - 8_388_608
-    }
+    /// Small non-negative integers (< 2²³) as floats (`SIMD16<Float>(small:)`).
+    @inline(__always) static func float(_ v: V16) -> F16 { F16(small: v) }
 }

@@ -269,7 +269,7 @@ enum ETC1S {
     /// times at 2048² — among the 4 × that many around it in the tree's order (at least 64). Each
     /// cluster of a large texture serves more blocks: on a 2048² terrain texture 32 instead of 8
     /// gave 0.3 dB more at 0.6 % more bytes, where over the corpus (up to 1024²) 32 gave
-    /// 0.03–0.15 dB per size class for 11.7 % more time.
+    /// 0.00–0.15 dB per size class for 11.7 % more time.
     static func neighbours<V: FloatLanes>(
         _ tree: TreeQuantizer.Result<V>, blocks: Int, _ effort: Effort, _ rows: any RowScheduler
     ) -> [[Int]] {
