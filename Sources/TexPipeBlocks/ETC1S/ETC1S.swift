@@ -19,11 +19,12 @@ internal import TexPipePixels
 ///    way with each block weighed by its palette's contrast (`selectorWeight`), each cluster given
 ///    per texel the selector that minimises its blocks' error;
 /// 4. refinement: each block's selector, then its endpoint, chosen again among its own cluster's
-///    and the nearest clusters', and each entry fitted again to its blocks;
+///    and the nearest clusters' (`neighbours`: found around it in the tree's order), and each entry
+///    fitted again to its blocks; equal entries then merged (`mergeDuplicates`);
 /// 5. in the decoder's order, a block takes a neighbour's endpoint or a selector from the
 ///    decoder's history when that costs less error than `rateWeight` per bit saved (`economise`),
 ///    then each selector entry is fitted again to the blocks that now use it;
-/// 6. the endpoint codebook ordered so that the deltas BasisLZ codes are small (`reorder`), and the
+/// 6. entries no block uses dropped (`dropUnused`), the endpoint codebook ordered so that the deltas BasisLZ codes are small (`reorder`), and the
 ///    selector codebook so that its entries' XOR deltas are mostly zero bytes (`reorderSelectors`).
 /// `qlevel` (1–255) sets the codebook sizes and the rate weight; `quality` how hard each pass
 /// searches.
