@@ -24,8 +24,9 @@ internal import TexPipePixels
 /// 5. in the decoder's order, a block takes a neighbour's endpoint or a selector from the
 ///    decoder's history when that costs less error than `rateWeight` per bit saved (`economise`),
 ///    then each selector entry is fitted again to the blocks that now use it;
-/// 6. entries no block uses dropped (`dropUnused`), the endpoint codebook ordered so that the deltas BasisLZ codes are small (`reorder`), and the
-///    selector codebook so that its entries' XOR deltas are mostly zero bytes (`reorderSelectors`).
+/// 6. entries no block uses dropped (`dropUnused`), the endpoint codebook ordered so that the
+///    deltas BasisLZ codes are small (`reorder`), and the selector codebook so that its entries'
+///    XOR deltas are mostly zero bytes (`reorderSelectors`).
 /// `qlevel` (1–255) sets the codebook sizes and the rate weight; `quality` how hard each pass
 /// searches.
 enum ETC1S {
@@ -242,9 +243,9 @@ enum ETC1S {
                 // blocks' indices stay, only the codebook's bytes may move a little).
                 codebook = fitSelectors(t, codebook, blockSelector, palettes: palettes, blockEndpoint, rows)
             }
-            // Entries no block uses any more (the refinement and the rate moved their blocks away:
-            // up to two fifths of a small texture's selectors) cost the codebook's bytes and give
-            // nothing: dropped.
+            // The refit may have made two selector entries equal: merged. Entries no block uses any
+            // more (the refinement and the rate moved their blocks away: up to two fifths of a
+            // small texture's selectors) cost the codebook's bytes and give nothing: dropped.
             mergeDuplicates(codebook, &blockSelector)
             dropUnused(&endpoints, &blockEndpoint)
             dropUnused(&codebook, &blockSelector)
